@@ -1,0 +1,36 @@
+// Package client speaks LLM servers' HTTP protocols and fills one
+// record.Record per request, stamping every chunk when its bytes arrive,
+// before any JSON decoding.
+package client
+
+import (
+	"context"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is what to ask the server for.
+type Request struct {
+	Model     string
+	Prompt    string    // the prompt (completions), or the user message when Messages is empty (chat)
+	Messages  []Message // chat history, when given
+	MaxTokens int
+}
+
+// Client sends one request and fills rec with its timeline, counts and
+// outcome. A Client never retries: a retry would falsify the figures. Do
+// never returns an error; failures are recorded in rec.Error.
+type Client interface {
+	Do(ctx context.Context, req *Request, rec *record.Record)
+}
+
+// TokenFunc, when set, is called as each token-bearing chunk arrives, with
+// its position and decoded text; it runs on the request's goroutine and
+// should be quick.
+type TokenFunc func(at int64, tokens int, text string)

@@ -1,0 +1,308 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// API names.
+const (
+	APIChat        = "chat"
+	APICompletions = "completions"
+)
+
+// OpenAIConfig configures an OpenAI-compatible client.
+type OpenAIConfig struct {
+	URL         string // base URL (http://host:8000, http://host:8000/v1) or a full endpoint URL
+	API         string // APIChat (default) or APICompletions; a full endpoint URL decides it
+	Stream      bool
+	APIKey      string // sent as a bearer token; never recorded or printed
+	Headers     http.Header
+	Timeout     time.Duration // per request, 0 for none
+	IgnoreEOS   bool          // send ignore_eos: true (vLLM, SGLang and the engine honour it)
+	Temperature *float64
+	Extra       map[string]any // more body fields, sent as given
+	Concurrency int            // sizes the connection pool
+	Clock       *record.Clock
+	OnToken     TokenFunc
+}
+
+// OpenAI is a client for /v1/chat/completions and /v1/completions.
+type OpenAI struct {
+	cfg      OpenAIConfig
+	endpoint string // the URL requests go to
+	shown    string // endpoint as recorded: no credentials, no query
+	http     *http.Client
+}
+
+// NewOpenAI checks cfg and returns a client.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = record.NewClock()
+	}
+	endpoint, api, err := Endpoint(cfg.URL, cfg.API)
+	if err != nil {
+		return nil, err
+	}
+	cfg.API = api
+	pool := cfg.Concurrency
+	if pool < 1 {
+		pool = 1
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        pool + 16,
+		MaxIdleConnsPerHost: pool + 16, // a pool smaller than the concurrency would serialize streams
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // gzip would buffer the stream and blur arrival times
+		ReadBufferSize:      64 << 10,
+		WriteBufferSize:     64 << 10,
+		ForceAttemptHTTP2:   false,
+		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{}, // HTTP/1.1: one stream a connection
+	}
+	return &OpenAI{
+		cfg:      cfg,
+		endpoint: endpoint,
+		shown:    Redact(endpoint),
+		http:     &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+	}, nil
+}
+
+// Endpoint resolves a user-given URL and API name to the endpoint to call.
+func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("--url %q: want an http:// or https:// URL such as http://127.0.0.1:8000", Redact(raw))
+	}
+	path := strings.TrimRight(u.Path, "/")
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return u.String(), APIChat, nil
+	case strings.HasSuffix(path, "/completions"):
+		return u.String(), APICompletions, nil
+	}
+	if api == "" {
+		api = APIChat
+	}
+	if api != APIChat && api != APICompletions {
+		return "", "", fmt.Errorf("--api %q: want chat or completions", api)
+	}
+	if !strings.HasSuffix(path, "/v1") {
+		path += "/v1"
+	}
+	if api == APIChat {
+		path += "/chat/completions"
+	} else {
+		path += "/completions"
+	}
+	u.Path = path
+	return u.String(), api, nil
+}
+
+// Redact returns u without user info and query, which may hold credentials.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// Endpoint returns the URL as recorded.
+func (c *OpenAI) Endpoint() string { return c.shown }
+
+// API returns "chat" or "completions".
+func (c *OpenAI) API() string { return c.cfg.API }
+
+// Close releases idle connections.
+func (c *OpenAI) Close() { c.http.CloseIdleConnections() }
+
+func (c *OpenAI) body(req *Request) ([]byte, error) {
+	b := map[string]any{"model": req.Model, "stream": c.cfg.Stream}
+	for k, v := range c.cfg.Extra {
+		b[k] = v
+	}
+	if c.cfg.API == APIChat {
+		msgs := req.Messages
+		if len(msgs) == 0 {
+			msgs = []Message{{Role: "user", Content: req.Prompt}}
+		}
+		b["messages"] = msgs
+	} else {
+		b["prompt"] = req.Prompt
+	}
+	if req.MaxTokens > 0 {
+		b["max_tokens"] = req.MaxTokens
+	}
+	if c.cfg.Stream {
+		b["stream_options"] = map[string]any{"include_usage": true}
+	}
+	if c.cfg.IgnoreEOS {
+		b["ignore_eos"] = true
+	}
+	if c.cfg.Temperature != nil {
+		b["temperature"] = *c.cfg.Temperature
+	}
+	return json.Marshal(b)
+}
+
+// Do sends req and fills rec. See Client.
+func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
+	clock := c.cfg.Clock
+	rec.V = record.SchemaVersion
+	rec.T0 = clock.T0()
+	rec.Model = req.Model
+	rec.URL = c.shown
+	rec.API = c.cfg.API
+	rec.Stream = c.cfg.Stream
+	rec.MaxTokens = req.MaxTokens
+
+	body, err := c.body(req)
+	if err != nil {
+		rec.Sent = clock.Now()
+		rec.Done = rec.Sent
+		rec.Fail(record.KindMalformed, "encoding request: "+err.Error())
+		return
+	}
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	// The trace hook runs on the transport's writer goroutine.
+	var wroteAt atomic.Int64
+	began := clock.Now()
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			wroteAt.CompareAndSwap(0, clock.Now())
+		}
+	}}
+	sentStamp := func() int64 {
+		if at := wroteAt.Load(); at != 0 {
+			return at
+		}
+		return began
+	}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		rec.Sent = began
+		rec.Done = began
+		rec.Fail(record.KindConnect, "building request: "+describe(err))
+		return
+	}
+	for k, vs := range c.cfg.Headers {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if c.cfg.Stream {
+		hreq.Header.Set("Accept", "text/event-stream")
+	}
+	if c.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+
+	resp, err := c.http.Do(hreq)
+	rec.Sent = sentStamp()
+	if err != nil {
+		rec.Done = clock.Now()
+		kind := record.KindConnect
+		if wroteAt.Load() != 0 {
+			kind = record.KindStreamCut
+		}
+		rec.Fail(classify(ctx, err, kind), describe(err))
+		return
+	}
+	defer resp.Body.Close()
+	rec.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := errorBody(resp.Body)
+		rec.Done = clock.Now()
+		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
+		return
+	}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken}
+	if c.cfg.Stream {
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if ct != "" && ct != "text/event-stream" {
+			st.readWhole(resp.Body, ct)
+		} else {
+			st.readStream(resp.Body)
+		}
+	} else {
+		st.readWhole(resp.Body, "")
+	}
+	if st.err != nil {
+		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
+	}
+	st.finish()
+}
+
+// classify turns an error into a failure kind; fallback is used when the
+// context says nothing.
+func classify(ctx context.Context, err error, fallback string) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return record.KindTimeout
+	case errors.Is(ctx.Err(), context.Canceled), errors.Is(err, context.Canceled):
+		return record.KindCanceled
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return record.KindConnect
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return record.KindTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return record.KindTimeout
+	}
+	return fallback
+}
+
+// describe returns an error's message without the request URL, which may
+// carry credentials in its query.
+func describe(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + ": " + ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// errorBody reads a failed response's body for its OpenAI-style error message.
+func errorBody(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	var ci chunkInfo
+	if scanChunk(b, &ci) == nil && ci.errMsg != nil {
+		return ": " + unquote(ci.errMsg)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > 200 {
+		b = append(b[:200:200], "..."...)
+	}
+	return ": " + strings.ToValidUTF8(string(b), "?")
+}

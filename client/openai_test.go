@@ -1,0 +1,174 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+func newClient(t *testing.T, url string, mod func(*OpenAIConfig)) *OpenAI {
+	t.Helper()
+	cfg := OpenAIConfig{URL: url, Stream: true, Concurrency: 4, Timeout: 10 * time.Second}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := NewOpenAI(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// rawServer answers every request with body, as given.
+func rawServer(t *testing.T, status int, contentType, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func chunk(content string) string {
+	return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", content)
+}
+
+func TestOpenAIStreamOutcomes(t *testing.T) {
+	const usage = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":%d}}\n\n"
+	cases := []struct {
+		name      string
+		status    int
+		ctype     string
+		body      string
+		kind      string // failure kind, "" for success
+		tokens    int
+		source    string
+		chunks    []int // tokens per chunk
+		wantInMsg string
+	}{
+		{name: "usage", status: 200, ctype: "text/event-stream", body: chunk("a") + chunk("b") + fmt.Sprintf(usage, 2) + "data: [DONE]\n\n", tokens: 2, source: "usage", chunks: []int{1, 1}},
+		{name: "no usage", status: 200, ctype: "text/event-stream", body: chunk("a") + chunk("b") + chunk("c") + "data: [DONE]\n\n", tokens: 3, source: "chunks", chunks: []int{1, 1, 1}},
+		{name: "role chunk not a token", status: 200, ctype: "text/event-stream", body: "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n" + chunk("a") + "data: [DONE]\n\n", tokens: 1, source: "chunks", chunks: []int{1}},
+		{name: "multi-token chunks apportioned", status: 200, ctype: "text/event-stream", body: chunk("aaa") + chunk("a") + chunk("aa") + fmt.Sprintf(usage, 6) + "data: [DONE]\n\n", tokens: 6, source: "usage", chunks: []int{3, 1, 2}},
+		{name: "crlf and comments", status: 200, ctype: "text/event-stream; charset=utf-8", body: ": hi\r\n\r\n" + strings.ReplaceAll(chunk("a")+"data: [DONE]\n\n", "\n", "\r\n"), tokens: 1, source: "chunks", chunks: []int{1}},
+		{name: "finish reason without done", status: 200, ctype: "text/event-stream", body: "data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\n", tokens: 1, source: "chunks", chunks: []int{1}},
+		{name: "cut", status: 200, ctype: "text/event-stream", body: chunk("a"), kind: record.KindStreamCut, tokens: 1, chunks: []int{1}},
+		{name: "malformed json", status: 200, ctype: "text/event-stream", body: chunk("a") + "data: {\"choices\":[\n\n", kind: record.KindMalformed, tokens: 1, chunks: []int{1}},
+		{name: "error mid-stream", status: 200, ctype: "text/event-stream", body: chunk("a") + "data: {\"error\":{\"message\":\"overloaded\"}}\n\n", kind: record.KindServerError, tokens: 1, chunks: []int{1}, wantInMsg: "overloaded"},
+		{name: "error event", status: 200, ctype: "text/event-stream", body: "event: error\ndata: {\"message\":\"x\"}\n\n", kind: record.KindServerError},
+		{name: "empty", status: 200, ctype: "text/event-stream", body: "data: [DONE]\n\n", kind: record.KindEmpty},
+		{name: "http 429", status: 429, ctype: "application/json", body: `{"error":{"message":"slow down"}}`, kind: record.KindHTTPStatus, wantInMsg: "slow down"},
+		{name: "http 500 no body", status: 500, ctype: "text/plain", body: "", kind: record.KindHTTPStatus, wantInMsg: "500"},
+		{name: "not sse", status: 200, ctype: "text/html", body: "<html>", kind: record.KindMalformed, wantInMsg: "text/html"},
+		{name: "json instead of sse", status: 200, ctype: "application/json", body: `{"choices":[{"message":{"content":"abc"}}],"usage":{"completion_tokens":3}}`, tokens: 3, source: "usage", chunks: []int{3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newClient(t, rawServer(t, c.status, c.ctype, c.body), nil)
+			var rec record.Record
+			cl.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 8}, &rec)
+			kind := ""
+			if rec.Error != nil {
+				kind = rec.Error.Kind
+				if c.wantInMsg != "" && !strings.Contains(rec.Error.Message, c.wantInMsg) {
+					t.Errorf("message %q does not mention %q", rec.Error.Message, c.wantInMsg)
+				}
+			}
+			if kind != c.kind {
+				t.Fatalf("failure kind %q (%v), want %q", kind, rec.Error, c.kind)
+			}
+			if rec.OutputTokens != c.tokens {
+				t.Errorf("tokens %d, want %d", rec.OutputTokens, c.tokens)
+			}
+			if c.source != "" && rec.TokenSource != c.source {
+				t.Errorf("source %q, want %q", rec.TokenSource, c.source)
+			}
+			var got []int
+			for _, ch := range rec.Chunks {
+				got = append(got, ch.Tokens)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.chunks) && !(len(got) == 0 && len(c.chunks) == 0) {
+				t.Errorf("chunk tokens %v, want %v", got, c.chunks)
+			}
+			if rec.Done < rec.Sent || (len(rec.Chunks) > 0 && (rec.First < rec.Sent || rec.Last < rec.First || rec.Done < rec.Last)) {
+				t.Errorf("stamps out of order: %+v", rec)
+			}
+		})
+	}
+}
+
+func TestOpenAIConnectRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	cl := newClient(t, url, nil)
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	if rec.Error == nil || rec.Error.Kind != record.KindConnect {
+		t.Fatalf("error %v, want connect", rec.Error)
+	}
+}
+
+func TestOpenAITimeout(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 2 * time.Second, Gap: time.Millisecond, Tokens: 2})
+	defer srv.Close()
+	cl := newClient(t, srv.URL, func(c *OpenAIConfig) { c.Timeout = 100 * time.Millisecond })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	if rec.Error == nil || rec.Error.Kind != record.KindTimeout {
+		t.Fatalf("error %v, want timeout", rec.Error)
+	}
+}
+
+func TestOpenAISecretsStayOut(t *testing.T) {
+	const key = "sk-SECRET-abc123"
+	var gotAuth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth = r.Header.Get("Authorization")
+		w.WriteHeader(401)
+		fmt.Fprint(w, `{"error":{"message":"bad key"}}`)
+	}))
+	defer srv.Close()
+	url := strings.Replace(srv.URL, "http://", "http://user:"+key+"@", 1) + "/v1?api-key=" + key
+	cl := newClient(t, url, func(c *OpenAIConfig) { c.APIKey = key })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	if gotAuth != "Bearer "+key {
+		t.Fatalf("server got Authorization %q", gotAuth)
+	}
+	line := fmt.Sprintf("%+v %+v", rec, rec.Error)
+	if strings.Contains(line, key) {
+		t.Fatalf("record leaks the key: %s", line)
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	cases := []struct{ in, api, want, wantAPI string }{
+		{"http://h:8000", "", "http://h:8000/v1/chat/completions", "chat"},
+		{"http://h:8000/", "completions", "http://h:8000/v1/completions", "completions"},
+		{"http://h:8000/v1", "chat", "http://h:8000/v1/chat/completions", "chat"},
+		{"https://h/openai/v1/completions", "chat", "https://h/openai/v1/completions", "completions"},
+		{"http://h/v1/chat/completions", "", "http://h/v1/chat/completions", "chat"},
+	}
+	for _, c := range cases {
+		got, api, err := Endpoint(c.in, c.api)
+		if err != nil || got != c.want || api != c.wantAPI {
+			t.Errorf("Endpoint(%q,%q) = %q %q %v, want %q %q", c.in, c.api, got, api, err, c.want, c.wantAPI)
+		}
+	}
+	for _, bad := range []string{"", "localhost:8000", "ftp://h", "http://"} {
+		if _, _, err := Endpoint(bad, ""); err == nil {
+			t.Errorf("Endpoint(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,353 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// chunkInfo is what tpsbench needs from one OpenAI response object (a
+// streamed chunk or a whole non-streamed response). The byte slices point
+// into the scanned data.
+type chunkInfo struct {
+	textBytes  int  // raw bytes of generated text: content, reasoning, completion text
+	toolCall   bool // a tool-call (or legacy function-call) delta
+	hasUsage   bool
+	prompt     int // usage.prompt_tokens
+	completion int // usage.completion_tokens
+	id         []byte
+	finish     []byte
+	errMsg     []byte // non-nil when the object carries an error
+	hasError   bool
+	texts      [3][]byte // raw (still escaped) text strings, for showing tokens
+	nTexts     int
+}
+
+// tokenBearing reports whether the chunk carries at least one output token.
+func (c *chunkInfo) tokenBearing() bool { return c.textBytes > 0 || c.toolCall }
+
+// text decodes the chunk's generated text (it allocates; only for display).
+func (c *chunkInfo) text() string {
+	var out []byte
+	for i := 0; i < c.nTexts; i++ {
+		out = append(out, unquote(c.texts[i])...)
+	}
+	return string(out)
+}
+
+func unquote(raw []byte) string {
+	q := make([]byte, 0, len(raw)+2)
+	q = append(q, '"')
+	q = append(q, raw...)
+	q = append(q, '"')
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return string(raw)
+	}
+	return s
+}
+
+var errSyntax = errors.New("invalid JSON")
+
+// scanner walks JSON without building values and without allocating. It
+// checks structure as it goes, so malformed input is reported, not guessed at.
+type scanner struct {
+	b   []byte
+	pos int
+}
+
+// scanChunk extracts a chunkInfo from one OpenAI response object.
+func scanChunk(data []byte, ci *chunkInfo) error {
+	*ci = chunkInfo{}
+	s := scanner{b: data}
+	s.ws()
+	if s.peek() != '{' {
+		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	}
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "id":
+			if s.peek() == '"' {
+				v, err := s.str()
+				ci.id = v
+				return err
+			}
+		case "choices":
+			if s.peek() == '[' {
+				return s.array(func() error { return s.choice(ci) })
+			}
+		case "usage":
+			if s.peek() == '{' {
+				ci.hasUsage = true
+				return s.object(func(k []byte) error {
+					switch string(k) {
+					case "prompt_tokens":
+						n, err := s.int()
+						ci.prompt = n
+						return err
+					case "completion_tokens":
+						n, err := s.int()
+						ci.completion = n
+						return err
+					}
+					return s.skip()
+				})
+			}
+		case "error":
+			ci.hasError = true
+			switch s.peek() {
+			case '{':
+				return s.object(func(k []byte) error {
+					if string(k) == "message" && s.peek() == '"' {
+						v, err := s.str()
+						ci.errMsg = v
+						return err
+					}
+					return s.skip()
+				})
+			case '"':
+				v, err := s.str()
+				ci.errMsg = v
+				return err
+			case 'n': // "error": null
+				ci.hasError = false
+			}
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	s.ws()
+	if s.pos != len(s.b) {
+		return fmt.Errorf("%w: trailing bytes at %d", errSyntax, s.pos)
+	}
+	return nil
+}
+
+func (s *scanner) choice(ci *chunkInfo) error {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	return s.object(func(key []byte) error {
+		switch string(key) {
+		case "delta", "message":
+			if s.peek() == '{' {
+				return s.object(func(k []byte) error {
+					switch string(k) {
+					case "content", "reasoning_content", "reasoning":
+						return s.text(ci)
+					case "tool_calls":
+						if s.peek() == '[' {
+							n := 0
+							err := s.array(func() error { n++; return s.skip() })
+							if n > 0 {
+								ci.toolCall = true
+							}
+							return err
+						}
+					case "function_call":
+						if s.peek() == '{' {
+							ci.toolCall = true
+						}
+					}
+					return s.skip()
+				})
+			}
+		case "text":
+			return s.text(ci)
+		case "finish_reason":
+			if s.peek() == '"' {
+				v, err := s.str()
+				ci.finish = v
+				return err
+			}
+		}
+		return s.skip()
+	})
+}
+
+// text reads a generated-text field (a string or null).
+func (s *scanner) text(ci *chunkInfo) error {
+	if s.peek() != '"' {
+		return s.skip()
+	}
+	v, err := s.str()
+	if err != nil {
+		return err
+	}
+	if len(v) > 0 {
+		ci.textBytes += len(v)
+		if ci.nTexts < len(ci.texts) {
+			ci.texts[ci.nTexts] = v
+			ci.nTexts++
+		}
+	}
+	return nil
+}
+
+func (s *scanner) peek() byte {
+	if s.pos < len(s.b) {
+		return s.b[s.pos]
+	}
+	return 0
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.b) {
+		switch s.b[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// object walks an object, calling fn with each key with the scanner placed
+// at the value (after whitespace); fn must consume the value.
+func (s *scanner) object(fn func(key []byte) error) error {
+	s.pos++ // '{'
+	s.ws()
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		s.ws()
+		if s.peek() != '"' {
+			return fmt.Errorf("%w: want a key at byte %d", errSyntax, s.pos)
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		s.ws()
+		if s.peek() != ':' {
+			return fmt.Errorf("%w: want ':' at byte %d", errSyntax, s.pos)
+		}
+		s.pos++
+		s.ws()
+		if err := fn(key); err != nil {
+			return err
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return nil
+		default:
+			return fmt.Errorf("%w: want ',' or '}' at byte %d", errSyntax, s.pos)
+		}
+	}
+}
+
+// array walks an array, calling fn at each element (after whitespace).
+func (s *scanner) array(fn func() error) error {
+	s.pos++ // '['
+	s.ws()
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		s.ws()
+		if err := fn(); err != nil {
+			return err
+		}
+		s.ws()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return nil
+		default:
+			return fmt.Errorf("%w: want ',' or ']' at byte %d", errSyntax, s.pos)
+		}
+	}
+}
+
+// str reads a string and returns its raw contents (escapes not decoded).
+func (s *scanner) str() ([]byte, error) {
+	start := s.pos + 1
+	i := start
+	for i < len(s.b) {
+		switch c := s.b[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return s.b[start:i], nil
+		case c == '\\':
+			i += 2
+		case c < 0x20:
+			return nil, fmt.Errorf("%w: control character in string at byte %d", errSyntax, i)
+		default:
+			i++
+		}
+	}
+	return nil, fmt.Errorf("%w: unterminated string at byte %d", errSyntax, s.pos)
+}
+
+// int reads a non-negative integer (or null, as 0).
+func (s *scanner) int() (int, error) {
+	if s.peek() == 'n' {
+		return 0, s.skip()
+	}
+	start := s.pos
+	n := 0
+	for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
+		if n > (1<<31)/10 {
+			return 0, fmt.Errorf("%w: number too large at byte %d", errSyntax, start)
+		}
+		n = n*10 + int(s.b[s.pos]-'0')
+		s.pos++
+	}
+	if s.pos == start {
+		return 0, fmt.Errorf("%w: want a count at byte %d", errSyntax, start)
+	}
+	return n, nil
+}
+
+// skip consumes one value of any type.
+func (s *scanner) skip() error {
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(func([]byte) error { return s.skip() })
+	case c == '[':
+		return s.array(s.skip)
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
+		for s.pos < len(s.b) && isNumberByte(s.b[s.pos]) {
+			s.pos++
+		}
+		if s.pos == start {
+			return fmt.Errorf("%w: bad number at byte %d", errSyntax, start)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%w: unexpected %q at byte %d", errSyntax, c, s.pos)
+	}
+}
+
+func (s *scanner) lit(word string) error {
+	if len(s.b)-s.pos < len(word) || string(s.b[s.pos:s.pos+len(word)]) != word {
+		return fmt.Errorf("%w: want %s at byte %d", errSyntax, word, s.pos)
+	}
+	s.pos += len(word)
+	return nil
+}
+
+func isNumberByte(d byte) bool {
+	return (d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'
+}

@@ -1,0 +1,108 @@
+package client
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestScanChunk(t *testing.T) {
+	cases := []struct {
+		name                      string
+		in                        string
+		bearing, usage, tool, err bool
+		text                      string
+		completion, prompt        int
+		finish, id                string
+		errMsg                    string
+	}{
+		{name: "chat delta", in: `{"id":"c1","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`, bearing: true, text: "Hi", id: "c1"},
+		{name: "role only", in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
+		{name: "null content", in: `{"choices":[{"delta":{"content":null}}]}`},
+		{name: "reasoning", in: `{"choices":[{"delta":{"reasoning_content":"think"}}]}`, bearing: true, text: "think"},
+		{name: "reasoning field", in: `{"choices":[{"delta":{"reasoning":"think"}}]}`, bearing: true, text: "think"},
+		{name: "tool call", in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}}]}`, bearing: true, tool: true},
+		{name: "empty tool calls", in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
+		{name: "completion text", in: `{"choices":[{"text":" w\u00e9","finish_reason":"length"}]}`, bearing: true, text: " wé", finish: "length"},
+		{name: "usage only", in: `{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":12,"total_tokens":17}}`, usage: true, completion: 12, prompt: 5},
+		{name: "null usage", in: `{"choices":[{"delta":{"content":"a"}}],"usage":null}`, bearing: true, text: "a"},
+		{name: "message", in: `{"choices":[{"message":{"role":"assistant","content":"whole"}}],"usage":{"completion_tokens":3}}`, bearing: true, usage: true, completion: 3, text: "whole"},
+		{name: "error object", in: `{"error":{"message":"boom","type":"x"}}`, errMsg: "boom"},
+		{name: "error string", in: `{"error":"boom"}`, errMsg: "boom"},
+		{name: "numbers and nesting", in: ` {"a":[1,-2.5e3,true,false,null,{"b":[]}],"choices":[{"delta":{"content":"x"},"logprobs":{"c":[{"t":1}]}}]} `, bearing: true, text: "x"},
+		{name: "escaped quote", in: `{"choices":[{"delta":{"content":"say \"hi\"\n"}}]}`, bearing: true, text: "say \"hi\"\n"},
+		{name: "truncated", in: `{"choices":[{"delta":{"content":"x"`, err: true},
+		{name: "not an object", in: `[1]`, err: true},
+		{name: "trailing", in: `{} x`, err: true},
+		{name: "bad literal", in: `{"a":tru}`, err: true},
+		{name: "missing colon", in: `{"a" 1}`, err: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var ci chunkInfo
+			err := scanChunk([]byte(c.in), &ci)
+			if (err != nil) != c.err {
+				t.Fatalf("err = %v, want error %v", err, c.err)
+			}
+			if c.err {
+				return
+			}
+			if ci.tokenBearing() != c.bearing || ci.hasUsage != c.usage || ci.toolCall != c.tool {
+				t.Fatalf("bearing %v usage %v tool %v, want %v %v %v", ci.tokenBearing(), ci.hasUsage, ci.toolCall, c.bearing, c.usage, c.tool)
+			}
+			if ci.text() != c.text {
+				t.Fatalf("text %q, want %q", ci.text(), c.text)
+			}
+			if ci.completion != c.completion || ci.prompt != c.prompt {
+				t.Fatalf("usage %d/%d, want %d/%d", ci.prompt, ci.completion, c.prompt, c.completion)
+			}
+			if string(ci.finish) != c.finish || string(ci.id) != c.id {
+				t.Fatalf("finish %q id %q", ci.finish, ci.id)
+			}
+			if (c.errMsg != "") != ci.hasError || (c.errMsg != "" && unquote(ci.errMsg) != c.errMsg) {
+				t.Fatalf("error %v %q, want %q", ci.hasError, ci.errMsg, c.errMsg)
+			}
+		})
+	}
+}
+
+func TestScanChunkAllocs(t *testing.T) {
+	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`)
+	var ci chunkInfo
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := scanChunk(data, &ci); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("scanChunk allocates %.0f times per chunk, want 0", allocs)
+	}
+}
+
+// FuzzScanChunk checks the scanner against encoding/json: it must never
+// panic, and must accept every object encoding/json accepts.
+func FuzzScanChunk(f *testing.F) {
+	f.Add(`{"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":1}}`)
+	f.Add(`{"error":{"message":"m"}}`)
+	f.Add(`{"a":[1,{"b":"\u00e9\\"}],"c":null}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var ci chunkInfo
+		err := scanChunk([]byte(in), &ci)
+		var obj map[string]any
+		if json.Unmarshal([]byte(in), &obj) == nil && obj != nil && err != nil {
+			// encoding/json accepts; so must we, unless counts overflow our int
+			if _, isNum := obj["usage"]; !isNum {
+				t.Fatalf("scanChunk rejects valid JSON %q: %v", in, err)
+			}
+		}
+	})
+}
+
+func BenchmarkScanChunk(b *testing.B) {
+	data := []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`)
+	var ci chunkInfo
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = scanChunk(data, &ci)
+	}
+}

@@ -1,0 +1,126 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// timedReader remembers when the last read that returned bytes came back:
+// the arrival time of everything that read delivered.
+type timedReader struct {
+	r    io.Reader
+	last time.Time
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.last = time.Now()
+	}
+	return n, err
+}
+
+// maxEvent bounds one SSE line or event; past it the stream is malformed.
+const maxEvent = 8 << 20
+
+var errEventTooLong = fmt.Errorf("server-sent event longer than %d MiB", maxEvent>>20)
+
+// sseReader reads server-sent events (the WHATWG format) and stamps each
+// with the arrival time of the bytes that completed it. It reuses its
+// buffers: the data it returns is valid until the next call.
+type sseReader struct {
+	tr    timedReader
+	br    *bufio.Reader
+	data  []byte // the current event's data lines, joined by '\n'
+	hasD  bool
+	event []byte // the current event's type
+	long  []byte
+}
+
+func newSSEReader(r io.Reader, bufSize int) *sseReader {
+	s := &sseReader{tr: timedReader{r: r}}
+	s.br = bufio.NewReaderSize(&s.tr, bufSize)
+	return s
+}
+
+// next returns the next event's type (empty for "message") and data, and
+// when its last byte arrived. At the end of the stream it returns io.EOF; a
+// partial event left at the end is dispatched first.
+func (s *sseReader) next() (event, data []byte, at time.Time, err error) {
+	s.data = s.data[:0]
+	s.event = s.event[:0]
+	s.hasD = false
+	for {
+		line, rerr := s.readLine()
+		if rerr != nil {
+			if errors.Is(rerr, io.EOF) && s.hasD {
+				return s.event, s.data, s.tr.last, nil
+			}
+			return nil, nil, time.Time{}, rerr
+		}
+		if len(line) == 0 {
+			if s.hasD {
+				return s.event, s.data, s.tr.last, nil
+			}
+			s.event = s.event[:0] // an event with no data is dropped
+			continue
+		}
+		if line[0] == ':' {
+			continue // comment, e.g. a keep-alive
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) { // no allocation: the compiler special-cases this conversion
+		case "data":
+			if s.hasD {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, value...)
+			s.hasD = true
+			if len(s.data) > maxEvent {
+				return nil, nil, time.Time{}, errEventTooLong
+			}
+		case "event":
+			s.event = append(s.event[:0], value...)
+		}
+	}
+}
+
+// readLine returns the next line without its line ending (LF or CRLF).
+func (s *sseReader) readLine() ([]byte, error) {
+	frag, err := s.br.ReadSlice('\n')
+	if err == nil {
+		return trimEOL(frag), nil
+	}
+	s.long = append(s.long[:0], frag...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(s.long) > maxEvent {
+			return nil, errEventTooLong
+		}
+		frag, err = s.br.ReadSlice('\n')
+		s.long = append(s.long, frag...)
+	}
+	if err != nil && !(errors.Is(err, io.EOF) && len(s.long) > 0) {
+		return nil, err
+	}
+	return trimEOL(s.long), nil
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}

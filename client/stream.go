@@ -1,0 +1,220 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// streamState accumulates one response into its record.
+type streamState struct {
+	rec     *record.Record
+	clock   *record.Clock
+	onToken TokenFunc
+
+	err  error
+	kind string
+
+	bytesPer    []int // text bytes of each token-bearing chunk, to apportion usage
+	chunkUsage  bool  // every token-bearing chunk so far carried cumulative usage
+	cumulative  int   // the last cumulative completion_tokens seen on a token-bearing chunk
+	usageSeen   bool
+	usageTokens int
+	doneSeen    bool
+}
+
+func (st *streamState) fail(kind string, err error) {
+	if st.err == nil {
+		st.err, st.kind = err, kind
+	}
+}
+
+var doneMarker = []byte("[DONE]")
+
+// readStream consumes an SSE body.
+func (st *streamState) readStream(body io.Reader) {
+	sse := newSSEReader(body, 64<<10)
+	var ci chunkInfo
+	st.chunkUsage = true
+	for {
+		event, data, at, err := sse.next()
+		if err != nil {
+			if !st.doneSeen {
+				st.rec.Done = st.clock.Now()
+			}
+			switch {
+			case errors.Is(err, io.EOF):
+				if !st.doneSeen && st.rec.FinishReason == "" {
+					st.fail(record.KindStreamCut, errors.New("stream ended without [DONE] or a finish reason"))
+				}
+			case errors.Is(err, errEventTooLong):
+				st.fail(record.KindMalformed, err)
+			default:
+				st.fail(record.KindStreamCut, fmt.Errorf("reading stream: %w", err))
+			}
+			return
+		}
+		if st.doneSeen {
+			continue // data after [DONE] is drained and ignored
+		}
+		if string(data) == string(doneMarker) {
+			st.doneSeen = true
+			st.rec.Done = st.clock.Since(at)
+			continue
+		}
+		if err := scanChunk(data, &ci); err != nil {
+			st.rec.Done = st.clock.Since(at)
+			st.fail(record.KindMalformed, fmt.Errorf("event %d: %w: %.80q", len(st.bytesPer), err, data))
+			return
+		}
+		if ci.hasError || string(event) == "error" {
+			st.rec.Done = st.clock.Since(at)
+			msg := "error event"
+			if ci.errMsg != nil {
+				msg = unquote(ci.errMsg)
+			}
+			st.fail(record.KindServerError, errors.New("server error mid-stream: "+msg))
+			return
+		}
+		st.take(&ci, st.clock.Since(at))
+	}
+}
+
+// readWhole consumes a non-streamed JSON body (also what a server sends when
+// it ignores stream: true). It counts as one chunk carrying every token.
+func (st *streamState) readWhole(body io.Reader, contentType string) {
+	b, err := io.ReadAll(io.LimitReader(body, maxEvent+1))
+	now := st.clock.Now()
+	st.rec.Done = now
+	if err != nil {
+		st.fail(record.KindStreamCut, fmt.Errorf("reading body: %w", err))
+		return
+	}
+	if len(b) > maxEvent {
+		st.fail(record.KindMalformed, errEventTooLong)
+		return
+	}
+	var ci chunkInfo
+	if err := scanChunk(b, &ci); err != nil {
+		if contentType != "" {
+			err = fmt.Errorf("want text/event-stream, got %s: %w", contentType, err)
+		}
+		st.fail(record.KindMalformed, err)
+		return
+	}
+	if ci.hasError {
+		msg := "error object"
+		if ci.errMsg != nil {
+			msg = unquote(ci.errMsg)
+		}
+		st.fail(record.KindServerError, errors.New("server error: "+msg))
+		return
+	}
+	st.doneSeen = true
+	st.take(&ci, now)
+}
+
+// take records one decoded chunk that arrived at offset at.
+func (st *streamState) take(ci *chunkInfo, at int64) {
+	rec := st.rec
+	if len(ci.id) > 0 && rec.ResponseID == "" {
+		rec.ResponseID = string(ci.id)
+	}
+	if len(ci.finish) > 0 {
+		rec.FinishReason = string(ci.finish)
+	}
+	if ci.hasUsage {
+		st.usageSeen = true
+		st.usageTokens = ci.completion
+		if ci.prompt > 0 {
+			rec.PromptTokens = ci.prompt
+		}
+	}
+	if !ci.tokenBearing() {
+		return
+	}
+	tokens := 1
+	if ci.hasUsage && st.chunkUsage {
+		tokens = ci.completion - st.cumulative
+		st.cumulative = ci.completion
+		if tokens < 0 {
+			tokens = 0
+		}
+	} else {
+		st.chunkUsage = false
+	}
+	if len(rec.Chunks) == 0 {
+		rec.First = at
+	}
+	rec.Last = at
+	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens})
+	st.bytesPer = append(st.bytesPer, ci.textBytes)
+	if st.onToken != nil {
+		st.onToken(at, tokens, ci.text())
+	}
+}
+
+// finish settles the token count and its source once the body is read.
+func (st *streamState) finish() {
+	rec := st.rec
+	chunks := 0
+	for _, c := range rec.Chunks {
+		chunks += c.Tokens
+	}
+	switch {
+	case st.usageSeen:
+		rec.UsageTokens = st.usageTokens
+		rec.OutputTokens = st.usageTokens
+		rec.TokenSource = record.SourceUsage
+		if !st.chunkUsage && len(rec.Chunks) > 0 && st.usageTokens != chunks {
+			apportion(rec.Chunks, st.bytesPer, st.usageTokens)
+		}
+	default:
+		rec.OutputTokens = chunks
+		rec.TokenSource = record.SourceChunks
+	}
+	if rec.Error == nil && (rec.OutputTokens == 0 || len(rec.Chunks) == 0) {
+		rec.Fail(record.KindEmpty, "the response completed without an output token")
+	}
+	if rec.Done < rec.Last {
+		rec.Done = rec.Last
+	}
+}
+
+// apportion spreads n tokens over chunks in proportion to their text bytes
+// (largest remainder), giving every chunk at least one token when n allows.
+// It is how multi-token chunks get their share when the server reports only
+// a total.
+func apportion(chunks []record.Chunk, weights []int, n int) {
+	if n < len(chunks) {
+		// Fewer tokens than token-bearing chunks: the server's count is
+		// below what was streamed; keep one a chunk for timing and let
+		// the record's usage count stand.
+		for i := range chunks {
+			chunks[i].Tokens = 1
+		}
+		return
+	}
+	total := 0
+	for _, w := range weights {
+		total += max(w, 1)
+	}
+	spare := n - len(chunks) // tokens beyond one a chunk
+	given := 0
+	type rem struct{ i, r int }
+	rems := make([]rem, len(chunks))
+	for i := range chunks {
+		w := max(weights[i], 1)
+		extra := spare * w / total
+		rems[i] = rem{i, spare * w % total}
+		chunks[i].Tokens = 1 + extra
+		given += extra
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for j := 0; j < spare-given; j++ {
+		chunks[rems[j].i].Tokens++
+	}
+}

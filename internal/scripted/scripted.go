@@ -1,0 +1,196 @@
+// Package scripted is an OpenAI-compatible test server whose token timing is
+// known exactly: it emits tokens on a schedule and logs when it actually
+// wrote each event. It is the ground truth the metric tests measure against.
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Script says how the server answers one request.
+type Script struct {
+	TTFT      time.Duration // from reading the request to the first token event
+	Gap       time.Duration // between token events
+	Tokens    int           // output tokens; 0 means the request's max_tokens
+	PerEvent  int           // tokens carried by each event (the last may carry fewer); 0 means 1
+	RoleChunk bool          // send a role-only chunk first (it must not count as a token)
+	Usage     bool          // send a final usage chunk (stream_options.include_usage)
+	// ContinuousUsage puts cumulative usage on every token event, as
+	// vLLM's continuous_usage_stats does.
+	ContinuousUsage bool
+	Word            string // the text of each token; "tok" when empty
+	PromptTokens    int    // reported in usage
+	Status          int    // answer with this HTTP status and an error body instead
+}
+
+// Sent is what the server did for one request, by its own clock.
+type Sent struct {
+	ID       string
+	Received time.Time   // when the request body had been read
+	Events   []time.Time // when each token event was written and flushed
+	Tokens   []int       // tokens in each event
+	Stream   bool
+}
+
+// Server is a running scripted server.
+type Server struct {
+	*httptest.Server
+	script func(seq int) Script
+
+	mu   sync.Mutex
+	seq  int
+	sent map[string]*Sent
+}
+
+// New starts a server that answers every request with s.
+func New(s Script) *Server { return NewFunc(func(int) Script { return s }) }
+
+// NewFunc starts a server that answers the seq-th request (from 0) with script(seq).
+func NewFunc(script func(seq int) Script) *Server {
+	srv := &Server{script: script, sent: map[string]*Sent{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.serve(w, r, true) })
+	mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.serve(w, r, false) })
+	srv.Server = httptest.NewServer(mux)
+	return srv
+}
+
+// Log returns what the server sent for the response with this id.
+func (s *Server) Log(id string) (Sent, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sent, ok := s.sent[id]
+	if !ok {
+		return Sent{}, false
+	}
+	return *sent, true
+}
+
+// Requests returns how many requests the server has received.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+type requestBody struct {
+	Model     string `json:"model"`
+	MaxTokens int    `json:"max_tokens"`
+	Stream    bool   `json:"stream"`
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
+	var body requestBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	received := time.Now()
+	s.mu.Lock()
+	seq := s.seq
+	s.seq++
+	s.mu.Unlock()
+	sc := s.script(seq)
+	id := fmt.Sprintf("cmpl-%d", seq)
+	if sc.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(sc.Status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test"}}`, sc.Status)
+		return
+	}
+	n := sc.Tokens
+	if n == 0 {
+		n = body.MaxTokens
+	}
+	per := max(sc.PerEvent, 1)
+	word := sc.Word
+	if word == "" {
+		word = "tok"
+	}
+	log := &Sent{ID: id, Received: received, Stream: body.Stream}
+	s.mu.Lock()
+	s.sent[id] = log
+	s.mu.Unlock()
+
+	if !body.Stream {
+		sleepUntil(received.Add(sc.TTFT + time.Duration(max(n-1, 0))*sc.Gap))
+		text := strings.Repeat(word, n)
+		w.Header().Set("Content-Type", "application/json")
+		var choice string
+		if chat {
+			choice = fmt.Sprintf(`{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"length"}`, text)
+		} else {
+			choice = fmt.Sprintf(`{"index":0,"text":%q,"finish_reason":"length"}`, text)
+		}
+		fmt.Fprintf(w, `{"id":%q,"object":"x","model":%q,"choices":[%s],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+			id, body.Model, choice, sc.PromptTokens, n, sc.PromptTokens+n)
+		s.logEvent(log, n)
+		return
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl := w.(http.Flusher)
+	event := func(choice, usage string) {
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[%s]%s}\n\n", id, body.Model, choice, usage)
+	}
+	usageJSON := func(done int) string {
+		return fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, sc.PromptTokens, done, sc.PromptTokens+done)
+	}
+	if sc.RoleChunk && chat {
+		event(`{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}`, "")
+		fl.Flush()
+	}
+	done := 0
+	for ev := 0; done < n; ev++ {
+		k := min(per, n-done)
+		text := strings.Repeat(word, k)
+		finish := "null"
+		if done+k == n {
+			finish = `"length"`
+		}
+		var choice string
+		if chat {
+			choice = fmt.Sprintf(`{"index":0,"delta":{"content":%q},"finish_reason":%s}`, text, finish)
+		} else {
+			choice = fmt.Sprintf(`{"index":0,"text":%q,"finish_reason":%s}`, text, finish)
+		}
+		usage := ""
+		if sc.ContinuousUsage {
+			usage = usageJSON(done + k)
+		}
+		sleepUntil(received.Add(sc.TTFT + time.Duration(ev)*sc.Gap))
+		if r.Context().Err() != nil {
+			return
+		}
+		event(choice, usage)
+		fl.Flush()
+		s.logEvent(log, k)
+		done += k
+	}
+	if sc.Usage {
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(n))
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
+}
+
+func (s *Server) logEvent(log *Sent, tokens int) {
+	now := time.Now()
+	s.mu.Lock()
+	log.Events = append(log.Events, now)
+	log.Tokens = append(log.Tokens, tokens)
+	s.mu.Unlock()
+}
+
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
+}

@@ -1,0 +1,155 @@
+// Package record holds the Record: the full timeline of one request, from
+// which every figure tpsbench reports is computed (see docs/metrics.md).
+//
+// All stamps are nanoseconds since the run's epoch T0 (a wall-clock time in
+// Unix nanoseconds). Within one run the offsets come from Go's monotonic
+// clock, so differences between them are exact; T0 lets records of runs on
+// different machines be placed on one time line when merged.
+package record
+
+import "time"
+
+// SchemaVersion is written in every record. Readers accept every version up
+// to this one.
+const SchemaVersion = 1
+
+// Token count sources, in order of preference (METRICS.md).
+const (
+	SourceUsage     = "usage"     // the server's usage.completion_tokens
+	SourceTokenizer = "tokenizer" // a client-side tokenizer's count of the text
+	SourceChunks    = "chunks"    // the number of token-bearing chunks
+)
+
+// Failure kinds: the fixed list a failed request's Error.Kind is drawn from.
+const (
+	KindConnect     = "connect"      // could not connect or write the request
+	KindTimeout     = "timeout"      // the per-request timeout passed
+	KindHTTPStatus  = "http_status"  // the server answered with a non-2xx status
+	KindStreamCut   = "stream_cut"   // the body ended or broke before the response was complete
+	KindMalformed   = "malformed"    // the body was not the protocol it should be
+	KindServerError = "server_error" // the server sent an error object in the stream
+	KindEmpty       = "empty"        // the response completed without a single output token
+	KindCanceled    = "canceled"     // tpsbench itself stopped the request (Ctrl-C past the grace period)
+)
+
+// Kinds lists every failure kind, for reports that show all of them.
+var Kinds = []string{KindConnect, KindTimeout, KindHTTPStatus, KindStreamCut, KindMalformed, KindServerError, KindEmpty, KindCanceled}
+
+// Record is one request's timeline. Its JSON form is one line of a records
+// file; field names are part of the file format.
+type Record struct {
+	V int `json:"v"`
+
+	// Where the request belongs.
+	Run         string  `json:"run,omitempty"`  // run id, shared by every record of one run
+	Step        string  `json:"step,omitempty"` // step label (a sweep level, a compared model)
+	StepIndex   int     `json:"step_index"`
+	Seq         int     `json:"seq"` // index of the request within its step
+	Warmup      bool    `json:"warmup,omitempty"`
+	Model       string  `json:"model,omitempty"`
+	URL         string  `json:"url,omitempty"` // the endpoint, never with credentials
+	API         string  `json:"api,omitempty"` // "chat", "completions"
+	Stream      bool    `json:"stream"`
+	Concurrency int     `json:"concurrency,omitempty"` // the step's concurrency limit
+	Rate        float64 `json:"rate,omitempty"`        // the step's asked request rate, requests/s
+
+	// The timeline, in ns since T0.
+	T0        int64 `json:"t0"`
+	Scheduled int64 `json:"scheduled"`
+	Sent      int64 `json:"sent"`
+	First     int64 `json:"first,omitempty"` // zero when no output token arrived
+	Last      int64 `json:"last,omitempty"`
+	Done      int64 `json:"done"`
+
+	// Chunks holds every token-bearing chunk as [ns after Sent, tokens].
+	Chunks []Chunk `json:"chunks,omitempty"`
+
+	// Counts.
+	OutputTokens int    `json:"output_tokens"`
+	TokenSource  string `json:"token_source,omitempty"`
+	UsageTokens  int    `json:"usage_tokens,omitempty"` // usage.completion_tokens as reported, when reported
+	PromptTokens int    `json:"prompt_tokens,omitempty"`
+	MaxTokens    int    `json:"max_tokens,omitempty"`
+
+	// What the server said.
+	Status       int    `json:"status,omitempty"`
+	ResponseID   string `json:"response_id,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	Error        *Error `json:"error,omitempty"`
+}
+
+// Chunk is one token-bearing chunk: when it arrived (ns after Sent) and how
+// many output tokens it carried.
+type Chunk struct {
+	At     int64
+	Tokens int
+}
+
+// Error says why a request failed.
+type Error struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// OK reports whether the request completed and counts in latency and TPS figures.
+func (r *Record) OK() bool { return r.Error == nil }
+
+// Fail marks the record failed, keeping the first failure only.
+func (r *Record) Fail(kind, msg string) {
+	if r.Error == nil {
+		r.Error = &Error{Kind: kind, Message: msg}
+	}
+}
+
+// Abs returns the absolute Unix-nanosecond time of a stamp of this record.
+func (r *Record) Abs(stamp int64) int64 { return r.T0 + stamp }
+
+// TTFT is first - sent.
+func (r *Record) TTFT() time.Duration { return time.Duration(r.First - r.Sent) }
+
+// E2E is last - sent.
+func (r *Record) E2E() time.Duration { return time.Duration(r.Last - r.Sent) }
+
+// ClientLag is sent - scheduled: how late the client was against the schedule.
+func (r *Record) ClientLag() time.Duration { return time.Duration(r.Sent - r.Scheduled) }
+
+// RequestTPS is output tokens over last - sent (what a user feels).
+func (r *Record) RequestTPS() (float64, bool) {
+	e2e := r.Last - r.Sent
+	if r.OutputTokens <= 0 || e2e <= 0 {
+		return 0, false
+	}
+	return float64(r.OutputTokens) / (float64(e2e) / 1e9), true
+}
+
+// TPOT is (last - first) / (n - 1), defined only when n > 1.
+func (r *Record) TPOT() (time.Duration, bool) {
+	if r.OutputTokens <= 1 || r.Last < r.First {
+		return 0, false
+	}
+	return time.Duration(float64(r.Last-r.First) / float64(r.OutputTokens-1)), true
+}
+
+// ITLs calls fn with every inter-token latency sample: a chunk arriving g
+// after the previous one and carrying k tokens gives k samples of g/k.
+func (r *Record) ITLs(fn func(time.Duration)) {
+	for i := 1; i < len(r.Chunks); i++ {
+		g := r.Chunks[i].At - r.Chunks[i-1].At
+		k := r.Chunks[i].Tokens
+		if k <= 0 {
+			continue
+		}
+		s := time.Duration(g / int64(k))
+		for j := 0; j < k; j++ {
+			fn(s)
+		}
+	}
+}
+
+// ChunkGaps calls fn with every raw gap between consecutive chunks (what
+// vLLM calls ITL).
+func (r *Record) ChunkGaps(fn func(time.Duration)) {
+	for i := 1; i < len(r.Chunks); i++ {
+		fn(time.Duration(r.Chunks[i].At - r.Chunks[i-1].At))
+	}
+}
