@@ -29,7 +29,9 @@ type Script struct {
 	Status          int    // answer with this HTTP status and an error body instead
 }
 
-// Sent is what the server did for one request, by its own clock.
+// Sent is what the server did for one request, by its own clock. Event
+// times are taken just before each write, so a client can never see an
+// event before its logged time.
 type Sent struct {
 	ID       string
 	Received time.Time   // when the request body had been read
@@ -38,14 +40,38 @@ type Sent struct {
 	Stream   bool
 }
 
-// Server is a running scripted server.
-type Server struct {
-	*httptest.Server
+// Handler serves the scripted API; it keeps a log of what it sent.
+type Handler struct {
+	mux    *http.ServeMux
 	script func(seq int) Script
+	noLog  bool
 
 	mu   sync.Mutex
 	seq  int
 	sent map[string]*Sent
+}
+
+// NewHandler returns a handler answering the seq-th request (from 0) with
+// script(seq). With keepLog false it logs nothing (for long benchmarks).
+func NewHandler(script func(seq int) Script, keepLog bool) *Handler {
+	h := &Handler{script: script, sent: map[string]*Sent{}, noLog: !keepLog, mux: http.NewServeMux()}
+	h.mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, true) })
+	h.mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, false) })
+	h.mux.HandleFunc("/debug/sent", h.serveLog)
+	h.mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"scripted","object":"model"}]}`)
+	})
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Server is a scripted handler running on a loopback port.
+type Server struct {
+	*httptest.Server
+	*Handler
 }
 
 // New starts a server that answers every request with s.
@@ -53,16 +79,12 @@ func New(s Script) *Server { return NewFunc(func(int) Script { return s }) }
 
 // NewFunc starts a server that answers the seq-th request (from 0) with script(seq).
 func NewFunc(script func(seq int) Script) *Server {
-	srv := &Server{script: script, sent: map[string]*Sent{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.serve(w, r, true) })
-	mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.serve(w, r, false) })
-	srv.Server = httptest.NewServer(mux)
-	return srv
+	h := NewHandler(script, true)
+	return &Server{Server: httptest.NewServer(h), Handler: h}
 }
 
 // Log returns what the server sent for the response with this id.
-func (s *Server) Log(id string) (Sent, bool) {
+func (s *Handler) Log(id string) (Sent, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sent, ok := s.sent[id]
@@ -73,7 +95,7 @@ func (s *Server) Log(id string) (Sent, bool) {
 }
 
 // Requests returns how many requests the server has received.
-func (s *Server) Requests() int {
+func (s *Handler) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seq
@@ -85,7 +107,7 @@ type requestBody struct {
 	Stream    bool   `json:"stream"`
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
+func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	var body requestBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
@@ -114,13 +136,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		word = "tok"
 	}
 	log := &Sent{ID: id, Received: received, Stream: body.Stream}
-	s.mu.Lock()
-	s.sent[id] = log
-	s.mu.Unlock()
+	if !s.noLog {
+		s.mu.Lock()
+		s.sent[id] = log
+		s.mu.Unlock()
+	}
 
 	if !body.Stream {
 		sleepUntil(received.Add(sc.TTFT + time.Duration(max(n-1, 0))*sc.Gap))
 		text := strings.Repeat(word, n)
+		s.logEvent(log, n)
 		w.Header().Set("Content-Type", "application/json")
 		var choice string
 		if chat {
@@ -130,22 +155,47 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		}
 		fmt.Fprintf(w, `{"id":%q,"object":"x","model":%q,"choices":[%s],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
 			id, body.Model, choice, sc.PromptTokens, n, sc.PromptTokens+n)
-		s.logEvent(log, n)
 		return
 	}
 
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl := w.(http.Flusher)
-	event := func(choice, usage string) {
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[%s]%s}\n\n", id, body.Model, choice, usage)
-	}
-	usageJSON := func(done int) string {
-		return fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, sc.PromptTokens, done, sc.PromptTokens+done)
-	}
 	if sc.RoleChunk && chat {
-		event(`{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}`, "")
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n", id, body.Model)
 		fl.Flush()
+	}
+	if sc.TTFT == 0 && sc.Gap == 0 && !sc.ContinuousUsage && chat {
+		s.flood(w, id, body.Model, word, n, per, log)
+	} else {
+		s.paced(w, fl, r, sc, chat, id, body.Model, word, n, per, log)
+	}
+	if sc.Usage {
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(sc.PromptTokens, n))
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
+}
+
+// flood writes every event at once from one pre-rendered buffer, so that the
+// server outpaces any client (for throughput benchmarks).
+func (s *Handler) flood(w http.ResponseWriter, id, model, word string, n, per int, log *Sent) {
+	events := (n + per - 1) / per
+	one := fmt.Sprintf("data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+		id, model, strings.Repeat(word, per))
+	batch := []byte(strings.Repeat(one, 64))
+	for events >= 64 {
+		w.Write(batch)
+		events -= 64
+	}
+	w.Write(batch[:len(one)*events])
+	s.logEvent(log, n)
+}
+
+func (s *Handler) paced(w http.ResponseWriter, fl http.Flusher, r *http.Request, sc Script, chat bool, id, model, word string, n, per int, log *Sent) {
+	received := log.Received
+	event := func(choice, usage string) {
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[%s]%s}\n\n", id, model, choice, usage)
 	}
 	done := 0
 	for ev := 0; done < n; ev++ {
@@ -163,25 +213,49 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		}
 		usage := ""
 		if sc.ContinuousUsage {
-			usage = usageJSON(done + k)
+			usage = usageJSON(sc.PromptTokens, done+k)
 		}
 		sleepUntil(received.Add(sc.TTFT + time.Duration(ev)*sc.Gap))
 		if r.Context().Err() != nil {
 			return
 		}
+		s.logEvent(log, k) // before the write: the client may read it before Flush returns
 		event(choice, usage)
 		fl.Flush()
-		s.logEvent(log, k)
 		done += k
 	}
-	if sc.Usage {
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(n))
-	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	fl.Flush()
 }
 
-func (s *Server) logEvent(log *Sent, tokens int) {
+func usageJSON(prompt, done int) string {
+	return fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, prompt, done, prompt+done)
+}
+
+// serveLog answers with every logged request as JSON lines, times in Unix ns.
+func (s *Handler) serveLog(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	enc := json.NewEncoder(w)
+	for _, sent := range s.sent {
+		line := struct {
+			ID       string  `json:"id"`
+			Received int64   `json:"received"`
+			Events   []int64 `json:"events"`
+			Tokens   []int   `json:"tokens"`
+		}{ID: sent.ID, Received: sent.Received.UnixNano(), Tokens: sent.Tokens}
+		for _, t := range sent.Events {
+			line.Events = append(line.Events, t.UnixNano())
+		}
+		if err := enc.Encode(line); err != nil {
+			return
+		}
+	}
+}
+
+func (s *Handler) logEvent(log *Sent, tokens int) {
+	if s.noLog {
+		return
+	}
 	now := time.Now()
 	s.mu.Lock()
 	log.Events = append(log.Events, now)

@@ -1,0 +1,89 @@
+// Command tpsbench measures how fast LLM servers generate text.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitTargetsFail = 3
+	exitInterrupted = 130
+)
+
+// usageError marks a mistake in the command line (exit code 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode carries a non-error exit status out of a command (targets
+// missed, run interrupted) after its report is printed.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "tpsbench",
+		Short:         "Measure how fast LLM servers generate text: TPS, TTFT, TPOT, ITL",
+		Version:       tpsbench.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newRunCmd(), newReportCmd())
+	return root
+}
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// execute runs the command line and returns the exit code.
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	var code exitCode
+	var usage usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &usage) || isCobraUsage(err):
+		fmt.Fprintf(stderr, "tpsbench: %v\nRun 'tpsbench --help' for usage.\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "tpsbench: %v\n", err)
+		return exitError
+	}
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong number of arguments).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+)
+
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = execute(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func server(t *testing.T) *scripted.Server {
+	t.Helper()
+	srv := scripted.New(scripted.Script{TTFT: 10 * time.Millisecond, Gap: 2 * time.Millisecond, RoleChunk: true, Usage: true, Word: " hi", PromptTokens: 3})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestSingleRequest(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompt", "Explain AI", "--max-tokens", "20", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Generated tokens: 20", "Elapsed:", "TPS:", "Time to first token", "Time per output token", "Decode TPS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if errs != "" {
+		t.Errorf("--quiet run wrote to stderr: %q", errs)
+	}
+}
+
+func TestModelDefaultsToServers(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--max-tokens", "3", "-q")
+	if code != 0 || !strings.Contains(out, "Model: scripted") {
+		t.Fatalf("exit %d, output %s %s", code, out, errs)
+	}
+}
+
+func TestBatchAndRecordsReportAgree(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	recs := filepath.Join(dir, "r.jsonl")
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "20", "--concurrency", "20", "--max-tokens", "10", "--records", recs, "--format", "json", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Tool  string `json:"tool"`
+		Steps []struct {
+			Requests struct{ Completed int } `json:"requests"`
+			Output   int                     `json:"output_tokens"`
+			System   float64                 `json:"system_tps"`
+			TTFT     map[string]float64      `json:"ttft_ms"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("json report: %v\n%s", err, out)
+	}
+	if rep.Tool != "tpsbench" || len(rep.Steps) != 1 || rep.Steps[0].Requests.Completed != 20 || rep.Steps[0].Output != 200 || rep.Steps[0].System <= 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, k := range []string{"mean", "stddev", "min", "p50", "p90", "p95", "p99", "p999", "max", "count"} {
+		if _, ok := rep.Steps[0].TTFT[k]; !ok {
+			t.Errorf("ttft_ms lacks %q", k)
+		}
+	}
+	for _, format := range []string{"json", "text", "csv", "markdown"} {
+		_, again, _ := cli(t, "report", recs, "--format", format)
+		_, run, _ := cli(t, "report", recs, "--format", format)
+		if again != run || again == "" {
+			t.Errorf("%s report not stable", format)
+		}
+		if format == "json" && again != out {
+			t.Errorf("report of the records differs from the run's:\nrun:\n%s\nreport:\n%s", out, again)
+		}
+	}
+	data, _ := os.ReadFile(recs)
+	if n := strings.Count(string(data), "\n"); n != 20 {
+		t.Errorf("records file has %d lines, want 20", n)
+	}
+}
+
+func TestShowTokens(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--show-tokens", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := regexp.MustCompile(`(?m)^\s+(\d+)\s+" hi"\s+(\S+)$`).FindAllStringSubmatch(out, -1)
+	if len(lines) != 5 {
+		t.Fatalf("%d token lines, want 5:\n%s", len(lines), out)
+	}
+	if lines[0][2] != "(first)" || !regexp.MustCompile(`^\d+\.\d$`).MatchString(lines[1][2]) {
+		t.Errorf("instant TPS column: %q %q", lines[0][2], lines[1][2])
+	}
+	if !strings.Contains(out, "average TPS") || !strings.Contains(out, "Generated tokens: 5") {
+		t.Errorf("no summary:\n%s", out)
+	}
+}
+
+func TestSweepAndCompare(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--sweep", "1,2,4", "--max-tokens", "4", "-q")
+	if code != 0 || !strings.Contains(out, "c=1") || !strings.Contains(out, "c=4") || !strings.Contains(out, "TTFT p99") {
+		t.Fatalf("sweep: exit %d\n%s%s", code, out, errs)
+	}
+	srv2 := server(t)
+	code, out, errs = cli(t, "run", "--target", "a="+srv.URL+"#m1", "--target", "b="+srv2.URL+"#m2", "--max-tokens", "4", "--format", "csv", "-q")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, "\na,m1,") || !strings.Contains(out, "\nb,m2,") {
+		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "x", "--model", "y", "--max-tokens", "4", "--format", "markdown", "-q")
+	if code != 0 || !strings.Contains(out, "| x |") || !strings.Contains(out, "| y |") {
+		t.Fatalf("compare models: exit %d\n%s", code, out)
+	}
+}
+
+func TestTargetsSetExitCode(t *testing.T) {
+	srv := server(t)
+	code, out, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--slo", "ttft=1ms", "-q")
+	if code != exitTargetsFail || !strings.Contains(out, "FAIL ttft") {
+		t.Fatalf("exit %d, want 3:\n%s", code, out)
+	}
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--target-use", "chat", "-q")
+	if code != 0 || !strings.Contains(out, "PASS request_tps") {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := [][]string{
+		{"run"}, // no --url
+		{"run", "--url", "localhost:8000"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--format", "pdf"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--slo", "speed=3"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--target-use", "gaming"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--sweep", "1,x"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--arrivals", "bursty", "--rate", "1", "--requests", "1"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "-1"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "0"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--show-tokens", "--concurrency", "4"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--header", "novalue"},
+		{"run", "--target", "bad"},
+		{"run", "--nope"},
+		{"run", "--requests", "many"},
+		{"report"},
+		{"frobnicate"},
+	}
+	for _, args := range cases {
+		code, _, errs := cli(t, args...)
+		if code != exitUsage || !strings.HasPrefix(errs, "tpsbench: ") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	code, _, errs := cli(t, "report", filepath.Join(t.TempDir(), "missing.jsonl"))
+	if code != exitError || !strings.Contains(errs, "missing.jsonl") {
+		t.Errorf("missing file: exit %d %q", code, errs)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"v\":1}\ngarbage\n"), 0o644)
+	code, _, errs = cli(t, "report", bad)
+	if code != exitError || !strings.Contains(errs, "bad.jsonl:2") {
+		t.Errorf("bad file: exit %d %q", code, errs)
+	}
+	// A server that is not there: the run completes with failures counted.
+	code, out, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
+	if code != 0 || !strings.Contains(out, "connect 3") {
+		t.Errorf("unreachable server: exit %d\n%s", code, out)
+	}
+}
+
+func TestPartialLastLineWarns(t *testing.T) {
+	srv := server(t)
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "3", "--max-tokens", "3", "--records", recs, "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	f, _ := os.OpenFile(recs, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":1,"run":"x","se`)
+	f.Close()
+	code, out, errs := cli(t, "report", recs)
+	if code != 0 || !strings.Contains(errs, "partial last line") || !strings.Contains(out, "Total requests: 3") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+}

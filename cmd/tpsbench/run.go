@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/report"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+type runFlags struct {
+	output outputFlags
+
+	url       string
+	models    []string
+	targets   []string
+	api       string
+	noStream  bool
+	apiKeyEnv string
+	headers   []string
+	timeout   time.Duration
+	ignoreEOS bool
+	temp      float64
+
+	prompt    string
+	maxTokens int
+
+	requests    int
+	concurrency int
+	rate        float64
+	arrivals    string
+	seed        uint64
+	duration    time.Duration
+	warmup      int
+	sweep       string
+	grace       time.Duration
+
+	records    string
+	showTokens bool
+	quiet      bool
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Measure a server: one request, a batch, a fixed concurrency, a request rate, a sweep or a model comparison",
+		Example: `  tpsbench run --url http://127.0.0.1:8000 --model M --prompt "Explain AI" --max-tokens 100
+  tpsbench run --url URL --requests 100 --concurrency 100 --max-tokens 50
+  tpsbench run --url URL --show-tokens
+  tpsbench run --url URL --sweep 1,4,8,16,32 --max-tokens 50
+  tpsbench run --url URL --model a --model b
+  tpsbench run --target small=http://h1:8000#m1 --target big=http://h2:8000#m2
+  tpsbench run --url URL --rate 5 --arrivals poisson --duration 60s --records run.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
+	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
+	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
+	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions) or completions (/v1/completions)")
+	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
+	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
+	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "per-request timeout (0 for none)")
+	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, tpsbench serve)")
+	fl.Float64Var(&f.temp, "temperature", -1, "sampling temperature to send (default: the server's)")
+	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
+	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
+	fl.IntVar(&f.requests, "requests", 0, "measured requests per step (default: one batch of --concurrency, or unlimited with --duration)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight (default 1; with --rate, a cap, default none)")
+	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server)")
+	fl.StringVar(&f.arrivals, "arrivals", "poisson", "with --rate: poisson or constant")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed for arrival times")
+	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
+	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: 0, or one per slot in a sweep)")
+	fl.StringVar(&f.sweep, "sweep", "", "concurrency levels to step through, e.g. 1,4,8,16,32")
+	fl.DurationVar(&f.grace, "grace", 5*time.Second, "on Ctrl-C, how long requests in flight may finish")
+	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
+	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	f.output.register(cmd)
+	return cmd
+}
+
+// target is a server and model to measure.
+type target struct {
+	name, url, model string
+}
+
+func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.Header) ([]target, error) {
+	var ts []target
+	for _, spec := range f.targets {
+		name, rest, ok := strings.Cut(spec, "=")
+		u, model, ok2 := strings.Cut(rest, "#")
+		if !ok || !ok2 || name == "" || u == "" || model == "" {
+			return nil, usagef("--target %q: want NAME=URL#MODEL", client.Redact(spec))
+		}
+		ts = append(ts, target{name: name, url: u, model: model})
+	}
+	if len(ts) > 0 {
+		if f.url != "" || len(f.models) > 0 {
+			return nil, usagef("give either --target or --url/--model, not both")
+		}
+		return ts, nil
+	}
+	if f.url == "" {
+		return nil, usagef("--url is required: the OpenAI-compatible server to measure, e.g. --url http://127.0.0.1:8000")
+	}
+	if _, _, err := client.Endpoint(f.url, f.api); err != nil {
+		return nil, usageError{err}
+	}
+	models := f.models
+	if len(models) == 0 {
+		ids, err := client.ListModels(ctx, f.url, key, headers)
+		if err != nil {
+			return nil, fmt.Errorf("no --model given, and %w", err)
+		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("no --model given, and the server lists no models")
+		}
+		models = ids[:1]
+	}
+	for _, m := range models {
+		ts = append(ts, target{name: m, url: f.url, model: m})
+	}
+	return ts, nil
+}
+
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return nil, usagef("--sweep %q: want concurrency levels such as 1,4,8,16,32", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, kv := range hs {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("--header %q: want Name: value", strings.SplitN(kv, ":", 2)[0])
+		}
+		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return h, nil
+}
+
+// profile builds one step's load from the flags.
+func (f *runFlags) profile(concurrency int, sweeping bool) (load.Profile, error) {
+	p := load.Profile{
+		Concurrency: concurrency, Rate: f.rate, Arrivals: load.Arrivals(f.arrivals),
+		Seed: f.seed, Requests: f.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
+	}
+	if p.Rate == 0 && p.Concurrency == 0 {
+		p.Concurrency = 1
+	}
+	if p.Requests == 0 && p.Duration == 0 {
+		if p.Rate > 0 {
+			return p, usagef("with --rate, give --requests or --duration")
+		}
+		p.Requests = p.Concurrency
+	}
+	if p.Warmup < 0 {
+		p.Warmup = 0
+		if sweeping {
+			p.Warmup = p.Concurrency
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
+}
+
+func runRun(cmd *cobra.Command, f *runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	targets, err := f.output.targets()
+	if err != nil {
+		return err
+	}
+	if f.maxTokens < 1 {
+		return usagef("--max-tokens must be at least 1")
+	}
+	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
+		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
+	}
+	if f.arrivals != string(load.Poisson) && f.arrivals != string(load.Constant) {
+		return usagef("--arrivals %q: want poisson or constant", f.arrivals)
+	}
+	headers, err := parseHeaders(f.headers)
+	if err != nil {
+		return err
+	}
+	levels := []int{f.concurrency}
+	sweeping := f.sweep != ""
+	if sweeping {
+		if cmd.Flags().Changed("concurrency") {
+			return usagef("give --sweep or --concurrency, not both")
+		}
+		if levels, err = parseLevels(f.sweep); err != nil {
+			return err
+		}
+	}
+	if f.showTokens && (f.noStream || sweeping || f.rate > 0 || f.duration > 0 || f.requests > 1 || f.concurrency > 1 || len(f.models) > 1 || len(f.targets) > 1) {
+		return usagef("--show-tokens measures one streamed request: drop --sweep, --rate, --duration, --no-stream and counts above 1")
+	}
+	if f.showTokens {
+		f.requests = 1
+	}
+	key := os.Getenv(f.apiKeyEnv)
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	tgts, err := f.parseTargets(ctx, key, headers)
+	if err != nil {
+		return err
+	}
+	clock := record.NewClock()
+	var temp *float64
+	if f.temp >= 0 {
+		temp = &f.temp
+	}
+	var tokens *tokenPrinter
+	if f.showTokens {
+		tokens = &tokenPrinter{w: stdout, clock: clock}
+	}
+	var steps []tpsbench.Step
+	for _, t := range tgts {
+		for _, c := range levels {
+			prof, err := f.profile(c, sweeping)
+			if err != nil {
+				return err
+			}
+			cfg := client.OpenAIConfig{
+				URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
+				Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
+				Concurrency: max(prof.Concurrency, 1), Clock: clock,
+			}
+			if tokens != nil {
+				cfg.OnToken = tokens.token
+			}
+			cl, err := client.NewOpenAI(cfg)
+			if err != nil {
+				return usageError{err}
+			}
+			defer cl.Close()
+			label := t.name
+			if sweeping {
+				label = fmt.Sprintf("c=%d", c)
+				if len(tgts) > 1 {
+					label = t.name + " " + label
+				}
+			}
+			steps = append(steps, tpsbench.Step{
+				Label: label, Model: t.model, Client: cl, Profile: prof,
+				Workload: workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens},
+			})
+		}
+	}
+
+	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock}
+	if f.records != "" {
+		file, err := os.Create(f.records)
+		if err != nil {
+			return fmt.Errorf("creating records file: %w", err)
+		}
+		defer file.Close()
+		plan.Records = record.NewWriter(file)
+	}
+	var prog *progress
+	if !f.quiet {
+		prog = newProgress(stderr, steps)
+		plan.OnStep = prog.step
+		plan.OnRecord = prog.record
+		prog.start()
+	}
+	res, runErr := tpsbench.Run(ctx, plan)
+	if prog != nil {
+		prog.stop()
+	}
+	if res == nil {
+		return runErr
+	}
+	if tokens != nil {
+		tokens.summary()
+	}
+	rep := report.New(tpsbench.Version, res.Steps)
+	rep.Interrupted = res.Interrupted
+	renderErr := f.output.render(stdout, rep)
+	switch {
+	case runErr != nil:
+		return runErr
+	case res.Interrupted:
+		fmt.Fprintln(stderr, "tpsbench: interrupted; the report covers the requests that finished")
+		return exitCode(exitInterrupted)
+	}
+	return renderErr
+}
+
+// tokenPrinter prints each token as it arrives (the founding document's
+// streaming example).
+type tokenPrinter struct {
+	w      io.Writer
+	clock  *record.Clock
+	n      int
+	first  int64
+	prev   int64
+	tokens int
+}
+
+func (p *tokenPrinter) token(at int64, tokens int, text string) {
+	if p.n == 0 {
+		p.first = at
+		fmt.Fprintf(p.w, "%6s  %-24s %12s\n", "token", "text", "instant TPS")
+		fmt.Fprintf(p.w, "%6d  %-24q %12s\n", 1, text, "(first)")
+	} else {
+		gap := float64(at-p.prev) / 1e9 / float64(max(tokens, 1))
+		inst := "inf"
+		if gap > 0 {
+			inst = fmt.Sprintf("%.1f", 1/gap)
+		}
+		label := strconv.Itoa(p.tokens + 1)
+		if tokens > 1 {
+			label = fmt.Sprintf("%d-%d", p.tokens+1, p.tokens+tokens)
+		}
+		fmt.Fprintf(p.w, "%6s  %-24q %12s\n", label, text, inst)
+	}
+	p.n++
+	p.tokens += max(tokens, 1)
+	p.prev = at
+}
+
+func (p *tokenPrinter) summary() {
+	if p.n > 1 {
+		fmt.Fprintf(p.w, "Streamed %d chunks; average TPS after the first token: %.2f tokens/s\n\n",
+			p.n, float64(p.tokens-1)/(float64(p.prev-p.first)/1e9))
+	} else {
+		fmt.Fprintln(p.w)
+	}
+}

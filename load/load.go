@@ -1,0 +1,204 @@
+// Package load decides when each request starts: a fixed number at once, a
+// fixed concurrency, or an open-loop request rate, for a count or a
+// duration, with warm-up. It knows nothing of protocols: it calls a Func for
+// each request and passes the records it returns on.
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Arrivals is how request start times are spread in rate mode.
+type Arrivals string
+
+const (
+	Constant Arrivals = "constant" // evenly spaced
+	Poisson  Arrivals = "poisson"  // exponential gaps: independent users
+)
+
+// Profile is one step's load.
+type Profile struct {
+	// Concurrency caps the requests in flight. Without Rate it is a closed
+	// loop: a new request starts as soon as one ends. With Rate it is a cap
+	// (0 for none); a request that must wait for a slot shows as client lag.
+	Concurrency int
+	Rate        float64 // requests per second, open loop; 0 for closed loop
+	Arrivals    Arrivals
+	Seed        uint64
+	Requests    int           // measured requests; 0 to run until Duration ends
+	Duration    time.Duration // 0 to run until Requests are done
+	Warmup      int           // requests sent first and marked warm-up
+	// Grace is how long in-flight requests may go on once ctx is
+	// cancelled before they are cancelled too (and recorded as such).
+	Grace time.Duration
+}
+
+// Job is one request to make.
+type Job struct {
+	Seq       int       // index among the step's requests of its kind (warm-up or measured)
+	Warmup    bool      // excluded from figures
+	Scheduled time.Time // when the profile wanted it sent
+}
+
+// Func makes one request and returns its record. ctx ends when the request
+// must be abandoned.
+type Func func(ctx context.Context, job Job) *record.Record
+
+// Validate checks a profile before anything is sent.
+func (p Profile) Validate() error {
+	switch {
+	case p.Concurrency < 0:
+		return errors.New("concurrency must not be negative")
+	case p.Rate < 0 || math.IsNaN(p.Rate) || math.IsInf(p.Rate, 0):
+		return errors.New("rate must be a positive number of requests per second")
+	case p.Rate == 0 && p.Concurrency == 0:
+		return errors.New("a closed-loop profile needs a concurrency of at least 1")
+	case p.Requests < 0 || p.Warmup < 0:
+		return errors.New("request counts must not be negative")
+	case p.Duration < 0:
+		return errors.New("duration must not be negative")
+	case p.Requests == 0 && p.Duration == 0:
+		return errors.New("give a number of requests or a duration")
+	case p.Rate > 0 && p.Arrivals != "" && p.Arrivals != Constant && p.Arrivals != Poisson:
+		return fmt.Errorf("arrivals %q: want constant or poisson", p.Arrivals)
+	}
+	return nil
+}
+
+// Run sends the profile's requests and streams their records on the
+// returned channel, warm-up first, closing it when every request has ended.
+// Cancelling ctx stops new requests; those in flight get p.Grace to finish.
+func Run(ctx context.Context, p Profile, do Func) <-chan *record.Record {
+	out := make(chan *record.Record, 1024)
+	go func() {
+		defer close(out)
+		if err := p.Validate(); err != nil {
+			return
+		}
+		reqCtx, cancelReq := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancelReq()
+		var grace *time.Timer
+		var graceMu sync.Mutex
+		stopWatch := context.AfterFunc(ctx, func() {
+			graceMu.Lock()
+			grace = time.AfterFunc(p.Grace, cancelReq)
+			graceMu.Unlock()
+		})
+		defer func() {
+			stopWatch()
+			graceMu.Lock()
+			if grace != nil {
+				grace.Stop()
+			}
+			graceMu.Unlock()
+		}()
+		if p.Warmup > 0 {
+			phase(ctx, reqCtx, p, p.Warmup, 0, true, do, out)
+		}
+		phase(ctx, reqCtx, p, p.Requests, p.Duration, false, do, out)
+	}()
+	return out
+}
+
+// phase sends n requests (0: unbounded) until dur ends (0: unbounded).
+func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, warm bool, do Func, out chan<- *record.Record) {
+	if ctx.Err() != nil {
+		return
+	}
+	start := time.Now()
+	var deadline time.Time
+	if dur > 0 {
+		deadline = start.Add(dur)
+	}
+	if p.Rate == 0 {
+		closedLoop(ctx, reqCtx, p.Concurrency, n, deadline, warm, do, out)
+		return
+	}
+	openLoop(ctx, reqCtx, p, n, start, deadline, warm, do, out)
+}
+
+func closedLoop(ctx, reqCtx context.Context, workers, n int, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	if n > 0 {
+		workers = min(workers, n)
+	}
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if (n > 0 && i >= n) || ctx.Err() != nil {
+					return
+				}
+				now := time.Now()
+				if !deadline.IsZero() && !now.Before(deadline) {
+					return
+				}
+				out <- do(reqCtx, Job{Seq: i, Warmup: warm, Scheduled: now})
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// openLoop starts requests on a schedule fixed in advance: a slow server
+// never delays the next start (no coordinated omission).
+func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
+	rng := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
+	var slots chan struct{}
+	if p.Concurrency > 0 {
+		slots = make(chan struct{}, p.Concurrency)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var offset float64 // seconds after start
+	for i := 0; n == 0 || i < n; i++ {
+		if i > 0 {
+			gap := 1 / p.Rate
+			if p.Arrivals == Poisson {
+				gap = rng.ExpFloat64() / p.Rate
+			}
+			offset += gap
+		}
+		at := start.Add(time.Duration(offset * float64(time.Second)))
+		if !deadline.IsZero() && !at.Before(deadline) {
+			return
+		}
+		if d := time.Until(at); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		if slots != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case slots <- struct{}{}:
+			}
+		}
+		job := Job{Seq: i, Warmup: warm, Scheduled: at}
+		wg.Go(func() {
+			rec := do(reqCtx, job)
+			if slots != nil {
+				<-slots
+			}
+			out <- rec
+		})
+	}
+}

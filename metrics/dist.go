@@ -1,0 +1,98 @@
+// Package metrics turns records into the figures of docs/metrics.md: per
+// request, per step (percentiles, throughput, rolling and peak TPS,
+// goodput), and verdicts against targets. Memory stays bounded whatever the
+// number of records: distributions are HDR histograms.
+package metrics
+
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Dist is a distribution's summary as reported.
+type Dist struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	Max    float64 `json:"max"`
+	Count  int64   `json:"count"`
+}
+
+// histogram collects one figure's samples: percentiles from an HDR histogram
+// (3 significant digits), count, mean, standard deviation, min and max exact.
+type histogram struct {
+	h     *hdrhistogram.Histogram
+	scale float64 // sample value = recorded integer / scale
+	n     int64
+	mean  float64 // Welford
+	m2    float64
+	min   float64
+	max   float64
+}
+
+// newLatency holds durations in ns, up to an hour.
+func newLatency() *histogram {
+	return &histogram{h: hdrhistogram.New(1, int64(3600e9), 3), scale: 1}
+}
+
+// newRate holds rates (tokens/s) to a thousandth, up to 10 million.
+func newRate() *histogram {
+	return &histogram{h: hdrhistogram.New(1, int64(1e10), 3), scale: 1000}
+}
+
+func (d *histogram) add(v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if v < 0 {
+		v = 0
+	}
+	iv := int64(math.Round(v * d.scale))
+	if iv > d.h.HighestTrackableValue() {
+		iv = d.h.HighestTrackableValue()
+	}
+	_ = d.h.RecordValue(iv) // cannot fail: iv is within range
+	d.n++
+	if d.n == 1 {
+		d.min, d.max = v, v
+	} else {
+		d.min = math.Min(d.min, v)
+		d.max = math.Max(d.max, v)
+	}
+	delta := v - d.mean
+	d.mean += delta / float64(d.n)
+	d.m2 += delta * (v - d.mean)
+}
+
+// quantile returns the value at q percent (0-100).
+func (d *histogram) quantile(q float64) float64 {
+	if d.n == 0 {
+		return 0
+	}
+	v := float64(d.h.ValueAtQuantile(q)) / d.scale
+	// HDR reports the top of the bucket; never report past the real extremes.
+	return math.Max(d.min, math.Min(d.max, v))
+}
+
+// summary reports the distribution with every value divided by unit (1e6
+// turns ns into ms).
+func (d *histogram) summary(unit float64) Dist {
+	if d.n == 0 {
+		return Dist{}
+	}
+	sd := 0.0
+	if d.n > 1 {
+		sd = math.Sqrt(d.m2 / float64(d.n-1))
+	}
+	return Dist{
+		Mean: d.mean / unit, Stddev: sd / unit, Min: d.min / unit, Max: d.max / unit,
+		P50: d.quantile(50) / unit, P90: d.quantile(90) / unit, P95: d.quantile(95) / unit,
+		P99: d.quantile(99) / unit, P999: d.quantile(99.9) / unit, Count: d.n,
+	}
+}

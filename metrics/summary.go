@@ -1,0 +1,348 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Requests counts a step's measured requests by outcome.
+type Requests struct {
+	Completed int            `json:"completed"`
+	Failed    int            `json:"failed"`
+	Failures  map[string]int `json:"failures"`
+}
+
+// Goodput is the part of the load that met every per-request target.
+type Goodput struct {
+	Requests          int     `json:"requests"`
+	RequestThroughput float64 `json:"request_throughput"`
+	TPS               float64 `json:"tps"`
+}
+
+// Summary is one step's figures. Its JSON form is part of tpsbench's
+// stable output.
+type Summary struct {
+	Label       string  `json:"label"`
+	Model       string  `json:"model"`
+	URL         string  `json:"url"`
+	API         string  `json:"api"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate"`
+
+	Requests Requests `json:"requests"`
+	Warmup   int      `json:"warmup_requests"`
+
+	DurationS    float64 `json:"duration_s"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+
+	SystemTPS           float64 `json:"system_tps"`
+	TotalTPS            float64 `json:"total_tps"`
+	RequestThroughput   float64 `json:"request_throughput"`
+	AchievedRate        float64 `json:"achieved_rate"` // requests sent per second
+	AchievedConcurrency float64 `json:"achieved_concurrency"`
+	PerRequestTPS       float64 `json:"per_request_tps"` // system TPS / achieved concurrency
+	PeakTPS             float64 `json:"peak_tps"`
+	PeakTPS60           float64 `json:"peak_tps_60s"`
+
+	ClientLag  Dist `json:"client_lag_ms"`
+	TTFT       Dist `json:"ttft_ms"`
+	TPOT       Dist `json:"tpot_ms"`
+	ITL        Dist `json:"itl_ms"`
+	InterChunk Dist `json:"inter_chunk_ms"`
+	E2E        Dist `json:"e2e_ms"`
+	RequestTPS Dist `json:"request_tps"`
+	DecodeTPS  Dist `json:"decode_tps"`
+
+	TokenSources  map[string]int `json:"token_sources"`
+	TokenMismatch int            `json:"token_mismatch"` // requests whose usage count differs from their token-bearing chunks
+
+	Goodput *Goodput  `json:"goodput,omitempty"`
+	Targets []Verdict `json:"targets"`
+
+	// Start and End are the window's bounds in Unix ns.
+	Start int64 `json:"start_unix_ns"`
+	End   int64 `json:"end_unix_ns"`
+	// Rolling holds 1 s rolling TPS, one point per 100 ms; not in JSON by
+	// default (reports that draw charts use it).
+	Rolling []Point `json:"-"`
+}
+
+// Step accumulates the records of one step.
+type Step struct {
+	targets Targets
+
+	label, model, url, api string
+	concurrency            int
+	rate                   float64
+
+	req      Requests
+	warmup   int
+	sources  map[string]int
+	mismatch int
+
+	start, end          int64 // window: first sent, last done (absolute ns)
+	firstSent, lastSent int64
+	sentCount           int
+	inTok, outTok       int64
+	e2eSum              float64 // ns
+	bins                tokenBins
+
+	lag, ttft, tpot, itl, gaps, e2e *histogram
+	reqTPS, decTPS                  *histogram
+
+	// per target: requests meeting it, and values from completed requests
+	met    []int
+	values []*histogram
+	good   int
+	goodTk int64
+}
+
+// NewStep returns an empty step checked against targets.
+func NewStep(targets Targets) *Step {
+	s := &Step{
+		targets: targets,
+		sources: map[string]int{},
+		req:     Requests{Failures: map[string]int{}},
+		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
+		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
+		reqTPS: newRate(), decTPS: newRate(),
+		met: make([]int, len(targets.List)),
+	}
+	for _, t := range targets.List {
+		if t.Name == TargetTTFT || t.Name == TargetTPOT || t.Name == TargetE2E {
+			s.values = append(s.values, newLatency())
+		} else {
+			s.values = append(s.values, newRate())
+		}
+	}
+	return s
+}
+
+// requestFigures are one record's figures, in ns and tokens/s.
+type requestFigures struct {
+	ttft, e2e, tpot float64
+	hasTPOT         bool
+	tps             float64
+	hasTPS          bool
+}
+
+func figures(r *record.Record) requestFigures {
+	f := requestFigures{ttft: float64(r.TTFT()), e2e: float64(r.E2E())}
+	if tpot, ok := r.TPOT(); ok {
+		f.tpot, f.hasTPOT = float64(tpot), true
+	}
+	f.tps, f.hasTPS = r.RequestTPS()
+	return f
+}
+
+// Add counts one record. Warm-up records are only counted as such.
+func (s *Step) Add(r *record.Record) {
+	if s.label == "" && s.model == "" {
+		s.label, s.model, s.url, s.api = r.Step, r.Model, r.URL, r.API
+		s.concurrency, s.rate = r.Concurrency, r.Rate
+	}
+	if r.Warmup {
+		s.warmup++
+		return
+	}
+	sent, done := r.Abs(r.Sent), r.Abs(r.Done)
+	if s.sentCount == 0 || sent < s.start {
+		s.start = sent
+	}
+	if s.sentCount == 0 || done > s.end {
+		s.end = done
+	}
+	if s.sentCount == 0 || sent < s.firstSent {
+		s.firstSent = sent
+	}
+	if s.sentCount == 0 || sent > s.lastSent {
+		s.lastSent = sent
+	}
+	s.sentCount++
+	s.lag.add(float64(r.ClientLag()))
+
+	if !r.OK() {
+		s.req.Failed++
+		s.req.Failures[r.Error.Kind]++
+		return
+	}
+	s.req.Completed++
+	s.sources[r.TokenSource]++
+	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
+		s.mismatch++
+	}
+	s.inTok += int64(r.PromptTokens)
+	s.outTok += int64(r.OutputTokens)
+	f := figures(r)
+	s.e2eSum += f.e2e
+	s.ttft.add(f.ttft)
+	s.e2e.add(f.e2e)
+	if f.hasTPOT {
+		s.tpot.add(f.tpot)
+		if f.tpot > 0 {
+			s.decTPS.add(1e9 / f.tpot)
+		}
+	}
+	if f.hasTPS {
+		s.reqTPS.add(f.tps)
+	}
+	r.ITLs(func(d time.Duration) { s.itl.add(float64(d)) })
+	r.ChunkGaps(func(d time.Duration) { s.gaps.add(float64(d)) })
+	sentAbs := r.Abs(r.Sent)
+	for _, c := range r.Chunks {
+		s.bins.add(sentAbs+c.At, c.Tokens)
+	}
+
+	good := true
+	for i, t := range s.targets.List {
+		if !t.perRequest() {
+			continue
+		}
+		v, ok := perRequestValue(t.Name, f)
+		if !ok {
+			continue // e.g. TPOT of a one-token response: no figure, no miss
+		}
+		s.values[i].add(v)
+		if t.meets(v) {
+			s.met[i]++
+		} else {
+			good = false
+		}
+	}
+	if good {
+		s.good++
+		s.goodTk += int64(r.OutputTokens)
+	}
+}
+
+// Summary computes the step's figures from everything added so far.
+func (s *Step) Summary() Summary {
+	sum := Summary{
+		Label: s.label, Model: s.model, URL: s.url, API: s.api,
+		Concurrency: s.concurrency, Rate: s.rate,
+		Requests: s.req, Warmup: s.warmup,
+		InputTokens: s.inTok, OutputTokens: s.outTok,
+		TokenSources: s.sources, TokenMismatch: s.mismatch,
+		Start: s.start, End: s.end,
+		Targets: []Verdict{},
+	}
+	window := float64(s.end-s.start) / 1e9
+	if s.sentCount > 0 && window > 0 {
+		sum.DurationS = window
+		sum.SystemTPS = float64(s.outTok) / window
+		sum.TotalTPS = float64(s.outTok+s.inTok) / window
+		sum.RequestThroughput = float64(s.req.Completed) / window
+		sum.AchievedConcurrency = s.e2eSum / 1e9 / window
+	}
+	if sum.AchievedConcurrency > 0 {
+		sum.PerRequestTPS = sum.SystemTPS / sum.AchievedConcurrency
+	}
+	if s.sentCount > 1 && s.lastSent > s.firstSent {
+		sum.AchievedRate = float64(s.sentCount-1) / (float64(s.lastSent-s.firstSent) / 1e9)
+	}
+	sum.Rolling = s.bins.rolling(1e9, s.start, s.end)
+	sum.PeakTPS = peak(sum.Rolling, sum.SystemTPS)
+	sum.PeakTPS60 = peak(s.bins.rolling(60e9, s.start, s.end), sum.SystemTPS)
+
+	const ms = 1e6
+	sum.ClientLag = s.lag.summary(ms)
+	sum.TTFT = s.ttft.summary(ms)
+	sum.TPOT = s.tpot.summary(ms)
+	sum.ITL = s.itl.summary(ms)
+	sum.InterChunk = s.gaps.summary(ms)
+	sum.E2E = s.e2e.summary(ms)
+	sum.RequestTPS = s.reqTPS.summary(1)
+	sum.DecodeTPS = s.decTPS.summary(1)
+
+	if len(s.targets.List) > 0 {
+		measured := s.req.Completed + s.req.Failed
+		share := s.targets.share()
+		hasPerRequest := false
+		for i, t := range s.targets.List {
+			v := Verdict{Target: t}
+			if !t.perRequest() {
+				v.Got = sum.SystemTPS
+				v.Pass = s.sentCount > 0 && t.meets(v.Got)
+			} else {
+				hasPerRequest = true
+				q := share * 100
+				if t.higher() {
+					q = 100 - q
+				}
+				v.Got = s.values[i].quantile(q)
+				v.Need = share
+				if measured > 0 {
+					v.Met = float64(s.met[i]) / float64(measured)
+				}
+				v.Pass = measured > 0 && v.Met >= share-1e-12
+			}
+			sum.Targets = append(sum.Targets, v)
+		}
+		if hasPerRequest && window > 0 {
+			sum.Goodput = &Goodput{Requests: s.good, RequestThroughput: float64(s.good) / window, TPS: float64(s.goodTk) / window}
+		}
+	}
+	return sum
+}
+
+// peak is the highest value of a rolling series; a run shorter than the
+// window has only its overall rate.
+func peak(pts []Point, overall float64) float64 {
+	if len(pts) == 0 {
+		return overall
+	}
+	m := 0.0
+	for _, p := range pts {
+		m = math.Max(m, p.V)
+	}
+	return m
+}
+
+// Pass reports whether every target of every step passed.
+func Pass(steps []Summary) bool {
+	for _, s := range steps {
+		for _, v := range s.Targets {
+			if !v.Pass {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Steps groups records by step index, in index order.
+type Steps struct {
+	targets Targets
+	byIndex map[int]*Step
+}
+
+// NewSteps returns an empty grouping.
+func NewSteps(targets Targets) *Steps { return &Steps{targets: targets, byIndex: map[int]*Step{}} }
+
+// Add counts one record in its step.
+func (ss *Steps) Add(r *record.Record) {
+	s := ss.byIndex[r.StepIndex]
+	if s == nil {
+		s = NewStep(ss.targets)
+		ss.byIndex[r.StepIndex] = s
+	}
+	s.Add(r)
+}
+
+// Summaries returns each step's summary, in step order.
+func (ss *Steps) Summaries() []Summary {
+	idx := make([]int, 0, len(ss.byIndex))
+	for i := range ss.byIndex {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := make([]Summary, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, ss.byIndex[i].Summary())
+	}
+	return out
+}

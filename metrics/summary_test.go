@@ -1,0 +1,190 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+const ms = int64(1e6)
+
+// rec builds a completed streamed record: sent at sent ms, chunks at the
+// given ms offsets after sent, each with the given tokens.
+func rec(sent int64, at []int64, tokens []int) *record.Record {
+	r := &record.Record{V: 1, Stream: true, Sent: sent * ms, Scheduled: sent * ms, TokenSource: record.SourceUsage}
+	n := 0
+	for i := range at {
+		r.Chunks = append(r.Chunks, record.Chunk{At: at[i] * ms, Tokens: tokens[i]})
+		n += tokens[i]
+	}
+	r.OutputTokens, r.UsageTokens = n, n
+	r.First = r.Sent + r.Chunks[0].At
+	r.Last = r.Sent + r.Chunks[len(r.Chunks)-1].At
+	r.Done = r.Last
+	return r
+}
+
+func near(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	// Stamps are whole nanoseconds: figures derived by division may be off by 1 ns.
+	if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
+}
+
+func TestSingleRequestFigures(t *testing.T) {
+	// TTFT 100 ms, then 4 chunks 20 ms apart, the third carrying 3 tokens.
+	r := rec(0, []int64{100, 120, 140, 160, 180}, []int{1, 1, 3, 1, 1})
+	s := NewStep(Targets{})
+	s.Add(r)
+	sum := s.Summary()
+	near(t, "output tokens", float64(sum.OutputTokens), 7)
+	near(t, "TTFT", sum.TTFT.Mean, 100)
+	near(t, "E2E", sum.E2E.Mean, 180)
+	near(t, "request TPS", sum.RequestTPS.Mean, 7/0.180)
+	near(t, "TPOT", sum.TPOT.Mean, 80.0/6)
+	near(t, "decode TPS", sum.DecodeTPS.Mean, 6/0.080)
+	// ITL: 20, then 3 samples of 20/3, then 20, 20: six samples (n - first chunk's tokens).
+	if sum.ITL.Count != 6 {
+		t.Fatalf("ITL samples %d, want 6", sum.ITL.Count)
+	}
+	near(t, "ITL mean", sum.ITL.Mean, (20+20+20+20)/6.0)
+	near(t, "ITL min", sum.ITL.Min, 20.0/3)
+	near(t, "inter-chunk count", float64(sum.InterChunk.Count), 4)
+	near(t, "inter-chunk mean", sum.InterChunk.Mean, 20)
+	near(t, "system TPS", sum.SystemTPS, 7/0.180)
+	near(t, "achieved concurrency", sum.AchievedConcurrency, 1)
+	if sum.TokenMismatch != 1 {
+		t.Errorf("token mismatch %d, want 1 (5 chunks, 7 tokens)", sum.TokenMismatch)
+	}
+}
+
+func TestStepWindowAndThroughput(t *testing.T) {
+	s := NewStep(Targets{})
+	// Two overlapping requests and one failure that ends last.
+	s.Add(rec(0, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}))
+	s.Add(rec(500, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}))
+	failed := &record.Record{V: 1, Sent: 600 * ms, Scheduled: 550 * ms, Done: 2000 * ms}
+	failed.Fail(record.KindTimeout, "slow")
+	s.Add(failed)
+	warm := rec(-5000, []int64{10}, []int{1})
+	warm.Warmup = true
+	s.Add(warm)
+	sum := s.Summary()
+	near(t, "duration", sum.DurationS, 2.0)
+	near(t, "system TPS", sum.SystemTPS, 20/2.0)
+	near(t, "request throughput", sum.RequestThroughput, 2/2.0)
+	near(t, "achieved concurrency", sum.AchievedConcurrency, 2.0/2.0) // failed requests carry no E2E
+	near(t, "per-request TPS", sum.PerRequestTPS, 10)
+	if sum.Requests.Completed != 2 || sum.Requests.Failed != 1 || sum.Requests.Failures[record.KindTimeout] != 1 || sum.Warmup != 1 {
+		t.Fatalf("requests %+v warmup %d", sum.Requests, sum.Warmup)
+	}
+	near(t, "TTFT mean (failures excluded)", sum.TTFT.Mean, 100)
+	near(t, "client lag max", sum.ClientLag.Max, 50)
+	near(t, "achieved rate", sum.AchievedRate, 2/0.6)
+	// Tokens arrive at 100..1000 ms and 600..1500 ms; the busiest whole
+	// second [0.6 s, 1.6 s) holds 5 + 10 = 15 tokens.
+	near(t, "peak TPS", sum.PeakTPS, 15)
+	if len(sum.Rolling) == 0 {
+		t.Fatal("no rolling TPS")
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	s := NewStep(Targets{})
+	for i := int64(1); i <= 1000; i++ {
+		s.Add(rec(0, []int64{i, i + 10}, []int{1, 1}))
+	}
+	sum := s.Summary()
+	check := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > want*0.001+1e-9 { // HDR keeps 3 significant digits
+			t.Errorf("%s = %v, want %v within 0.1%%", name, got, want)
+		}
+	}
+	check("p50", sum.TTFT.P50, 500)
+	check("p90", sum.TTFT.P90, 900)
+	check("p99", sum.TTFT.P99, 990)
+	check("p99.9", sum.TTFT.P999, 999)
+	near(t, "min", sum.TTFT.Min, 1)
+	near(t, "max", sum.TTFT.Max, 1000)
+	near(t, "mean", sum.TTFT.Mean, 500.5)
+	near(t, "stddev", sum.TTFT.Stddev, math.Sqrt(1000*1001/12.0))
+}
+
+func TestTargets(t *testing.T) {
+	slo, err := ParseSLO("ttft=150ms,request_tps=10,system_tps=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStep(Targets{List: slo, Share: 0.5})
+	// TTFTs 100, 200, 300 ms; 2 tokens each, last 100 ms after first.
+	for i := int64(1); i <= 3; i++ {
+		s.Add(rec(0, []int64{i * 100, i*100 + 100}, []int{1, 1}))
+	}
+	failed := &record.Record{V: 1, Done: 10}
+	failed.Fail(record.KindHTTPStatus, "503")
+	s.Add(failed)
+	sum := s.Summary()
+	if len(sum.Targets) != 3 {
+		t.Fatalf("verdicts %v", sum.Targets)
+	}
+	ttft, tps, sys := sum.Targets[0], sum.Targets[1], sum.Targets[2]
+	// One of four requests meets ttft <= 150 ms: 25% < 50% needed.
+	near(t, "ttft met", ttft.Met, 0.25)
+	if ttft.Pass {
+		t.Error("ttft target passed with 25% meeting it")
+	}
+	// request TPS: 2/0.2=10, 2/0.3=6.67, 2/0.4=5: one meets >= 10.
+	near(t, "request_tps met", tps.Met, 0.25)
+	// system TPS: 6 tokens over 0.4 s = 15 >= 5.
+	near(t, "system_tps got", sys.Got, 15)
+	if !sys.Pass || Pass([]Summary{sum}) {
+		t.Errorf("system pass %v, overall %v", sys.Pass, Pass([]Summary{sum}))
+	}
+	if sum.Goodput == nil || sum.Goodput.Requests != 1 {
+		t.Fatalf("goodput %+v, want 1 request", sum.Goodput)
+	}
+}
+
+func TestParseSLO(t *testing.T) {
+	good := map[string][]Target{
+		"ttft=500ms,tpot=40ms":  {{TargetTTFT, 500}, {TargetTPOT, 40}},
+		"e2e=2s, request_tps=30": {{TargetE2E, 2000}, {TargetRequestTPS, 30}},
+		"ttft=250":               {{TargetTTFT, 250}},
+		"":                       nil,
+	}
+	for in, want := range good {
+		got, err := ParseSLO(in)
+		if err != nil || len(got) != len(want) {
+			t.Errorf("ParseSLO(%q) = %v, %v", in, got, err)
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("ParseSLO(%q)[%d] = %v, want %v", in, i, got[i], want[i])
+			}
+		}
+	}
+	for _, bad := range []string{"ttft", "speed=3", "ttft=fast", "system_tps=-1", "request_tps=NaN", "tpot=0"} {
+		if _, err := ParseSLO(bad); err == nil {
+			t.Errorf("ParseSLO(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseSLO(f *testing.F) {
+	f.Add("ttft=500ms,tpot=40ms,request_tps=30,system_tps=200")
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, err := ParseSLO(s)
+		if err != nil {
+			return
+		}
+		for _, x := range ts {
+			if !(x.Want > 0) || math.IsInf(x.Want, 0) {
+				t.Fatalf("accepted bad value %v from %q", x.Want, s)
+			}
+		}
+	})
+}

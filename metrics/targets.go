@@ -1,0 +1,152 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Target figures: per-request ones are checked on every request; system_tps
+// on the step as a whole.
+const (
+	TargetTTFT       = "ttft"        // ms, at most
+	TargetTPOT       = "tpot"        // ms, at most
+	TargetE2E        = "e2e"         // ms, at most
+	TargetRequestTPS = "request_tps" // tokens/s per request, at least
+	TargetDecodeTPS  = "decode_tps"  // tokens/s per request after the first token, at least
+	TargetSystemTPS  = "system_tps"  // tokens/s for the step, at least
+)
+
+// Target is one goal a step must meet.
+type Target struct {
+	Name string  `json:"name"`
+	Want float64 `json:"want"` // ms for latencies, tokens/s for rates
+}
+
+// higher reports whether a larger value is better for the target.
+func (t Target) higher() bool {
+	return t.Name == TargetRequestTPS || t.Name == TargetDecodeTPS || t.Name == TargetSystemTPS
+}
+
+func (t Target) perRequest() bool { return t.Name != TargetSystemTPS }
+
+// Unit is the target's unit as printed.
+func (t Target) Unit() string {
+	if t.higher() {
+		return "tok/s"
+	}
+	return "ms"
+}
+
+// Targets is a set of goals and the share of requests that must meet each
+// per-request goal.
+type Targets struct {
+	List  []Target
+	Share float64 // 0 < Share <= 1; 0 means DefaultShare
+}
+
+// DefaultShare is the share of requests that must meet a per-request target.
+const DefaultShare = 0.99
+
+func (ts Targets) share() float64 {
+	if ts.Share <= 0 {
+		return DefaultShare
+	}
+	return ts.Share
+}
+
+// UseCase returns the founding document's target for a use case.
+func UseCase(name string) (Target, error) {
+	switch name {
+	case "chat":
+		return Target{Name: TargetRequestTPS, Want: 30}, nil
+	case "code":
+		return Target{Name: TargetRequestTPS, Want: 50}, nil
+	case "batch":
+		return Target{Name: TargetSystemTPS, Want: 200}, nil
+	}
+	return Target{}, fmt.Errorf("use case %q: want chat, batch or code", name)
+}
+
+// ParseSLO parses "ttft=500ms,tpot=40ms,request_tps=30,system_tps=200".
+// Latencies take a Go duration or a bare number of milliseconds.
+func ParseSLO(s string) ([]Target, error) {
+	var out []Target
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("--slo %q: want name=value", part)
+		}
+		t := Target{Name: strings.TrimSpace(name)}
+		val = strings.TrimSpace(val)
+		switch t.Name {
+		case TargetTTFT, TargetTPOT, TargetE2E:
+			if d, err := time.ParseDuration(val); err == nil {
+				t.Want = float64(d) / 1e6
+			} else if f, err := strconv.ParseFloat(val, 64); err == nil {
+				t.Want = f
+			} else {
+				return nil, fmt.Errorf("--slo %s=%q: want a duration such as 500ms", t.Name, val)
+			}
+		case TargetRequestTPS, TargetDecodeTPS, TargetSystemTPS:
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return nil, fmt.Errorf("--slo %s=%q: want tokens per second", t.Name, val)
+			}
+			t.Want = f
+		default:
+			return nil, fmt.Errorf("--slo %q: unknown target (want ttft, tpot, e2e, request_tps, decode_tps or system_tps)", t.Name)
+		}
+		if t.Want <= 0 || math.IsNaN(t.Want) || math.IsInf(t.Want, 0) {
+			return nil, fmt.Errorf("--slo %s: want a positive value", t.Name)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Verdict is a target checked against a step.
+type Verdict struct {
+	Target
+	// Got is the step's value: system TPS, or for a per-request target the
+	// value that the required share of completed requests meets (p99 of
+	// TTFT, p1 of request TPS, for a share of 99%).
+	Got  float64 `json:"got"`
+	Met  float64 `json:"met,omitempty"`  // share of measured requests (failed ones included) meeting it
+	Need float64 `json:"need,omitempty"` // share required
+	Pass bool    `json:"pass"`
+}
+
+// perRequestValue is the record's value for a per-request target, and
+// whether it has one.
+func perRequestValue(name string, f requestFigures) (float64, bool) {
+	switch name {
+	case TargetTTFT:
+		return f.ttft / 1e6, true
+	case TargetTPOT:
+		return f.tpot / 1e6, f.hasTPOT
+	case TargetE2E:
+		return f.e2e / 1e6, true
+	case TargetRequestTPS:
+		return f.tps, f.hasTPS
+	case TargetDecodeTPS:
+		if !f.hasTPOT || f.tpot <= 0 {
+			return 0, false
+		}
+		return 1e9 / f.tpot, true
+	}
+	return 0, false
+}
+
+func (t Target) meets(v float64) bool {
+	if t.higher() {
+		return v >= t.Want
+	}
+	return v <= t.Want
+}

@@ -1,0 +1,127 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sample() *Record {
+	r := &Record{V: SchemaVersion, Run: "abc", Step: "c=4", StepIndex: 2, Seq: 7, Model: "m", URL: "http://h/v1/chat/completions",
+		API: "chat", Stream: true, Concurrency: 4, Rate: 2.5, T0: 1700000000000000000, Scheduled: 10, Sent: 20, First: 120, Last: 320, Done: 330,
+		Chunks: []Chunk{{100, 1}, {200, 3}, {300, 1}}, OutputTokens: 5, TokenSource: SourceUsage, UsageTokens: 5, PromptTokens: 9,
+		MaxTokens: 5, Status: 200, ResponseID: "cmpl-1", FinishReason: "length"}
+	return r
+}
+
+func TestRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	in := []*Record{sample(), {V: 1, Seq: 1, Sent: 5, Done: 9, Error: &Error{Kind: KindHTTPStatus, Message: "HTTP 503 \"busy\"\n<>&"}}}
+	for _, r := range in {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 2 {
+		t.Fatalf("%d lines for 2 records", n)
+	}
+	if !strings.Contains(buf.String(), `"chunks":[[100,1],[200,3],[300,1]]`) {
+		t.Errorf("chunks not written as pairs: %s", buf.String())
+	}
+	rd := NewReader(&buf, "mem")
+	for i, want := range in {
+		var got Record
+		if err := rd.Next(&got); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(&got, want) {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i, got, *want)
+		}
+	}
+	var r Record
+	if err := rd.Next(&r); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the last record: %v, want EOF", err)
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	good := `{"v":1,"seq":1,"sent":1,"done":2}`
+	cases := []struct {
+		name, in string
+		partial  bool
+		want     string
+	}{
+		{"partial last line", good + "\n" + `{"v":1,"se`, true, "mem:2"},
+		{"bad middle line", good + "\nnot json\n" + good + "\n", false, "mem:2: not a record"},
+		{"future schema", `{"v":99}` + "\n", false, "schema version 99"},
+		{"no version", `{"seq":1}` + "\n", false, "schema version 0"},
+		{"stamps out of order", `{"v":1,"sent":5,"done":1}` + "\n", false, "out of order"},
+		{"chunks out of order", `{"v":1,"sent":0,"done":9,"chunks":[[5,1],[2,1]]}` + "\n", false, "chunk 1"},
+		{"bad chunk", `{"v":1,"chunks":[[1]]}` + "\n", false, "chunk"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rd := NewReader(strings.NewReader(c.in), "mem")
+			var r Record
+			var err error
+			for err == nil {
+				err = rd.Next(&r)
+			}
+			if errors.Is(err, io.EOF) {
+				t.Fatalf("no error for %q", c.in)
+			}
+			if errors.Is(err, ErrPartialLine) != c.partial || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q (partial %v), want it to mention %q (partial %v)", err, errors.Is(err, ErrPartialLine), c.want, c.partial)
+			}
+		})
+	}
+}
+
+func TestBlankLinesAndLongLines(t *testing.T) {
+	r := sample()
+	for i := 0; i < 200000; i++ { // a line of several MB, past the reader's buffer
+		r.Chunks = append(r.Chunks, Chunk{int64(400 + i), 1})
+	}
+	var buf bytes.Buffer
+	buf.WriteString("\n\n")
+	w := NewWriter(&buf)
+	_ = w.Write(r)
+	_ = w.Flush()
+	rd := NewReader(&buf, "mem")
+	var got Record
+	if err := rd.Next(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chunks) != len(r.Chunks) {
+		t.Fatalf("%d chunks read back, want %d", len(got.Chunks), len(r.Chunks))
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	_ = w.Write(sample())
+	_ = w.Flush()
+	f.Add(buf.String())
+	f.Add(`{"v":1,"chunks":[[1,2],[3,4]]}` + "\n" + `{"v":1`)
+	f.Fuzz(func(t *testing.T, in string) {
+		rd := NewReader(strings.NewReader(in), "fuzz")
+		for i := 0; i <= len(in); i++ {
+			var r Record
+			if err := rd.Next(&r); err != nil {
+				return
+			}
+			if r.V < 1 || r.V > SchemaVersion {
+				t.Fatalf("accepted schema version %d", r.V)
+			}
+		}
+		t.Fatal("reader did not end")
+	})
+}

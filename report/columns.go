@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// column is one figure of a step, shared by the CSV and Markdown renderers
+// so that both carry the same figures.
+type column struct {
+	name  string
+	group string // Markdown table it goes in
+	value func(s *metrics.Summary) string
+}
+
+func f64(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+func columns(steps []metrics.Summary) []column {
+	cols := []column{
+		{"label", "steps", func(s *metrics.Summary) string { return s.Label }},
+		{"model", "steps", func(s *metrics.Summary) string { return s.Model }},
+		{"url", "steps", func(s *metrics.Summary) string { return s.URL }},
+		{"api", "steps", func(s *metrics.Summary) string { return s.API }},
+		{"concurrency", "steps", func(s *metrics.Summary) string { return strconv.Itoa(s.Concurrency) }},
+		{"rate", "steps", func(s *metrics.Summary) string { return f64(s.Rate) }},
+		{"completed", "throughput", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Completed) }},
+		{"failed", "throughput", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failed) }},
+		{"duration_s", "throughput", func(s *metrics.Summary) string { return f64(s.DurationS) }},
+		{"input_tokens", "throughput", func(s *metrics.Summary) string { return strconv.FormatInt(s.InputTokens, 10) }},
+		{"output_tokens", "throughput", func(s *metrics.Summary) string { return strconv.FormatInt(s.OutputTokens, 10) }},
+		{"system_tps", "throughput", func(s *metrics.Summary) string { return f64(s.SystemTPS) }},
+		{"total_tps", "throughput", func(s *metrics.Summary) string { return f64(s.TotalTPS) }},
+		{"request_throughput", "throughput", func(s *metrics.Summary) string { return f64(s.RequestThroughput) }},
+		{"achieved_rate", "throughput", func(s *metrics.Summary) string { return f64(s.AchievedRate) }},
+		{"achieved_concurrency", "throughput", func(s *metrics.Summary) string { return f64(s.AchievedConcurrency) }},
+		{"per_request_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PerRequestTPS) }},
+		{"peak_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PeakTPS) }},
+		{"peak_tps_60s", "throughput", func(s *metrics.Summary) string { return f64(s.PeakTPS60) }},
+	}
+	dists := []struct {
+		name string
+		get  func(s *metrics.Summary) metrics.Dist
+	}{
+		{"ttft_ms", func(s *metrics.Summary) metrics.Dist { return s.TTFT }},
+		{"tpot_ms", func(s *metrics.Summary) metrics.Dist { return s.TPOT }},
+		{"itl_ms", func(s *metrics.Summary) metrics.Dist { return s.ITL }},
+		{"inter_chunk_ms", func(s *metrics.Summary) metrics.Dist { return s.InterChunk }},
+		{"e2e_ms", func(s *metrics.Summary) metrics.Dist { return s.E2E }},
+		{"request_tps", func(s *metrics.Summary) metrics.Dist { return s.RequestTPS }},
+		{"decode_tps", func(s *metrics.Summary) metrics.Dist { return s.DecodeTPS }},
+		{"client_lag_ms", func(s *metrics.Summary) metrics.Dist { return s.ClientLag }},
+	}
+	stats := []struct {
+		name string
+		get  func(d metrics.Dist) string
+	}{
+		{"mean", func(d metrics.Dist) string { return f64(d.Mean) }},
+		{"stddev", func(d metrics.Dist) string { return f64(d.Stddev) }},
+		{"min", func(d metrics.Dist) string { return f64(d.Min) }},
+		{"p50", func(d metrics.Dist) string { return f64(d.P50) }},
+		{"p90", func(d metrics.Dist) string { return f64(d.P90) }},
+		{"p95", func(d metrics.Dist) string { return f64(d.P95) }},
+		{"p99", func(d metrics.Dist) string { return f64(d.P99) }},
+		{"p999", func(d metrics.Dist) string { return f64(d.P999) }},
+		{"max", func(d metrics.Dist) string { return f64(d.Max) }},
+		{"count", func(d metrics.Dist) string { return strconv.FormatInt(d.Count, 10) }},
+	}
+	for _, d := range dists {
+		for _, st := range stats {
+			cols = append(cols, column{d.name + "_" + st.name, d.name, func(s *metrics.Summary) string { return st.get(d.get(s)) }})
+		}
+	}
+	for _, k := range record.Kinds {
+		cols = append(cols, column{"failures_" + k, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failures[k]) }})
+	}
+	for _, src := range []string{record.SourceUsage, record.SourceTokenizer, record.SourceChunks} {
+		cols = append(cols, column{"tokens_from_" + src, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.TokenSources[src]) }})
+	}
+	cols = append(cols,
+		column{"token_mismatch", "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.TokenMismatch) }},
+		column{"goodput_tps", "counts", func(s *metrics.Summary) string {
+			if s.Goodput == nil {
+				return ""
+			}
+			return f64(s.Goodput.TPS)
+		}},
+		column{"targets", "counts", func(s *metrics.Summary) string { return targetCell(s.Targets) }},
+	)
+	return cols
+}
+
+// targetCell is "pass" or "fail" with the failed targets, empty without targets.
+func targetCell(vs []metrics.Verdict) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	var failed []string
+	for _, v := range vs {
+		if !v.Pass {
+			failed = append(failed, fmt.Sprintf("%s=%s", v.Name, f64(v.Got)))
+		}
+	}
+	if len(failed) == 0 {
+		return "pass"
+	}
+	sort.Strings(failed)
+	return "fail " + strings.Join(failed, " ")
+}

@@ -1,0 +1,51 @@
+package report
+
+import (
+	"io"
+	"strings"
+)
+
+// Markdown writes the CSV's figures as tables grouped by kind (throughput,
+// then one table per distribution), each with a row per step.
+func Markdown(w io.Writer, r *Report) error {
+	ew := &errWriter{w: w}
+	cols := columns(r.Steps)
+	var groups []string
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if c.group != "steps" && !seen[c.group] {
+			seen[c.group] = true
+			groups = append(groups, c.group)
+		}
+	}
+	ew.printf("# tpsbench %s\n", r.Version)
+	for _, g := range groups {
+		ew.printf("\n## %s\n\n", g)
+		head := []string{"step"}
+		for _, c := range cols {
+			if c.group == g {
+				head = append(head, strings.TrimPrefix(c.name, g+"_"))
+			}
+		}
+		ew.printf("| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		for si := range r.Steps {
+			s := &r.Steps[si]
+			cells := []string{mdEscape(s.Label)}
+			for _, c := range cols {
+				if c.group == g {
+					cells = append(cells, mdEscape(c.value(s)))
+				}
+			}
+			ew.printf("| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+	if len(r.Steps) > 0 {
+		ew.printf("\n## steps\n\n| step | model | url | api | concurrency | rate |\n|---|---|---|---|---|---|\n")
+		for _, s := range r.Steps {
+			ew.printf("| %s | %s | %s | %s | %d | %s |\n", mdEscape(s.Label), mdEscape(s.Model), mdEscape(s.URL), s.API, s.Concurrency, f64(s.Rate))
+		}
+	}
+	return ew.err
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

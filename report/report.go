@@ -1,0 +1,59 @@
+// Package report renders step summaries as text, JSON, CSV or Markdown.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// Formats lists the formats Render knows.
+var Formats = []string{"text", "json", "csv", "markdown"}
+
+// Report is what gets rendered. Its JSON form is tpsbench's stable output.
+type Report struct {
+	Tool    string            `json:"tool"`
+	Version string            `json:"version"`
+	Steps   []metrics.Summary `json:"steps"`
+	Pass    bool              `json:"pass"`
+	// Interrupted is set when the run was stopped early.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// New builds a report of steps.
+func New(version string, steps []metrics.Summary) *Report {
+	if steps == nil {
+		steps = []metrics.Summary{}
+	}
+	return &Report{Tool: "tpsbench", Version: version, Steps: steps, Pass: metrics.Pass(steps)}
+}
+
+// CheckFormat returns an error for an unknown format name.
+func CheckFormat(format string) error {
+	for _, f := range Formats {
+		if f == format {
+			return nil
+		}
+	}
+	return fmt.Errorf("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+}
+
+// Render writes r in format.
+func Render(w io.Writer, format string, r *Report) error {
+	switch format {
+	case "text":
+		return Text(w, r)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "csv":
+		return CSV(w, r)
+	case "markdown":
+		return Markdown(w, r)
+	}
+	return CheckFormat(format)
+}

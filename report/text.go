@@ -1,0 +1,224 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// Text writes the report as the founding document's printouts do: plain
+// English labels; one request reads as a single measurement, one step as a
+// batch, several steps as a table.
+func Text(w io.Writer, r *Report) error {
+	ew := &errWriter{w: w}
+	switch {
+	case len(r.Steps) == 0:
+		ew.printf("No requests were measured.\n")
+	case len(r.Steps) == 1 && r.Steps[0].Requests.Completed+r.Steps[0].Requests.Failed == 1:
+		single(ew, &r.Steps[0])
+	case len(r.Steps) == 1:
+		batch(ew, &r.Steps[0])
+	default:
+		table(ew, r.Steps)
+	}
+	for i := range r.Steps {
+		notes(ew, &r.Steps[i], len(r.Steps) > 1)
+	}
+	targets(ew, r.Steps)
+	if r.Interrupted {
+		ew.printf("\nThe run was interrupted: these figures cover the requests that finished.\n")
+	}
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func header(ew *errWriter, s *metrics.Summary) {
+	ew.printf("Model: %s\nServer: %s (%s)\n", s.Model, s.URL, s.API)
+}
+
+func single(ew *errWriter, s *metrics.Summary) {
+	header(ew, s)
+	if s.Requests.Completed == 0 {
+		ew.printf("The request failed.\n")
+		return
+	}
+	e2e := s.E2E.Mean / 1e3
+	ew.printf("Generated tokens: %d\n", s.OutputTokens)
+	ew.printf("Elapsed: %.3f s\n", e2e)
+	ew.printf("TPS: %.2f tokens/s\n", s.RequestTPS.Mean)
+	ew.printf("Time to first token (TTFT): %s\n", ms(s.TTFT.Mean))
+	if s.TPOT.Count > 0 {
+		ew.printf("Time per output token (TPOT): %s\n", ms(s.TPOT.Mean))
+		ew.printf("Decode TPS (1/TPOT): %.2f tokens/s\n", s.DecodeTPS.Mean)
+	}
+	if s.ITL.Count > 0 {
+		ew.printf("Inter-token latency: p50 %s, p99 %s, max %s\n", ms(s.ITL.P50), ms(s.ITL.P99), ms(s.ITL.Max))
+	}
+}
+
+func batch(ew *errWriter, s *metrics.Summary) {
+	header(ew, s)
+	load := fmt.Sprintf("concurrency %d", s.Concurrency)
+	if s.Rate > 0 {
+		load = fmt.Sprintf("rate %.2f requests/s asked, %.2f achieved", s.Rate, s.AchievedRate)
+		if s.Concurrency > 0 {
+			load += fmt.Sprintf(", at most %d in flight", s.Concurrency)
+		}
+	}
+	ew.printf("Load: %s\n", load)
+	ew.printf("Total requests: %d (%d completed, %d failed)\n", s.Requests.Completed+s.Requests.Failed, s.Requests.Completed, s.Requests.Failed)
+	ew.printf("Total tokens: %d generated, %d prompt\n", s.OutputTokens, s.InputTokens)
+	ew.printf("Elapsed: %.3f s\n", s.DurationS)
+	ew.printf("System TPS: %.2f tokens/s\n", s.SystemTPS)
+	ew.printf("Per-request TPS: mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
+		s.RequestTPS.Mean, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
+	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
+	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)
+	ew.printf("Peak TPS (1 s window): %.2f tokens/s\n", s.PeakTPS)
+	ew.printf("\n")
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\t\n")
+	row := func(name string, d metrics.Dist) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", name, ms(d.Mean), ms(d.P50), ms(d.P90), ms(d.P99), ms(d.Max))
+	}
+	row("TTFT", s.TTFT)
+	row("TPOT", s.TPOT)
+	row("ITL", s.ITL)
+	row("E2E latency", s.E2E)
+	row("Client lag", s.ClientLag)
+	_ = tw.Flush()
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func table(ew *errWriter, steps []metrics.Summary) {
+	models := map[string]bool{}
+	for _, s := range steps {
+		models[s.Model] = true
+	}
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "step\tmodel\tconcurrency\trequests\tfailed\tsystem TPS\tper-request TPS\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99\t\n")
+	for _, s := range steps {
+		conc := fmt.Sprint(s.Concurrency)
+		if s.Rate > 0 {
+			conc = fmt.Sprintf("%d @%.3g/s", s.Concurrency, s.Rate)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", s.Label, s.Model, conc,
+			s.Requests.Completed, s.Requests.Failed, s.SystemTPS, s.RequestTPS.Mean,
+			ms(s.TTFT.P50), ms(s.TTFT.P99), ms(s.TPOT.P50), ms(s.TPOT.P99))
+	}
+	_ = tw.Flush()
+	if len(steps) > 1 && steps[0].SystemTPS > 0 {
+		ew.printf("\nSystem TPS against the first step:")
+		for _, s := range steps[1:] {
+			ew.printf(" %s %.2fx", s.Label, s.SystemTPS/steps[0].SystemTPS)
+		}
+		ew.printf("\n")
+	}
+}
+
+// notes lists failures, token count sources and client lag worth knowing.
+func notes(ew *errWriter, s *metrics.Summary, named bool) {
+	prefix := ""
+	if named {
+		prefix = s.Label + ": "
+	}
+	if s.Requests.Failed > 0 {
+		var kinds []string
+		for k, n := range s.Requests.Failures {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		ew.printf("%sFailures (kept out of latency and TPS figures): %s\n", prefix, strings.Join(kinds, ", "))
+	}
+	if len(s.TokenSources) > 0 {
+		var src []string
+		for k, n := range s.TokenSources {
+			src = append(src, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(src)
+		ew.printf("%sToken counts from: %s", prefix, strings.Join(src, ", "))
+		if s.TokenMismatch > 0 {
+			ew.printf(" (%d requests streamed a different number of chunks than their usage count)", s.TokenMismatch)
+		}
+		ew.printf("\n")
+	}
+	if s.ClientLag.P99 > 10 {
+		ew.printf("%sWarning: the client started requests late (lag p99 %s): the client, not the server, may be the limit\n", prefix, ms(s.ClientLag.P99))
+	}
+}
+
+func targets(ew *errWriter, steps []metrics.Summary) {
+	any := false
+	for _, s := range steps {
+		if len(s.Targets) > 0 {
+			any = true
+		}
+	}
+	if !any {
+		return
+	}
+	ew.printf("\nTargets:\n")
+	for _, s := range steps {
+		for _, v := range s.Targets {
+			verdict := "PASS"
+			if !v.Pass {
+				verdict = "FAIL"
+			}
+			label := ""
+			if len(steps) > 1 {
+				label = s.Label + ": "
+			}
+			if v.Need > 0 {
+				ew.printf("  %s%s %s %s %s %s for %.1f%% of requests: got %s at that share, met by %.1f%%\n",
+					label, verdict, v.Name, cmp(v), num(v.Want), v.Unit(), v.Need*100, num(v.Got), v.Met*100)
+			} else {
+				ew.printf("  %s%s %s %s %s %s: got %s\n", label, verdict, v.Name, cmp(v), num(v.Want), v.Unit(), num(v.Got))
+			}
+		}
+	}
+}
+
+func cmp(v metrics.Verdict) string {
+	if v.Unit() == "ms" {
+		return "at most"
+	}
+	return "at least"
+}
+
+func num(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+// ms prints milliseconds readably.
+func ms(v float64) string {
+	switch {
+	case v >= 10000:
+		return fmt.Sprintf("%.2f s", v/1e3)
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f ms", v)
+	default:
+		return fmt.Sprintf("%.3f ms", v)
+	}
+}

@@ -1,0 +1,135 @@
+// Package tpsbench measures how fast LLM servers generate text. It wires the
+// pipeline workload -> load -> client -> records -> metrics: Run executes a
+// Plan of steps and returns each step's figures, streaming every record to
+// the sinks given. The tpsbench command is a thin layer over this package.
+package tpsbench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// Version is tpsbench's version, reported in outputs.
+var Version = "0.1.0-dev"
+
+// Step is one measured configuration: a target, a load and a workload.
+type Step struct {
+	Label    string
+	Model    string
+	Client   client.Client
+	Profile  load.Profile
+	Workload workload.Source
+}
+
+// Plan is a run: steps executed one after another.
+type Plan struct {
+	Steps   []Step
+	Targets metrics.Targets
+	Clock   *record.Clock // shared with the clients' configs; made when nil
+	// Records, when set, receives every record (warm-up included) as its
+	// request ends, flushed at once so that a killed run loses only what
+	// was in flight.
+	Records *record.Writer
+	// OnRecord, when set, sees every record after it is written. It runs
+	// on the collecting goroutine and must be quick.
+	OnRecord func(*record.Record)
+	// OnStep, when set, is called as each step begins.
+	OnStep func(index int, s *Step)
+}
+
+// Result is what a run measured.
+type Result struct {
+	RunID string
+	Steps []metrics.Summary
+	// Interrupted is set when ctx ended the run early; Steps then hold
+	// what finished.
+	Interrupted bool
+}
+
+// Pass reports whether every target was met.
+func (r *Result) Pass() bool { return metrics.Pass(r.Steps) }
+
+// Run executes the plan. Cancelling ctx stops scheduling; requests in
+// flight get each step's grace period, and what finished is reported. The
+// error is about the plan or the records file; request failures are
+// figures, not errors.
+func Run(ctx context.Context, plan Plan) (*Result, error) {
+	if len(plan.Steps) == 0 {
+		return nil, fmt.Errorf("the plan has no steps")
+	}
+	for i, s := range plan.Steps {
+		if err := s.Profile.Validate(); err != nil {
+			return nil, fmt.Errorf("step %d (%s): %w", i, s.Label, err)
+		}
+		if s.Client == nil || s.Workload == nil {
+			return nil, fmt.Errorf("step %d (%s): needs a client and a workload", i, s.Label)
+		}
+	}
+	clock := plan.Clock
+	if clock == nil {
+		clock = record.NewClock()
+	}
+	res := &Result{RunID: newRunID()}
+	agg := metrics.NewSteps(plan.Targets)
+	var writeErr error
+	for i := range plan.Steps {
+		if ctx.Err() != nil {
+			break
+		}
+		step := &plan.Steps[i]
+		if plan.OnStep != nil {
+			plan.OnStep(i, step)
+		}
+		do := func(ctx context.Context, job load.Job) *record.Record {
+			item := step.Workload.Item(job.Seq, job.Warmup)
+			rec := &record.Record{
+				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: i,
+				Seq: job.Seq, Warmup: job.Warmup,
+				Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
+				T0: clock.T0(), Scheduled: clock.Since(job.Scheduled),
+			}
+			if item.MaxTokens > 0 {
+				rec.Chunks = make([]record.Chunk, 0, item.MaxTokens)
+			}
+			req := &client.Request{Model: step.Model, Prompt: item.Prompt, MaxTokens: item.MaxTokens}
+			for _, m := range item.Messages {
+				req.Messages = append(req.Messages, client.Message{Role: m.Role, Content: m.Content})
+			}
+			step.Client.Do(ctx, req, rec)
+			return rec
+		}
+		for rec := range load.Run(ctx, step.Profile, do) {
+			if plan.Records != nil && writeErr == nil {
+				if err := plan.Records.Write(rec); err == nil {
+					writeErr = plan.Records.Flush()
+				} else {
+					writeErr = err
+				}
+			}
+			agg.Add(rec)
+			if plan.OnRecord != nil {
+				plan.OnRecord(rec)
+			}
+		}
+	}
+	res.Steps = agg.Summaries()
+	res.Interrupted = ctx.Err() != nil
+	if writeErr != nil {
+		return res, fmt.Errorf("writing records: %w", writeErr)
+	}
+	return res, nil
+}
+
+func newRunID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}
