@@ -150,7 +150,7 @@ func TestTargets(t *testing.T) {
 
 func TestParseSLO(t *testing.T) {
 	good := map[string][]Target{
-		"ttft=500ms,tpot=40ms":  {{TargetTTFT, 500}, {TargetTPOT, 40}},
+		"ttft=500ms,tpot=40ms":   {{TargetTTFT, 500}, {TargetTPOT, 40}},
 		"e2e=2s, request_tps=30": {{TargetE2E, 2000}, {TargetRequestTPS, 30}},
 		"ttft=250":               {{TargetTTFT, 250}},
 		"":                       nil,
