@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // Text writes the report as the founding document's printouts do: plain
@@ -152,7 +153,8 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		sort.Strings(kinds)
 		ew.printf("%sFailures (kept out of latency and TPS figures): %s\n", prefix, strings.Join(kinds, ", "))
 	}
-	if len(s.TokenSources) > 0 {
+	onlyUsage := len(s.TokenSources) == 1 && s.TokenSources[record.SourceUsage] > 0 && s.TokenMismatch == 0
+	if len(s.TokenSources) > 0 && !(named && onlyUsage) {
 		var src []string
 		for k, n := range s.TokenSources {
 			src = append(src, fmt.Sprintf("%s %d", k, n))
@@ -164,7 +166,8 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		}
 		ew.printf("\n")
 	}
-	if s.ClientLag.P99 > 10 {
+	// Lag matters when it is large against the requests themselves.
+	if s.ClientLag.P99 > 10 && s.ClientLag.P99 > 0.05*s.E2E.P50 {
 		ew.printf("%sWarning: the client started requests late (lag p99 %s): the client, not the server, may be the limit\n", prefix, ms(s.ClientLag.P99))
 	}
 }

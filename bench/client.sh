@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Client speed and timing accuracy (issue: the client must not be the
+# bottleneck). The scripted server runs pinned to CPU 1, the client to CPU 0.
+#   flooded: events arrive in bulk; figure: token events per client CPU-second
+#   paced:   20 ms between tokens at 1, 64, 256, 1024 streams; figures: client
+#            CPU per event, |client ITL - server ITL| and |client TTFT -
+#            server TTFT| at p50 and p99, share of client ITLs under 50 us
+# Each case runs for tpsbench's client and for a plain Go client (net/http,
+# bufio.Scanner, encoding/json per event). Prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/out
+mkdir -p "$out"
+go build -o "$out/scripted-server" ./bench/cmd/scripted-server
+go build -o "$out/clientbench" ./bench/cmd/clientbench
+port=18731
+url=http://127.0.0.1:$port
+pin0="" pin1=""
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin0="taskset -c 0" pin1="taskset -c 1"; fi
+
+serve() {
+  $pin1 "$out/scripted-server" -addr 127.0.0.1:$port "$@" >/dev/null 2>&1 &
+  server=$!
+  for _ in $(seq 50); do curl -fsS "$url/v1/models" >/dev/null 2>&1 && return; sleep 0.1; done
+  echo "scripted server did not start" >&2; exit 1
+}
+stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+trap stop EXIT
+
+results="$out/client.jsonl"
+: > "$results"
+for impl in tpsbench plain; do
+  for rep in 1 2; do
+    serve -ttft 0 -gap 0 -role=false
+    $pin0 "$out/clientbench" -url "$url" -impl $impl -mode flood -streams 8 -tokens 50000 >> "$results"
+    stop
+  done
+done
+for n in 1 64 256 1024; do
+  for rep in 1 2 3; do for impl in tpsbench plain; do
+    serve -ttft 50ms -gap 20ms -log
+    $pin0 "$out/clientbench" -url "$url" -impl $impl -mode paced -streams $n -tokens 100 >> "$results"
+    stop
+  done; done
+done
+
+python3 - "$results" <<'PY' 2>/dev/null || cat "$results"
+import json, sys, statistics
+runs = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    runs.setdefault((r["mode"] != "flood", r["streams"], r["impl"] != "tpsbench"), []).append(r)
+rows = []
+for key in sorted(runs):  # the median of every figure over the repetitions
+    rs = runs[key]
+    m = dict(rs[0])
+    for k, v in rs[0].items():
+        if isinstance(v, (int, float)):
+            m[k] = statistics.median(x[k] for x in rs)
+    m["reps"] = len(rs)
+    rows.append(m)
+print("Medians over repetitions (flooded: 2, paced: 3), client on CPU 0, server on CPU 1.\n")
+print("| client | load | events/CPU-s | CPU/event (us) | ITL err p50/p99 (ms) | TTFT err p50/p99 (ms) | ITLs < 50 us |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    load = "flooded, 8 streams" if r["mode"] == "flood" else f'paced 20 ms, {r["streams"]} streams'
+    err = lambda a, b: f'{r.get(a, 0):.3f} / {r.get(b, 0):.3f}' if r["mode"] == "paced" else "-"
+    print(f'| {r["impl"]} | {load} | {r["events_per_cpu_s"]:,.0f} | {r["cpu_per_event_us"]:.1f} | {err("itl_err_p50_ms","itl_err_p99_ms")} | {err("ttft_err_p50_ms","ttft_err_p99_ms")} | {100*r["share_itl_under_50us"]:.1f}% |')
+PY

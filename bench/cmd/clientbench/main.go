@@ -1,0 +1,254 @@
+// Command clientbench measures tpsbench's streaming client against a
+// scripted server in another process: token events ingested per CPU-second
+// when the server floods, and CPU per event and timing error when tokens
+// are paced. With -impl plain it measures instead a plain Go client
+// (net/http, bufio.Scanner, encoding/json on every event), the baseline the
+// client must beat. It prints one JSON line; bench/client.sh drives it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// result is what one measurement printed.
+type result struct {
+	Impl            string  `json:"impl"`
+	Mode            string  `json:"mode"`
+	Streams         int     `json:"streams"`
+	Events          int64   `json:"events"`
+	CPUSeconds      float64 `json:"cpu_s"`
+	WallSeconds     float64 `json:"wall_s"`
+	EventsPerCPUSec float64 `json:"events_per_cpu_s"`
+	CPUPerEventUS   float64 `json:"cpu_per_event_us"`
+	Failed          int     `json:"failed"`
+	// Timing error against the server's own send log (paced mode).
+	ITLErrP50MS   float64 `json:"itl_err_p50_ms,omitempty"`
+	ITLErrP99MS   float64 `json:"itl_err_p99_ms,omitempty"`
+	TTFTErrP50MS  float64 `json:"ttft_err_p50_ms,omitempty"`
+	TTFTErrP99MS  float64 `json:"ttft_err_p99_ms,omitempty"`
+	ShareITLUnder float64 `json:"share_itl_under_50us"`
+	ClientTTFTP50 float64 `json:"client_ttft_p50_ms,omitempty"`
+}
+
+// stream is one response as a client saw it: its id, when it was sent and
+// when each token event arrived (Unix ns).
+type stream struct {
+	id     string
+	sent   int64
+	events []int64
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:8001", "scripted server")
+	impl := flag.String("impl", "tpsbench", "tpsbench or plain")
+	mode := flag.String("mode", "flood", "flood or paced (labels the output; the server decides the pacing)")
+	streams := flag.Int("streams", 8, "concurrent streams, one request each")
+	tokens := flag.Int("tokens", 20000, "tokens per stream")
+	flag.Parse()
+
+	var got []stream
+	cpu0, wall0 := cpuSeconds(), time.Now()
+	switch *impl {
+	case "tpsbench":
+		got = runTpsbench(*url, *streams, *tokens)
+	case "plain":
+		got = runPlain(*url, *streams, *tokens)
+	default:
+		fmt.Fprintln(os.Stderr, "clientbench: -impl tpsbench|plain")
+		os.Exit(2)
+	}
+	cpu, wall := cpuSeconds()-cpu0, time.Since(wall0).Seconds()
+
+	res := result{Impl: *impl, Mode: *mode, Streams: *streams, CPUSeconds: cpu, WallSeconds: wall}
+	var ttfts []float64
+	for _, s := range got {
+		if len(s.events) == 0 {
+			res.Failed++
+			continue
+		}
+		res.Events += int64(len(s.events))
+		ttfts = append(ttfts, float64(s.events[0]-s.sent)/1e6)
+	}
+	res.EventsPerCPUSec = float64(res.Events) / cpu
+	res.CPUPerEventUS = cpu / float64(res.Events) * 1e6
+	res.ClientTTFTP50 = pct(ttfts, 50)
+	if *mode == "paced" {
+		timingError(*url, got, &res)
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func runTpsbench(url string, streams, tokens int) []stream {
+	clock := record.NewClock()
+	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var out []stream
+	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{
+		Label: "bench", Model: "m", Client: cl,
+		Profile:  load.Profile{Concurrency: streams, Requests: streams},
+		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
+	}}, OnRecord: func(r *record.Record) {
+		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent}
+		if r.OK() {
+			for _, c := range r.Chunks {
+				s.events = append(s.events, r.T0+r.Sent+c.At)
+			}
+		}
+		out = append(out, s)
+	}}
+	if _, err := tpsbench.Run(context.Background(), plan); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return out
+}
+
+// runPlain is how a Go programmer would write a streaming client without
+// thinking about timing: scan lines, decode each event's JSON, then stamp.
+func runPlain(url string, streams, tokens int) []stream {
+	tr := &http.Transport{MaxIdleConnsPerHost: streams, DisableCompression: true}
+	hc := &http.Client{Transport: tr}
+	out := make([]stream, streams)
+	var wg sync.WaitGroup
+	epoch := time.Now()
+	wall := func() int64 { return epoch.UnixNano() + int64(time.Since(epoch)) }
+	for i := range streams {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"p"}],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true}}`, tokens)
+			s := &out[i]
+			s.sent = wall()
+			resp, err := hc.Post(strings.TrimRight(url, "/")+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			sc.Buffer(make([]byte, 64<<10), 8<<20)
+			for sc.Scan() {
+				line := sc.Bytes()
+				if !bytes.HasPrefix(line, []byte("data: ")) {
+					continue
+				}
+				data := line[6:]
+				if string(data) == "[DONE]" {
+					break
+				}
+				var ev struct {
+					ID      string `json:"id"`
+					Choices []struct {
+						Delta struct {
+							Content string `json:"content"`
+						} `json:"delta"`
+					} `json:"choices"`
+				}
+				if json.Unmarshal(data, &ev) != nil {
+					continue
+				}
+				if s.id == "" {
+					s.id = ev.ID
+				}
+				if len(ev.Choices) > 0 && ev.Choices[0].Delta.Content != "" {
+					s.events = append(s.events, wall())
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// timingError joins each stream with the server's send log.
+func timingError(url string, got []stream, res *result) {
+	resp, err := http.Get(strings.TrimRight(url, "/") + "/debug/sent")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fetching server log:", err)
+		os.Exit(1)
+	}
+	defer resp.Body.Close()
+	type sent struct {
+		ID       string  `json:"id"`
+		Received int64   `json:"received"`
+		Events   []int64 `json:"events"`
+	}
+	logs := map[string]sent{}
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var s sent
+		if err := dec.Decode(&s); err == io.EOF {
+			break
+		} else if err != nil {
+			fmt.Fprintln(os.Stderr, "reading server log:", err)
+			os.Exit(1)
+		}
+		logs[s.ID] = s
+	}
+	var itlErr, ttftErr []float64
+	under, itls := 0, 0
+	for _, s := range got {
+		l, ok := logs[s.id]
+		if !ok || len(l.Events) != len(s.events) || len(s.events) == 0 {
+			continue
+		}
+		// TTFT: the client's (first arrival - sent) against the server's
+		// (first send - received); the difference is transit both ways.
+		ttftErr = append(ttftErr, abs(float64((s.events[0]-s.sent)-(l.Events[0]-l.Received)))/1e6)
+		for i := 1; i < len(s.events); i++ {
+			c := s.events[i] - s.events[i-1]
+			v := l.Events[i] - l.Events[i-1]
+			itlErr = append(itlErr, abs(float64(c-v))/1e6)
+			itls++
+			if c < 50_000 {
+				under++
+			}
+		}
+	}
+	res.ITLErrP50MS, res.ITLErrP99MS = pct(itlErr, 50), pct(itlErr, 99)
+	res.TTFTErrP50MS, res.TTFTErrP99MS = pct(ttftErr, 50), pct(ttftErr, 99)
+	if itls > 0 {
+		res.ShareITLUnder = float64(under) / float64(itls)
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func pct(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	i := int(p / 100 * float64(len(v)-1))
+	return v[i]
+}
