@@ -1,0 +1,277 @@
+package gguf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"syscall"
+)
+
+// Open maps a GGUF file and parses it. Tensor data stays in the mapping
+// (not copied); Close unmaps it.
+func Open(path string) (*File, error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening model: %w", err)
+	}
+	defer fd.Close()
+	st, err := fd.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("opening model: %w", err)
+	}
+	size := st.Size()
+	if size < 24 {
+		return nil, fmt.Errorf("%s: %d bytes is too short for a GGUF file", path, size)
+	}
+	if size > math.MaxInt {
+		return nil, fmt.Errorf("%s: too large to map", path)
+	}
+	data, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mapping %s: %w", path, err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		_ = syscall.Munmap(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f.closer = func() error { return syscall.Munmap(data) }
+	return f, nil
+}
+
+// Parse reads a whole GGUF file held in memory. Tensor Data slices point
+// into b.
+func Parse(b []byte) (*File, error) {
+	r := &reader{b: b}
+	magic, err := r.u32("magic")
+	if err != nil {
+		return nil, err
+	}
+	if magic != Magic {
+		return nil, fmt.Errorf("offset 0: not a GGUF file (magic %#08x, want %#08x)", magic, Magic)
+	}
+	f := &File{}
+	if f.Version, err = r.u32("version"); err != nil {
+		return nil, err
+	}
+	if f.Version != 2 && f.Version != 3 {
+		return nil, fmt.Errorf("offset 4: GGUF version %d, this reader knows 2 and 3", f.Version)
+	}
+	nTensors, err := r.u64("tensor count")
+	if err != nil {
+		return nil, err
+	}
+	nKV, err := r.u64("metadata count")
+	if err != nil {
+		return nil, err
+	}
+	// Every entry takes at least 12 bytes (key length, type) and every
+	// tensor 24: a count larger than the file allows is a lie.
+	if nKV > uint64(len(b))/12 {
+		return nil, fmt.Errorf("offset 16: metadata count %d cannot fit in %d bytes", nKV, len(b))
+	}
+	if nTensors > uint64(len(b))/24 {
+		return nil, fmt.Errorf("offset 8: tensor count %d cannot fit in %d bytes", nTensors, len(b))
+	}
+	f.Metadata = make([]KV, 0, nKV)
+	for i := uint64(0); i < nKV; i++ {
+		key, err := r.str("metadata key")
+		if err != nil {
+			return nil, err
+		}
+		typ, err := r.u32("type of " + key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := r.value(ValueType(typ), key, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Metadata = append(f.Metadata, KV{Key: key, Value: v})
+	}
+	f.Alignment = DefaultAlignment
+	if v, ok := f.Get("general.alignment"); ok {
+		a, ok := v.(uint32)
+		if !ok || a == 0 || a&(a-1) != 0 {
+			return nil, fmt.Errorf("general.alignment %v: want a power of two (uint32)", v)
+		}
+		f.Alignment = uint64(a)
+	}
+	f.Tensors = make([]*Tensor, 0, nTensors)
+	seen := map[string]bool{}
+	for i := uint64(0); i < nTensors; i++ {
+		at := r.pos
+		name, err := r.str("tensor name")
+		if err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("offset %d: tensor %q appears twice", at, name)
+		}
+		seen[name] = true
+		nd, err := r.u32("dimension count of " + name)
+		if err != nil {
+			return nil, err
+		}
+		if nd == 0 || nd > 4 {
+			return nil, fmt.Errorf("offset %d: tensor %q has %d dimensions, want 1 to 4", r.pos-4, name, nd)
+		}
+		t := &Tensor{Name: name, Dims: make([]uint64, nd)}
+		elems := uint64(1)
+		for d := range t.Dims {
+			if t.Dims[d], err = r.u64("dimension of " + name); err != nil {
+				return nil, err
+			}
+			if t.Dims[d] == 0 || elems > math.MaxInt64/t.Dims[d] {
+				return nil, fmt.Errorf("offset %d: tensor %q has dimension %d = %d", r.pos-8, name, d, t.Dims[d])
+			}
+			elems *= t.Dims[d]
+		}
+		typ, err := r.u32("type of " + name)
+		if err != nil {
+			return nil, err
+		}
+		t.Type = TensorType(typ)
+		if !t.Type.Known() {
+			return nil, fmt.Errorf("offset %d: tensor %q has unknown format %d", r.pos-4, name, typ)
+		}
+		if t.Dims[0]%uint64(t.Type.BlockSize()) != 0 {
+			return nil, fmt.Errorf("tensor %q: row of %d elements is not a whole number of %s blocks", name, t.Dims[0], t.Type)
+		}
+		if t.Offset, err = r.u64("offset of " + name); err != nil {
+			return nil, err
+		}
+		if t.Offset%f.Alignment != 0 {
+			return nil, fmt.Errorf("tensor %q: data offset %d is not aligned to %d", name, t.Offset, f.Alignment)
+		}
+		f.Tensors = append(f.Tensors, t)
+	}
+	f.DataStart = alignUp(uint64(r.pos), f.Alignment)
+	for _, t := range f.Tensors {
+		end := f.DataStart + t.Offset + t.Bytes()
+		if t.Offset > uint64(len(b)) || end > uint64(len(b)) || end < t.Offset {
+			return nil, fmt.Errorf("tensor %q: data [%d, %d) runs past the end of the file (%d bytes)", t.Name, f.DataStart+t.Offset, end, len(b))
+		}
+		t.Data = b[f.DataStart+t.Offset : end : end]
+	}
+	return f, nil
+}
+
+func alignUp(n, a uint64) uint64 { return (n + a - 1) / a * a }
+
+// reader is a bounds-checked cursor; errors name the offset.
+type reader struct {
+	b   []byte
+	pos int
+}
+
+func (r *reader) need(n uint64, what string) error {
+	if n > uint64(len(r.b)-r.pos) {
+		return fmt.Errorf("offset %d: want %d bytes for %s, the file ends at %d", r.pos, n, what, len(r.b))
+	}
+	return nil
+}
+
+func (r *reader) u32(what string) (uint32, error) {
+	if err := r.need(4, what); err != nil {
+		return 0, err
+	}
+	v := binary.LittleEndian.Uint32(r.b[r.pos:])
+	r.pos += 4
+	return v, nil
+}
+
+func (r *reader) u64(what string) (uint64, error) {
+	if err := r.need(8, what); err != nil {
+		return 0, err
+	}
+	v := binary.LittleEndian.Uint64(r.b[r.pos:])
+	r.pos += 8
+	return v, nil
+}
+
+func (r *reader) str(what string) (string, error) {
+	n, err := r.u64("length of " + what)
+	if err != nil {
+		return "", err
+	}
+	if err := r.need(n, what); err != nil {
+		return "", err
+	}
+	s := string(r.b[r.pos : r.pos+int(n)])
+	r.pos += int(n)
+	return s, nil
+}
+
+func (r *reader) value(t ValueType, key string, depth int) (Value, error) {
+	if sz := t.size(); sz > 0 {
+		if err := r.need(uint64(sz), key); err != nil {
+			return nil, err
+		}
+		b := r.b[r.pos : r.pos+sz]
+		r.pos += sz
+		le := binary.LittleEndian
+		switch t {
+		case TypeUint8:
+			return b[0], nil
+		case TypeInt8:
+			return int8(b[0]), nil
+		case TypeBool:
+			if b[0] > 1 {
+				return nil, fmt.Errorf("offset %d: %s: bool value %d", r.pos-1, key, b[0])
+			}
+			return b[0] == 1, nil
+		case TypeUint16:
+			return le.Uint16(b), nil
+		case TypeInt16:
+			return int16(le.Uint16(b)), nil
+		case TypeUint32:
+			return le.Uint32(b), nil
+		case TypeInt32:
+			return int32(le.Uint32(b)), nil
+		case TypeFloat32:
+			return math.Float32frombits(le.Uint32(b)), nil
+		case TypeUint64:
+			return le.Uint64(b), nil
+		case TypeInt64:
+			return int64(le.Uint64(b)), nil
+		case TypeFloat64:
+			return math.Float64frombits(le.Uint64(b)), nil
+		}
+	}
+	switch t {
+	case TypeString:
+		return r.str(key)
+	case TypeArray:
+		if depth > 2 {
+			return nil, fmt.Errorf("offset %d: %s: arrays nested too deep", r.pos, key)
+		}
+		et, err := r.u32("element type of " + key)
+		if err != nil {
+			return nil, err
+		}
+		n, err := r.u64("length of " + key)
+		if err != nil {
+			return nil, err
+		}
+		min := uint64(ValueType(et).size())
+		if ValueType(et) == TypeString || ValueType(et) == TypeArray {
+			min = 8
+		}
+		if min == 0 {
+			return nil, fmt.Errorf("offset %d: %s: unknown element type %d", r.pos-12, key, et)
+		}
+		if n > uint64(len(r.b)-r.pos)/min {
+			return nil, fmt.Errorf("offset %d: %s: array of %d %s cannot fit in the %d bytes left", r.pos-8, key, n, ValueType(et), len(r.b)-r.pos)
+		}
+		a := &Array{Type: ValueType(et), Values: make([]any, n)}
+		for i := range a.Values {
+			if a.Values[i], err = r.value(ValueType(et), key, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("offset %d: %s: unknown value type %d", r.pos-4, key, uint32(t))
+}
