@@ -1,0 +1,170 @@
+package llama
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/half"
+)
+
+const (
+	typeF32  = gguf.F32
+	typeF16  = gguf.F16
+	typeQ8_0 = gguf.Q8_0
+	typeQ4_0 = gguf.Q4_0
+)
+
+// Matrix is a weight matrix in its file format: Rows rows of Cols values,
+// read in place from the (mapped) file.
+type Matrix struct {
+	Type       gguf.TensorType
+	Rows, Cols int
+	f32        []float32
+	f16        []uint16
+	q          []byte
+	rowBytes   int
+}
+
+// newMatrix views a tensor's data as a matrix; 1-D tensors are one row.
+func newMatrix(t *gguf.Tensor) (*Matrix, error) {
+	m := &Matrix{Type: t.Type, Cols: int(t.Dims[0]), Rows: 1}
+	for _, d := range t.Dims[1:] {
+		m.Rows *= int(d)
+	}
+	m.rowBytes = t.Type.RowBytes(m.Cols)
+	switch t.Type {
+	case typeF32:
+		if uintptr(unsafe.Pointer(unsafe.SliceData(t.Data)))%4 != 0 {
+			return nil, fmt.Errorf("tensor %s: F32 data not aligned", t.Name)
+		}
+		m.f32 = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(t.Data))), len(t.Data)/4)
+	case typeF16:
+		if uintptr(unsafe.Pointer(unsafe.SliceData(t.Data)))%2 != 0 {
+			return nil, fmt.Errorf("tensor %s: F16 data not aligned", t.Name)
+		}
+		m.f16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(t.Data))), len(t.Data)/2)
+	case typeQ8_0, typeQ4_0:
+		m.q = t.Data
+	default:
+		return nil, fmt.Errorf("tensor %s: format %s is not supported (F32, F16, Q8_0, Q4_0 are)", t.Name, t.Type)
+	}
+	return m, nil
+}
+
+// Bytes is the size of the matrix's data: what a product reads.
+func (m *Matrix) Bytes() int { return m.Rows * m.rowBytes }
+
+// vecInput is an activation vector prepared for a matrix's format.
+type vecInput struct {
+	f   []float32 // as is (F32 weights), or rounded to F16 (F16 weights)
+	q8  q8Vec     // quantized (Q8_0, Q4_0 weights)
+	typ gguf.TensorType
+}
+
+// prepare readies x for products with weights of type t, as llama.cpp
+// converts activations to the weights' dot-product type.
+func (in *vecInput) prepare(x []float32, t gguf.TensorType, scratch []float32) {
+	in.typ = t
+	switch t {
+	case typeF32:
+		in.f = x
+	case typeF16:
+		in.f = scratch[:len(x)]
+		for i, v := range x {
+			in.f[i] = half.Table(half.FromFloat32(v))
+		}
+	default:
+		in.q8.quantize(x)
+	}
+}
+
+// rows computes out[r] = row r of m · x for r in [lo, hi).
+func (m *Matrix) rows(out []float32, in *vecInput, lo, hi int) {
+	n := m.Cols
+	switch m.Type {
+	case typeF32:
+		for r := lo; r < hi; r++ {
+			out[r] = dotF32(m.f32[r*n:(r+1)*n], in.f)
+		}
+	case typeF16:
+		for r := lo; r < hi; r++ {
+			out[r] = dotF16(m.f16[r*n:(r+1)*n], in.f)
+		}
+	case typeQ8_0:
+		for r := lo; r < hi; r++ {
+			out[r] = dotQ8(m.q[r*m.rowBytes:(r+1)*m.rowBytes], &in.q8)
+		}
+	case typeQ4_0:
+		for r := lo; r < hi; r++ {
+			out[r] = dotQ4(m.q[r*m.rowBytes:(r+1)*m.rowBytes], &in.q8)
+		}
+	}
+}
+
+func dotF32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func dotF16(a []uint16, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += half.Table(a[i]) * b[i]
+		s1 += half.Table(a[i+1]) * b[i+1]
+		s2 += half.Table(a[i+2]) * b[i+2]
+		s3 += half.Table(a[i+3]) * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += half.Table(a[i]) * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func dotQ8(row []byte, x *q8Vec) float32 {
+	var sum float32
+	for b := range x.d {
+		blk := row[b*q8Bytes : (b+1)*q8Bytes]
+		d := half.Table(binary.LittleEndian.Uint16(blk))
+		qs := blk[2:q8Bytes]
+		xq := x.q[b*qk : (b+1)*qk]
+		var s int32
+		for j := 0; j < qk; j += 4 {
+			s += int32(int8(qs[j]))*int32(xq[j]) + int32(int8(qs[j+1]))*int32(xq[j+1]) +
+				int32(int8(qs[j+2]))*int32(xq[j+2]) + int32(int8(qs[j+3]))*int32(xq[j+3])
+		}
+		sum += d * x.d[b] * float32(s)
+	}
+	return sum
+}
+
+func dotQ4(row []byte, x *q8Vec) float32 {
+	var sum float32
+	for b := range x.d {
+		blk := row[b*q4Bytes : (b+1)*q4Bytes]
+		d := half.Table(binary.LittleEndian.Uint16(blk))
+		qs := blk[2:q4Bytes]
+		xq := x.q[b*qk : (b+1)*qk]
+		var s int32
+		for j := 0; j < qk/2; j++ {
+			v := qs[j]
+			s += (int32(v&0xf)-8)*int32(xq[j]) + (int32(v>>4)-8)*int32(xq[j+qk/2])
+		}
+		sum += d * x.d[b] * float32(s)
+	}
+	return sum
+}

@@ -1,0 +1,257 @@
+// Package llama is a llama-architecture transformer: weights read in place
+// from a GGUF file (F32, F16, Q8_0, Q4_0), a forward pass with a KV cache
+// per sequence, and sampling. Its matrix-vector products run on a Pool of
+// threads and allocate nothing per token.
+package llama
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+)
+
+// Config is a model's shape.
+type Config struct {
+	Dim      int     // embedding length
+	Hidden   int     // feed-forward length
+	Layers   int     // block count
+	Heads    int     // attention heads
+	KVHeads  int     // key/value heads (grouped-query attention when fewer than Heads)
+	Vocab    int     // vocabulary size
+	Context  int     // context length
+	Eps      float32 // RMSNorm epsilon
+	RopeBase float32 // RoPE frequency base
+	RopeDim  int     // dimensions rotated per head
+}
+
+// HeadDim is the size of one attention head.
+func (c Config) HeadDim() int { return c.Dim / c.Heads }
+
+// KVDim is the size of one position's keys (or values).
+func (c Config) KVDim() int { return c.KVHeads * c.HeadDim() }
+
+type layer struct {
+	attnNorm, ffnNorm []float32
+	wq, wk, wv, wo    *Matrix
+	wGate, wUp, wDown *Matrix
+}
+
+// Model is a loaded model. Its Forward calls are serialised: one sequence
+// at a time uses the shared scratch buffers and all the pool's threads.
+type Model struct {
+	Config
+	tokEmb  *Matrix
+	layers  []layer
+	outNorm []float32
+	output  *Matrix
+	pool    *Pool
+
+	mu sync.Mutex
+	st scratch
+	// The product being run, read by the pool's threads; mvRows is made
+	// once so that a product allocates nothing.
+	mv struct {
+		out []float32
+		w   *Matrix
+	}
+	mvRows func(lo, hi int)
+}
+
+// scratch holds every buffer a forward pass needs, allocated once.
+type scratch struct {
+	x, xb, xb2, q, k, v, att, hb, hb2, logits, half []float32
+	in                                              vecInput
+}
+
+func key(arch, k string) string { return arch + "." + k }
+
+// ConfigFromGGUF reads a model's shape from llama.* metadata.
+func ConfigFromGGUF(f *gguf.File) (Config, error) {
+	arch, err := f.String("general.architecture")
+	if err != nil {
+		return Config{}, err
+	}
+	if arch != "llama" {
+		return Config{}, fmt.Errorf("architecture %q: only llama is supported", arch)
+	}
+	var c Config
+	for k, dst := range map[string]*int{"embedding_length": &c.Dim, "feed_forward_length": &c.Hidden, "block_count": &c.Layers,
+		"attention.head_count": &c.Heads, "context_length": &c.Context} {
+		v, err := f.Uint(key(arch, k))
+		if err != nil {
+			return c, err
+		}
+		if v == 0 || v > 1<<24 {
+			return c, fmt.Errorf("%s = %d is out of range", key(arch, k), v)
+		}
+		*dst = int(v)
+	}
+	c.KVHeads = c.Heads
+	if v, err := f.Uint(key(arch, "attention.head_count_kv")); err == nil {
+		c.KVHeads = int(v)
+	}
+	eps, err := f.Float(key(arch, "attention.layer_norm_rms_epsilon"))
+	if err != nil {
+		return c, err
+	}
+	c.Eps = float32(eps)
+	c.RopeBase = 10000
+	if v, err := f.Float(key(arch, "rope.freq_base")); err == nil {
+		c.RopeBase = float32(v)
+	}
+	if c.Dim%c.Heads != 0 || c.KVHeads == 0 || c.Heads%c.KVHeads != 0 {
+		return c, fmt.Errorf("%d heads and %d key/value heads do not divide an embedding of %d", c.Heads, c.KVHeads, c.Dim)
+	}
+	c.RopeDim = c.HeadDim()
+	if v, err := f.Uint(key(arch, "rope.dimension_count")); err == nil {
+		c.RopeDim = int(v)
+	}
+	if c.RopeDim > c.HeadDim() || c.RopeDim%2 != 0 {
+		return c, fmt.Errorf("rope dimension %d does not fit a head of %d", c.RopeDim, c.HeadDim())
+	}
+	if t := f.Tensor("token_embd.weight"); t != nil && len(t.Dims) == 2 {
+		c.Vocab = int(t.Dims[1])
+	}
+	return c, nil
+}
+
+// Load builds a model over a GGUF file's tensors (not copied: keep the
+// file open while the model is in use) running on threads threads.
+func Load(f *gguf.File, threads int) (*Model, error) {
+	c, err := ConfigFromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Config: c}
+	mat := func(name string, cols, rows int) (*Matrix, error) {
+		t := f.Tensor(name)
+		if t == nil {
+			return nil, fmt.Errorf("tensor %s is missing", name)
+		}
+		if len(t.Dims) != 2 || int(t.Dims[0]) != cols || int(t.Dims[1]) != rows {
+			return nil, fmt.Errorf("tensor %s has shape %v, want [%d %d]", name, t.Dims, cols, rows)
+		}
+		return newMatrix(t)
+	}
+	vec := func(name string, n int) ([]float32, error) {
+		t := f.Tensor(name)
+		if t == nil {
+			return nil, fmt.Errorf("tensor %s is missing", name)
+		}
+		if len(t.Dims) != 1 || int(t.Dims[0]) != n {
+			return nil, fmt.Errorf("tensor %s has shape %v, want [%d]", name, t.Dims, n)
+		}
+		mm, err := newMatrix(t)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float32, n)
+		dequantRow(out, mm, 0)
+		return out, nil
+	}
+	if c.Vocab == 0 {
+		return nil, fmt.Errorf("tensor token_embd.weight is missing or not 2-D")
+	}
+	if m.tokEmb, err = mat("token_embd.weight", c.Dim, c.Vocab); err != nil {
+		return nil, err
+	}
+	kv := c.KVDim()
+	m.layers = make([]layer, c.Layers)
+	for i := range m.layers {
+		l := &m.layers[i]
+		p := fmt.Sprintf("blk.%d.", i)
+		for _, s := range []struct {
+			name       string
+			dst        **Matrix
+			cols, rows int
+		}{
+			{"attn_q.weight", &l.wq, c.Dim, c.Dim}, {"attn_k.weight", &l.wk, c.Dim, kv}, {"attn_v.weight", &l.wv, c.Dim, kv},
+			{"attn_output.weight", &l.wo, c.Dim, c.Dim}, {"ffn_gate.weight", &l.wGate, c.Dim, c.Hidden},
+			{"ffn_up.weight", &l.wUp, c.Dim, c.Hidden}, {"ffn_down.weight", &l.wDown, c.Hidden, c.Dim},
+		} {
+			if *s.dst, err = mat(p+s.name, s.cols, s.rows); err != nil {
+				return nil, err
+			}
+		}
+		if l.attnNorm, err = vec(p+"attn_norm.weight", c.Dim); err != nil {
+			return nil, err
+		}
+		if l.ffnNorm, err = vec(p+"ffn_norm.weight", c.Dim); err != nil {
+			return nil, err
+		}
+	}
+	if m.outNorm, err = vec("output_norm.weight", c.Dim); err != nil {
+		return nil, err
+	}
+	if f.Tensor("output.weight") != nil {
+		if m.output, err = mat("output.weight", c.Dim, c.Vocab); err != nil {
+			return nil, err
+		}
+	} else {
+		m.output = m.tokEmb // tied embeddings
+	}
+	maxDim := max(c.Dim, c.Hidden)
+	m.st = scratch{
+		x: make([]float32, c.Dim), xb: make([]float32, c.Dim), xb2: make([]float32, c.Dim),
+		q: make([]float32, c.Dim), k: make([]float32, kv), v: make([]float32, kv),
+		att: make([]float32, c.Context), hb: make([]float32, c.Hidden), hb2: make([]float32, c.Hidden),
+		logits: make([]float32, c.Vocab), half: make([]float32, maxDim),
+	}
+	m.pool = NewPool(threads)
+	m.mvRows = func(lo, hi int) { m.mv.w.rows(m.mv.out, &m.st.in, lo, hi) }
+	return m, nil
+}
+
+// Close stops the model's threads.
+func (m *Model) Close() { m.pool.Close() }
+
+// Threads is the number of threads products run on.
+func (m *Model) Threads() int { return m.pool.Threads() }
+
+// BytesPerToken is what one decoding step reads from the weights: every
+// matrix once (the embedding table contributes one row).
+func (m *Model) BytesPerToken() int {
+	n := m.tokEmb.rowBytes + m.output.Bytes() + 4*len(m.outNorm)
+	for _, l := range m.layers {
+		for _, w := range []*Matrix{l.wq, l.wk, l.wv, l.wo, l.wGate, l.wUp, l.wDown} {
+			n += w.Bytes()
+		}
+		n += 4 * (len(l.attnNorm) + len(l.ffnNorm))
+	}
+	return n
+}
+
+// Params counts the model's parameters.
+func (m *Model) Params() int {
+	n := m.tokEmb.Rows*m.tokEmb.Cols + len(m.outNorm)
+	if m.output != m.tokEmb {
+		n += m.output.Rows * m.output.Cols
+	}
+	for _, l := range m.layers {
+		for _, w := range []*Matrix{l.wq, l.wk, l.wv, l.wo, l.wGate, l.wUp, l.wDown} {
+			n += w.Rows * w.Cols
+		}
+		n += len(l.attnNorm) + len(l.ffnNorm)
+	}
+	return n
+}
+
+// matVec computes out = w · x on the pool.
+func (m *Model) matVec(out []float32, w *Matrix, x []float32) {
+	m.st.in.prepare(x, w.Type, m.st.half)
+	m.mv.out, m.mv.w = out, w
+	m.pool.Run(w.Rows, m.mvRows)
+}
+
+func rmsNorm(out, x, w []float32, eps float32) {
+	var ss float64 // llama.cpp sums in double
+	for _, v := range x {
+		ss += float64(v * v)
+	}
+	scale := float32(1 / math.Sqrt(float64(float32(ss/float64(len(x)))+eps)))
+	for i, v := range x {
+		out[i] = v * scale * w[i]
+	}
+}

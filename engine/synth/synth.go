@@ -1,0 +1,181 @@
+// Package synth writes llama GGUF models with deterministic dummy weights
+// (as vLLM's --load-format dummy does): real shapes and formats, so speed is
+// that of a real model of the same size, with a vocabulary of English and
+// made-up words so that output reads as words.
+package synth
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/half"
+	"github.com/tpsbench/tpsbench/engine/llama"
+)
+
+// Preset is a model shape.
+type Preset struct {
+	Name                                string
+	Dim, Hidden, Layers, Heads, KVHeads int
+	Vocab, Context                      int
+}
+
+// Presets are the shapes of the stories family, and a tiny one for tests.
+var Presets = map[string]Preset{
+	"tiny": {Name: "tiny", Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
+	"15m":  {Name: "15m", Dim: 288, Hidden: 768, Layers: 6, Heads: 6, KVHeads: 6, Vocab: 32000, Context: 1024},
+	"110m": {Name: "110m", Dim: 768, Hidden: 2048, Layers: 12, Heads: 12, KVHeads: 12, Vocab: 32000, Context: 1024},
+}
+
+// PresetNames lists the presets in size order.
+func PresetNames() []string {
+	names := make([]string, 0, len(Presets))
+	for n := range Presets {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return Presets[names[i]].Dim < Presets[names[j]].Dim })
+	return names
+}
+
+// Lookup finds a preset by name.
+func Lookup(name string) (Preset, error) {
+	p, ok := Presets[strings.ToLower(name)]
+	if !ok {
+		return p, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	return p, nil
+}
+
+// Formats are the weight formats synth writes.
+var Formats = []gguf.TensorType{gguf.F32, gguf.F16, gguf.Q8_0, gguf.Q4_0}
+
+// fileType is general.file_type (llama_ftype) for an all-one-format model.
+func fileType(t gguf.TensorType) uint32 {
+	switch t {
+	case gguf.F32:
+		return 0
+	case gguf.F16:
+		return 1
+	case gguf.Q4_0:
+		return 2
+	case gguf.Q8_0:
+		return 7
+	}
+	return 0
+}
+
+// Write writes a model of preset p with 2-D weights in format typ.
+func Write(w io.Writer, p Preset, typ gguf.TensorType, seed uint64) error {
+	supported := false
+	for _, f := range Formats {
+		supported = supported || f == typ
+	}
+	if !supported {
+		return fmt.Errorf("format %s: synth writes F32, F16, Q8_0 and Q4_0", typ)
+	}
+	pieces, scores, types, err := Vocabulary(p.Vocab, seed)
+	if err != nil {
+		return err
+	}
+	hd := p.Dim / p.Heads
+	md := []gguf.KV{
+		{Key: "general.architecture", Value: "llama"},
+		{Key: "general.name", Value: "tpsbench-synth-" + p.Name},
+		{Key: "general.file_type", Value: fileType(typ)},
+		{Key: "general.alignment", Value: uint32(32)},
+		{Key: "llama.context_length", Value: uint32(p.Context)},
+		{Key: "llama.embedding_length", Value: uint32(p.Dim)},
+		{Key: "llama.block_count", Value: uint32(p.Layers)},
+		{Key: "llama.feed_forward_length", Value: uint32(p.Hidden)},
+		{Key: "llama.attention.head_count", Value: uint32(p.Heads)},
+		{Key: "llama.attention.head_count_kv", Value: uint32(p.KVHeads)},
+		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
+		{Key: "llama.rope.freq_base", Value: float32(10000)},
+		{Key: "llama.rope.dimension_count", Value: uint32(hd)},
+		{Key: "llama.vocab_size", Value: uint32(p.Vocab)},
+		{Key: "tokenizer.ggml.model", Value: "llama"},
+		{Key: "tokenizer.ggml.tokens", Value: gguf.Strings(pieces)},
+		{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
+		{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
+		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
+		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
+		{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
+		{Key: "tokenizer.ggml.add_bos_token", Value: true},
+		{Key: "tokenizer.ggml.add_eos_token", Value: false},
+	}
+	r := rand.New(rand.NewPCG(seed, 0x77e1))
+	var tensors []*gguf.Tensor
+	// uniform values of standard deviation sd: the output scale is chosen
+	// so that logits spread over several units, not a flat distribution.
+	matrix := func(name string, cols, rows int, sd float64) {
+		a := float32(sd * math.Sqrt(3))
+		vals := make([]float32, cols)
+		var data []byte
+		for r0 := 0; r0 < rows; r0++ {
+			for i := range vals {
+				vals[i] = (2*r.Float32() - 1) * a
+			}
+			data = encode(data, vals, typ)
+		}
+		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: typ, Data: data})
+	}
+	norm := func(name string) {
+		data := make([]byte, 0, 4*p.Dim)
+		for i := 0; i < p.Dim; i++ {
+			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(0.8+0.4*r.Float32()))
+		}
+		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(p.Dim)}, Type: gguf.F32, Data: data})
+	}
+	kv := p.KVHeads * hd
+	// The embedding doubles as the output head (tied, as in the stories
+	// models): its scale sets the logits' spread.
+	matrix("token_embd.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
+	for l := 0; l < p.Layers; l++ {
+		pre := fmt.Sprintf("blk.%d.", l)
+		norm(pre + "attn_norm.weight")
+		sd := 1 / math.Sqrt(float64(p.Dim))
+		matrix(pre+"attn_q.weight", p.Dim, p.Dim, sd)
+		matrix(pre+"attn_k.weight", p.Dim, kv, sd)
+		matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+		matrix(pre+"attn_output.weight", p.Dim, p.Dim, sd)
+		norm(pre + "ffn_norm.weight")
+		matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
+		matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
+		matrix(pre+"ffn_down.weight", p.Hidden, p.Dim, 1/math.Sqrt(float64(p.Hidden)))
+	}
+	norm("output_norm.weight")
+	return gguf.Write(w, md, tensors)
+}
+
+func encode(dst []byte, vals []float32, typ gguf.TensorType) []byte {
+	switch typ {
+	case gguf.F32:
+		for _, v := range vals {
+			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(v))
+		}
+	case gguf.F16:
+		for _, v := range vals {
+			dst = binary.LittleEndian.AppendUint16(dst, half.FromFloat32(v))
+		}
+	case gguf.Q8_0:
+		dst = llama.QuantizeQ8_0(dst, vals)
+	case gguf.Q4_0:
+		dst = llama.QuantizeQ4_0(dst, vals)
+	}
+	return dst
+}
+
+// Bytes returns a model file in memory.
+func Bytes(p Preset, typ gguf.TensorType, seed uint64) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Write(&buf, p, typ, seed); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
