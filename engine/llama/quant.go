@@ -8,9 +8,10 @@ import (
 )
 
 // Block layouts of llama.cpp (ggml-common.h): 32 elements a block.
-//   Q8_0: f16 scale d, 32 int8 q;            x = d * q
-//   Q4_0: f16 scale d, 16 bytes of nibbles;  x = d * (nibble - 8); byte j
-//         holds element j in its low nibble and element j+16 in its high.
+//
+//	Q8_0: f16 scale d, 32 int8 q;            x = d * q
+//	Q4_0: f16 scale d, 16 bytes of nibbles;  x = d * (nibble - 8); byte j
+//	      holds element j in its low nibble and element j+16 in its high.
 const (
 	qk       = 32
 	q8Bytes  = 2 + qk
