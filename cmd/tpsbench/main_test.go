@@ -144,7 +144,11 @@ func TestTargetsSetExitCode(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	cases := [][]string{
-		{"run"}, // no --url
+		{"run", "--url", "http://127.0.0.1:1", "--engine-model", "tiny"},
+		{"run", "--engine-model", "tiny", "--engine-dtype", "q5_k"},
+		{"model", "synth", "--preset", "huge", "-o", "/tmp/x.gguf"},
+		{"model", "synth", "--dtype", "q3", "-o", "/tmp/x.gguf"},
+		{"model", "info"},
 		{"run", "--url", "localhost:8000"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--format", "pdf"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--slo", "speed=3"},
@@ -181,6 +185,10 @@ func TestErrors(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, "bad.jsonl:2") {
 		t.Errorf("bad file: exit %d %q", code, errs)
 	}
+	code, _, errs = cli(t, "run", "--engine-model", "nosuch")
+	if code != exitError || !strings.Contains(errs, "neither a file nor a preset") {
+		t.Errorf("unknown model: exit %d %q", code, errs)
+	}
 	// A server that is not there: the run completes with failures counted.
 	code, out, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
 	if code != 0 || !strings.Contains(out, "connect 3") {
@@ -200,5 +208,54 @@ func TestPartialLastLineWarns(t *testing.T) {
 	code, out, errs := cli(t, "report", recs)
 	if code != 0 || !strings.Contains(errs, "partial last line") || !strings.Contains(out, "Total requests: 3") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+}
+
+func TestEngineIsTheDefaultTarget(t *testing.T) {
+	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--max-tokens", "12", "--requests", "4", "--concurrency", "2", "--format", "json", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Steps []struct {
+			Model    string `json:"model"`
+			Requests struct{ Completed int }
+			Output   int `json:"output_tokens"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// ignore_eos is on for the engine: every request makes exactly --max-tokens.
+	if s := rep.Steps[0]; s.Model != "tpsbench-tiny-f32" || s.Requests.Completed != 4 || s.Output != 48 {
+		t.Fatalf("%+v", rep.Steps)
+	}
+}
+
+func TestModelSynthAndInfo(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.gguf"), filepath.Join(dir, "b.gguf")
+	for _, p := range []string{a, b} {
+		if code, _, errs := cli(t, "model", "synth", "--preset", "tiny", "--dtype", "q4_0", "-o", p); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if !bytes.Equal(da, db) {
+		t.Error("same preset and seed wrote different bytes")
+	}
+	code, out, errs := cli(t, "model", "info", a)
+	if code != 0 || !strings.Contains(out, "Q4_0") || !strings.Contains(out, "Bytes read per generated token") || !strings.Contains(out, "Layers        2") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli(t, "run", "--engine-model", a, "--max-tokens", "3", "-q")
+	if code != 0 || !strings.Contains(out, "Model: a") {
+		t.Fatalf("run on a GGUF file: exit %d\n%s", code, out)
+	}
+	bad := filepath.Join(dir, "bad.gguf")
+	os.WriteFile(bad, []byte("GGUF\x03\x00\x00\x00garbage-garbage-garbage-garbage"), 0o644)
+	if code, _, errs := cli(t, "model", "info", bad); code != exitError || !strings.Contains(errs, "offset") {
+		t.Fatalf("bad file: exit %d %s", code, errs)
 	}
 }

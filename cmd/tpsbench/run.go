@@ -24,6 +24,7 @@ import (
 
 type runFlags struct {
 	output outputFlags
+	engine engineFlags
 
 	url       string
 	models    []string
@@ -70,7 +71,7 @@ func newRunCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
+	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
 	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions) or completions (/v1/completions)")
@@ -95,7 +96,36 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
 	f.output.register(cmd)
+	f.engine.register(cmd, "engine-")
 	return cmd
+}
+
+// startEngine loads the embedded engine and serves it on a loopback port.
+func (f *runFlags) startEngine(cmd *cobra.Command) (url string, stop func(), err error) {
+	e, err := f.engine.load()
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- e.Serve(ctx, "127.0.0.1:0", func(u string) { ready <- u }) }()
+	select {
+	case url = <-ready:
+	case err = <-served:
+		cancel()
+		e.Close()
+		return "", nil, fmt.Errorf("starting the engine: %w", err)
+	}
+	if !f.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s (%.1f M parameters, %s read a token, %d threads) at %s\n",
+			e.Name, float64(e.Model.Params())/1e6, mib(e.Model.BytesPerToken()), e.Model.Threads(), url)
+	}
+	return url, func() {
+		cancel()
+		<-served
+		e.Close()
+	}, nil
 }
 
 // target is a server and model to measure.
@@ -118,9 +148,6 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 			return nil, usagef("give either --target or --url/--model, not both")
 		}
 		return ts, nil
-	}
-	if f.url == "" {
-		return nil, usagef("--url is required: the OpenAI-compatible server to measure, e.g. --url http://127.0.0.1:8000")
 	}
 	if _, _, err := client.Endpoint(f.url, f.api); err != nil {
 		return nil, usageError{err}
@@ -233,6 +260,23 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if f.url == "" && len(f.targets) == 0 {
+		url, stopEngine, err := f.startEngine(cmd)
+		if err != nil {
+			return err
+		}
+		defer stopEngine()
+		f.url = url
+		if !cmd.Flags().Changed("ignore-eos") {
+			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
+		}
+	} else {
+		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
+			}
+		}
+	}
 	tgts, err := f.parseTargets(ctx, key, headers)
 	if err != nil {
 		return err

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench/engine"
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/synth"
+)
+
+// engineFlags choose and size the embedded engine.
+type engineFlags struct {
+	model   string
+	format  string
+	threads int
+	maxSeqs int
+	seed    uint64
+}
+
+func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
+	f := cmd.Flags()
+	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in preset with dummy weights: tiny, 15m, 110m")
+	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a preset: f32 (default), f16, q8_0, q4_0")
+	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
+	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding at once; more requests wait in a queue")
+	f.Uint64Var(&e.seed, prefix+"seed", 1, "seed of a preset's dummy weights")
+}
+
+func (e *engineFlags) load() (*engine.Engine, error) {
+	if e.threads < 0 || e.maxSeqs < 0 {
+		return nil, usagef("engine threads and max-num-seqs must not be negative")
+	}
+	if e.format != "" {
+		typ, err := gguf.ParseTensorType(e.format)
+		if err != nil || !slices.Contains(synth.Formats, typ) {
+			return nil, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
+		}
+	}
+	return engine.Load(engine.Options{Model: e.model, Format: e.format, Threads: e.threads, MaxSeqs: e.maxSeqs, Seed: e.seed})
+}
+
+func newServeCmd() *cobra.Command {
+	var ef engineFlags
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/models, /health)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := ef.load()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return e.Serve(ctx, addr, func(url string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "serving %s (%d parameters, %s a token read, %d threads) at %s\n",
+					e.Name, e.Model.Params(), mib(e.Model.BytesPerToken()), e.Model.Threads(), url)
+			})
+		},
+	}
+	ef.register(cmd, "")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (loopback unless told otherwise)")
+	return cmd
+}
+
+func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,0 +1,132 @@
+// Package engine starts the embedded inference engine: a model (a GGUF
+// file or a built-in preset), its scheduler and its OpenAI-compatible HTTP
+// server, listening on loopback.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/llama"
+	"github.com/tpsbench/tpsbench/engine/sched"
+	"github.com/tpsbench/tpsbench/engine/server"
+	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/engine/tokenizer"
+)
+
+// DefaultModel is the built-in model tpsbench run measures by default.
+const DefaultModel = "15m"
+
+// Options say what to serve and how.
+type Options struct {
+	Model   string // a GGUF path, or a preset name (tiny, 15m, 110m)
+	Format  string // weight format for presets: f32, f16, q8_0, q4_0
+	Threads int    // 0: all cores
+	MaxSeqs int
+	Seed    uint64 // dummy-weight seed for presets
+}
+
+// Engine is a loaded model being served.
+type Engine struct {
+	Name      string
+	File      *gguf.File
+	Model     *llama.Model
+	Tokenizer *tokenizer.Tokenizer
+	Sched     *sched.Scheduler
+	Handler   *server.Server
+}
+
+// Load opens the model and starts its scheduler.
+func Load(opts Options) (*Engine, error) {
+	if opts.Model == "" {
+		opts.Model = DefaultModel
+	}
+	var f *gguf.File
+	var name string
+	if p, err := synth.Lookup(opts.Model); err == nil && !strings.ContainsAny(opts.Model, "/.") {
+		format := opts.Format
+		if format == "" {
+			format = "f32"
+		}
+		typ, err := gguf.ParseTensorType(format)
+		if err != nil {
+			return nil, err
+		}
+		b, err := synth.Bytes(p, typ, opts.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if f, err = gguf.Parse(b); err != nil {
+			return nil, err
+		}
+		name = fmt.Sprintf("tpsbench-%s-%s", p.Name, strings.ToLower(typ.String()))
+	} else {
+		if opts.Format != "" {
+			return nil, errors.New("a weight format applies to built-in presets; a GGUF file has its own")
+		}
+		if f, err = gguf.Open(opts.Model); err != nil {
+			if os.IsNotExist(errors.Unwrap(err)) || errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("model %q is neither a file nor a preset (%s)", opts.Model, strings.Join(synth.PresetNames(), ", "))
+			}
+			return nil, err
+		}
+		name = strings.TrimSuffix(filepath.Base(opts.Model), filepath.Ext(opts.Model))
+	}
+	m, err := llama.Load(f, opts.Threads)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		m.Close()
+		f.Close()
+		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
+	}
+	if tok.Len() != m.Vocab {
+		m.Close()
+		f.Close()
+		return nil, fmt.Errorf("loading %s: the tokenizer has %d pieces but the embedding %d rows", opts.Model, tok.Len(), m.Vocab)
+	}
+	s := sched.New(m, sched.Options{MaxSeqs: opts.MaxSeqs})
+	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: server.New(name, m, tok, s)}, nil
+}
+
+// Close stops the scheduler and releases the model.
+func (e *Engine) Close() {
+	e.Sched.Close()
+	e.Model.Close()
+	_ = e.File.Close()
+}
+
+// Serve listens on addr (host:port; port 0 picks one) and serves until ctx
+// ends. ready, when set, receives the base URL once listening.
+func (e *Engine) Serve(ctx context.Context, addr string, ready func(url string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: e.Handler, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready("http://" + ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return nil
+	}
+}

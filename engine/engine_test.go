@@ -1,0 +1,222 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/engine"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+func start(t *testing.T) (*engine.Engine, string) {
+	t.Helper()
+	e, err := engine.Load(engine.Options{Model: "tiny", Format: "q8_0", Threads: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.Handler)
+	t.Cleanup(func() { srv.Close(); e.Close() })
+	return e, srv.URL
+}
+
+func post(t *testing.T, url, body string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestStreamedChatWithUsage(t *testing.T) {
+	_, url := start(t)
+	// Measured by our own client, as tpsbench run does.
+	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, IgnoreEOS: true, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var rec record.Record
+	cl.Do(context.Background(), &client.Request{Model: "tpsbench-tiny-q8_0", Prompt: "Explain AI", MaxTokens: 20}, &rec)
+	if rec.Error != nil {
+		t.Fatal(rec.Error)
+	}
+	if rec.OutputTokens != 20 || rec.TokenSource != record.SourceUsage || rec.PromptTokens == 0 || rec.FinishReason != "length" {
+		t.Fatalf("record %+v", rec)
+	}
+}
+
+func TestCompletionsWhole(t *testing.T) {
+	_, url := start(t)
+	resp, body := post(t, url+"/v1/completions", `{"prompt":"the cat","max_tokens":7,"ignore_eos":true,"temperature":0}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	var out struct {
+		Choices []struct {
+			Text         string `json:"text"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct{ CompletionTokens int `json:"completion_tokens"` } `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Usage.CompletionTokens != 7 || out.Choices[0].FinishReason != "length" || out.Choices[0].Text == "" {
+		t.Fatalf("%s", body)
+	}
+	// Greedy decoding is deterministic.
+	_, again := post(t, url+"/v1/completions", `{"prompt":"the cat","max_tokens":7,"ignore_eos":true,"temperature":0}`)
+	var out2 = out
+	json.Unmarshal([]byte(again), &out2)
+	if out2.Choices[0].Text != out.Choices[0].Text {
+		t.Errorf("greedy outputs differ: %q vs %q", out.Choices[0].Text, out2.Choices[0].Text)
+	}
+	// Seeded sampling too.
+	_, a := post(t, url+"/v1/completions", `{"prompt":"x","max_tokens":12,"ignore_eos":true,"temperature":0.9,"top_p":0.9,"top_k":50,"seed":5}`)
+	_, b := post(t, url+"/v1/completions", `{"prompt":"x","max_tokens":12,"ignore_eos":true,"temperature":0.9,"top_p":0.9,"top_k":50,"seed":5}`)
+	if textOf(a) != textOf(b) {
+		t.Errorf("same seed, different text: %q vs %q", textOf(a), textOf(b))
+	}
+}
+
+func textOf(body string) string {
+	var out struct {
+		Choices []struct{ Text string } `json:"choices"`
+	}
+	json.Unmarshal([]byte(body), &out)
+	if len(out.Choices) == 0 {
+		return "<none>"
+	}
+	return out.Choices[0].Text
+}
+
+func TestStopString(t *testing.T) {
+	_, url := start(t)
+	_, body := post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":40,"ignore_eos":true,"temperature":0}`)
+	full := textOf(body)
+	if len(full) < 6 {
+		t.Fatalf("short text %q", full)
+	}
+	stop := full[3:6]
+	_, body = post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":40,"ignore_eos":true,"temperature":0,"stop":[`+strings.TrimSpace(mustJSON(stop))+`]}`)
+	got := textOf(body)
+	if got != full[:strings.Index(full, stop)] || !strings.Contains(body, `"finish_reason":"stop"`) {
+		t.Fatalf("stop %q: got %q from %q (%s)", stop, got, full, body)
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestBadRequests(t *testing.T) {
+	_, url := start(t)
+	cases := []struct{ path, body, param string }{
+		{"/v1/completions", `{`, ""},
+		{"/v1/completions", `{"max_tokens":5}`, "prompt"},
+		{"/v1/completions", `{"prompt":"a","max_tokens":-1}`, "max_tokens"},
+		{"/v1/completions", `{"prompt":"a","max_tokens":"ten"}`, "max_tokens"},
+		{"/v1/completions", `{"prompt":"a","max_tokens":100000}`, "max_tokens"},
+		{"/v1/completions", `{"prompt":"a","temperature":-1}`, "temperature"},
+		{"/v1/completions", `{"prompt":"a","top_p":2}`, "top_p"},
+		{"/v1/completions", `{"prompt":"a","model":"gpt-9"}`, "model"},
+		{"/v1/completions", `{"prompt":"a","stop":5}`, "stop"},
+		{"/v1/completions", `{"prompt":"` + strings.Repeat("word ", 400) + `"}`, "prompt"},
+		{"/v1/chat/completions", `{"messages":[]}`, "messages"},
+	}
+	for _, c := range cases {
+		resp, body := post(t, url+c.path, c.body)
+		var e struct {
+			Error struct {
+				Message string  `json:"message"`
+				Param   *string `json:"param"`
+			} `json:"error"`
+		}
+		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Message == "" {
+			t.Errorf("%s %.60s: %d %s", c.path, c.body, resp.StatusCode, body)
+			continue
+		}
+		if c.param != "" && (e.Error.Param == nil || *e.Error.Param != c.param) {
+			t.Errorf("%.60s: param %v, want %q", c.body, e.Error.Param, c.param)
+		}
+	}
+	// Still serving.
+	if resp, _ := post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":2}`); resp.StatusCode != 200 {
+		t.Errorf("server stopped answering after bad requests: %d", resp.StatusCode)
+	}
+	if r, err := http.Get(url + "/health"); err != nil || r.StatusCode != 200 {
+		t.Errorf("health: %v", err)
+	}
+	if _, body := get(t, url+"/v1/models"); !strings.Contains(body, "tpsbench-tiny-q8_0") {
+		t.Errorf("models: %s", body)
+	}
+}
+
+func get(t *testing.T, url string) (*http.Response, string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestDisconnectFreesSequence(t *testing.T) {
+	e, url := start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":200,"ignore_eos":true,"stream":true}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for i := 0; i < 3 && sc.Scan(); i++ {
+	}
+	if e.Sched.Stats().Running != 1 {
+		t.Fatalf("running %d, want 1", e.Sched.Stats().Running)
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for e.Sched.Stats().Running != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("sequence still running after the client left: %+v", e.Sched.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestConcurrentRequestsDoNotCorruptEachOther(t *testing.T) {
+	_, url := start(t)
+	body := `{"prompt":"once upon","max_tokens":30,"ignore_eos":true,"temperature":0}`
+	_, alone := post(t, url+"/v1/completions", body)
+	want := textOf(alone)
+	results := make(chan string, 6)
+	for i := 0; i < 6; i++ {
+		go func() {
+			resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			results <- textOf(string(b))
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		if got := <-results; got != want {
+			t.Errorf("concurrent result %q differs from %q", got, want)
+		}
+	}
+}

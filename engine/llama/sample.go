@@ -1,0 +1,124 @@
+package llama
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Sampler picks the next token from logits: greedily at temperature 0,
+// otherwise from the softmax at that temperature, cut to the TopK most
+// likely tokens and then to the smallest set holding TopP of the mass.
+// It is seeded, so the same seed gives the same text.
+type Sampler struct {
+	Temperature float32
+	TopP        float32 // 1 keeps everything
+	TopK        int     // 0 keeps everything
+	rng         *rand.Rand
+	probs       []float32
+	cand        []int
+}
+
+// NewSampler returns a sampler; topP outside (0, 1] means 1.
+func NewSampler(temperature, topP float32, topK int, seed uint64) *Sampler {
+	if !(topP > 0 && topP <= 1) {
+		topP = 1
+	}
+	return &Sampler{Temperature: temperature, TopP: topP, TopK: max(topK, 0), rng: rand.New(rand.NewPCG(seed, seed^0xda3e39cb94b95bdb))}
+}
+
+// Sample returns the chosen token id.
+func (s *Sampler) Sample(logits []float32) int {
+	if s.Temperature <= 0 || s.TopK == 1 {
+		return argmax(logits)
+	}
+	n := len(logits)
+	if cap(s.probs) < n {
+		s.probs = make([]float32, n)
+		s.cand = make([]int, n)
+	}
+	p := s.probs[:n]
+	mx := logits[argmax(logits)]
+	var sum float64
+	for i, l := range logits {
+		e := float32(math.Exp(float64((l - mx) / s.Temperature)))
+		p[i] = e
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for i := range p {
+		p[i] *= inv
+	}
+	cand := s.cand[:0]
+	if s.TopK == 0 && s.TopP >= 1 {
+		return s.draw(p, nil, 1)
+	}
+	// Tokens below this share can never be inside the nucleus, so they
+	// need not be sorted (llama2.c's shortcut).
+	cutoff := float32(0)
+	if s.TopK == 0 && n > 1 {
+		cutoff = (1 - s.TopP) / float32(n-1)
+	}
+	for i, v := range p {
+		if v >= cutoff {
+			cand = append(cand, i)
+		}
+	}
+	sort.Slice(cand, func(a, b int) bool {
+		if p[cand[a]] != p[cand[b]] {
+			return p[cand[a]] > p[cand[b]]
+		}
+		return cand[a] < cand[b]
+	})
+	if s.TopK > 0 && len(cand) > s.TopK {
+		cand = cand[:s.TopK]
+	}
+	var mass float32
+	keep := len(cand)
+	for i, c := range cand {
+		mass += p[c]
+		if mass >= s.TopP {
+			keep = i + 1
+			break
+		}
+	}
+	cand = cand[:keep]
+	mass = 0
+	for _, c := range cand {
+		mass += p[c]
+	}
+	return s.draw(p, cand, mass)
+}
+
+// draw samples from p restricted to cand (all tokens when cand is nil),
+// whose probabilities sum to mass.
+func (s *Sampler) draw(p []float32, cand []int, mass float32) int {
+	r := s.rng.Float32() * mass
+	var acc float32
+	if cand == nil {
+		for i, v := range p {
+			acc += v
+			if r < acc {
+				return i
+			}
+		}
+		return len(p) - 1
+	}
+	for _, c := range cand {
+		acc += p[c]
+		if r < acc {
+			return c
+		}
+	}
+	return cand[len(cand)-1]
+}
+
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,38 @@
+package llama
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSampler(t *testing.T) {
+	logits := []float32{1, 5, 2, 4.9, -3}
+	if got := NewSampler(0, 1, 0, 1).Sample(logits); got != 1 {
+		t.Errorf("greedy picked %d", got)
+	}
+	// top-k 2 only ever yields the two best.
+	s := NewSampler(1, 1, 2, 7)
+	counts := map[int]int{}
+	for i := 0; i < 2000; i++ {
+		counts[s.Sample(logits)]++
+	}
+	if len(counts) != 2 || counts[1] == 0 || counts[3] == 0 {
+		t.Errorf("top-k 2 drew %v", counts)
+	}
+	// Frequencies follow the softmax: p(1)/p(3) = e^0.1.
+	ratio := float64(counts[1]) / float64(counts[3])
+	if math.Abs(ratio-math.Exp(0.1)) > 0.2 {
+		t.Errorf("ratio %.3f, want about %.3f", ratio, math.Exp(0.1))
+	}
+	// top-p small keeps only the most likely token.
+	if got := NewSampler(1, 0.3, 0, 3).Sample(logits); got != 1 {
+		t.Errorf("top-p 0.3 picked %d", got)
+	}
+	// Same seed, same choices.
+	a, b := NewSampler(0.8, 0.95, 40, 42), NewSampler(0.8, 0.95, 40, 42)
+	for i := 0; i < 100; i++ {
+		if a.Sample(logits) != b.Sample(logits) {
+			t.Fatal("same seed, different draws")
+		}
+	}
+}

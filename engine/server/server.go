@@ -1,0 +1,445 @@
+// Package server is the engine's OpenAI-compatible HTTP API:
+// /v1/completions and /v1/chat/completions (streamed with usage chunks, or
+// whole), /v1/models and /health. tpsbench measures it over loopback
+// exactly as it measures any other server.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tpsbench/tpsbench/engine/llama"
+	"github.com/tpsbench/tpsbench/engine/sched"
+	"github.com/tpsbench/tpsbench/engine/tokenizer"
+)
+
+// Limits on requests.
+const (
+	maxBody  = 4 << 20
+	maxStops = 8
+)
+
+// Server serves one model.
+type Server struct {
+	Name  string // the model name clients ask for
+	model *llama.Model
+	tok   *tokenizer.Tokenizer
+	sched *sched.Scheduler
+	mux   *http.ServeMux
+	start time.Time
+}
+
+// New makes a server for a model; it takes ownership of the scheduler.
+func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Scheduler) *Server {
+	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now()}
+	srv.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, false) })
+	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
+	srv.mux.HandleFunc("GET /v1/models", srv.models)
+	srv.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	srv.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apiError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
+	})
+	return srv
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{map[string]any{
+		"id": s.Name, "object": "model", "created": s.start.Unix(), "owned_by": "tpsbench", "max_model_len": s.model.Context,
+	}}})
+}
+
+// apiError writes an OpenAI-style error.
+func apiError(w http.ResponseWriter, status int, typ, param, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	body := map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nilIfEmpty(param), "code": status}}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// request is the union of the completion and chat request fields we honour.
+type request struct {
+	Model         string          `json:"model"`
+	Prompt        json.RawMessage `json:"prompt"`
+	Messages      []message       `json:"messages"`
+	MaxTokens     *int            `json:"max_tokens"`
+	MaxCompletion *int            `json:"max_completion_tokens"`
+	Temperature   *float32        `json:"temperature"`
+	TopP          *float32        `json:"top_p"`
+	TopK          *int            `json:"top_k"`
+	Seed          *int64          `json:"seed"`
+	Stop          json.RawMessage `json:"stop"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	IgnoreEOS bool `json:"ignore_eos"`
+	N         *int `json:"n"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// badRequest is a 400 naming the field at fault.
+type badRequest struct{ param, msg string }
+
+func (b badRequest) Error() string { return b.msg }
+
+func (s *Server) parse(r *http.Request, chat bool) (*request, []int, []string, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return nil, nil, nil, badRequest{"", fmt.Sprintf("reading the body: %v (limit %d bytes)", err, maxBody)}
+	}
+	var req request
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, nil, nil, badRequest{te.Field, fmt.Sprintf("%s: want %s, got %s", te.Field, te.Type, te.Value)}
+		}
+		return nil, nil, nil, badRequest{"", "the body is not valid JSON: " + err.Error()}
+	}
+	if req.Model != "" && req.Model != s.Name {
+		return nil, nil, nil, badRequest{"model", fmt.Sprintf("model %q is not served here (this server has %q)", req.Model, s.Name)}
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, nil, nil, badRequest{"n", "n must be 1"}
+	}
+	var text string
+	if chat {
+		if len(req.Messages) == 0 {
+			return nil, nil, nil, badRequest{"messages", "messages must hold at least one message"}
+		}
+		text = chatPrompt(req.Messages)
+	} else {
+		if len(req.Prompt) == 0 {
+			return nil, nil, nil, badRequest{"prompt", "prompt is required"}
+		}
+		if err := json.Unmarshal(req.Prompt, &text); err != nil {
+			var list []string
+			if json.Unmarshal(req.Prompt, &list) != nil || len(list) != 1 {
+				return nil, nil, nil, badRequest{"prompt", "prompt must be a string (or a list of one string)"}
+			}
+			text = list[0]
+		}
+	}
+	var stops []string
+	if len(req.Stop) > 0 && string(req.Stop) != "null" {
+		var one string
+		if json.Unmarshal(req.Stop, &one) == nil {
+			stops = []string{one}
+		} else if json.Unmarshal(req.Stop, &stops) != nil {
+			return nil, nil, nil, badRequest{"stop", "stop must be a string or a list of strings"}
+		}
+		if len(stops) > maxStops {
+			return nil, nil, nil, badRequest{"stop", fmt.Sprintf("at most %d stop strings", maxStops)}
+		}
+		for _, st := range stops {
+			if st == "" {
+				return nil, nil, nil, badRequest{"stop", "stop strings must not be empty"}
+			}
+		}
+	}
+	if req.MaxTokens == nil {
+		req.MaxTokens = req.MaxCompletion
+	}
+	if req.MaxTokens == nil {
+		n := 16 // OpenAI's default for completions
+		if chat {
+			n = s.model.Context
+		}
+		req.MaxTokens = &n
+	}
+	prompt := s.tok.Encode(text, true)
+	room := s.model.Context - len(prompt)
+	switch {
+	case *req.MaxTokens < 1:
+		return nil, nil, nil, badRequest{"max_tokens", "max_tokens must be at least 1"}
+	case room <= 0:
+		return nil, nil, nil, badRequest{"prompt", fmt.Sprintf("the prompt has %d tokens; the context holds %d", len(prompt), s.model.Context)}
+	case *req.MaxTokens > room:
+		if req.MaxCompletion == nil && !chat || *req.MaxTokens > s.model.Context {
+			return nil, nil, nil, badRequest{"max_tokens", fmt.Sprintf("max_tokens %d plus the prompt's %d tokens exceed the context of %d", *req.MaxTokens, len(prompt), s.model.Context)}
+		}
+		*req.MaxTokens = room
+	}
+	if t := req.Temperature; t != nil && (*t < 0 || *t > 100 || *t != *t) {
+		return nil, nil, nil, badRequest{"temperature", "temperature must be between 0 and 100"}
+	}
+	if p := req.TopP; p != nil && (*p <= 0 || *p > 1 || *p != *p) {
+		return nil, nil, nil, badRequest{"top_p", "top_p must be in (0, 1]"}
+	}
+	if k := req.TopK; k != nil && (*k < -1 || *k > s.model.Vocab) {
+		return nil, nil, nil, badRequest{"top_k", fmt.Sprintf("top_k must be -1, 0 or up to the vocabulary size %d", s.model.Vocab)}
+	}
+	return &req, prompt, stops, nil
+}
+
+// chatPrompt flattens messages into one prompt; the synthetic models have
+// no chat template of their own.
+func chatPrompt(msgs []message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role)
+		b.WriteString(": ")
+		b.WriteString(m.Content)
+		b.WriteString("\n")
+	}
+	b.WriteString("assistant:")
+	return b.String()
+}
+
+func newID(prefix string) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
+	req, prompt, stops, err := s.parse(r, chat)
+	if err != nil {
+		var br badRequest
+		errors.As(err, &br)
+		apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, err.Error())
+		return
+	}
+	temp, topP, topK := float32(1), float32(1), 0
+	if req.Temperature != nil {
+		temp = *req.Temperature
+	}
+	if req.TopP != nil {
+		topP = *req.TopP
+	}
+	if req.TopK != nil && *req.TopK > 0 {
+		topK = *req.TopK
+	}
+	var seed uint64
+	if req.Seed != nil {
+		seed = uint64(*req.Seed)
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	ctx, cancel := context.WithCancel(r.Context()) // a client gone or a stop string ends the sequence
+	defer cancel()
+	events, err := s.sched.Submit(ctx, sched.Request{
+		Prompt: prompt, MaxTokens: *req.MaxTokens, IgnoreEOS: req.IgnoreEOS, EOS: s.tok.EOS,
+		Sampler: llama.NewSampler(temp, topP, topK, seed),
+	})
+	if err != nil {
+		status := http.StatusBadRequest
+		if errors.Is(err, sched.ErrQueueFull) {
+			status = http.StatusTooManyRequests
+		}
+		apiError(w, status, "server_error", "", err.Error())
+		return
+	}
+	out := &response{
+		w: w, chat: chat, id: newID(map[bool]string{true: "chatcmpl-", false: "cmpl-"}[chat]), model: s.Name, created: time.Now().Unix(),
+		stream: req.Stream, usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, prompt: len(prompt),
+		stops: stops, tok: s.tok,
+	}
+	out.begin()
+	for ev := range events {
+		if ev.Done {
+			if ev.Err != nil && ctx.Err() == nil {
+				out.fail(ev.Err)
+				return
+			}
+			out.end(ev.Reason)
+			return
+		}
+		if out.token(ev.Token) {
+			cancel() // a stop string matched
+			out.end("stop")
+			return
+		}
+	}
+}
+
+// response writes one generation, streamed or whole.
+type response struct {
+	w            http.ResponseWriter
+	chat, stream bool
+	usage        bool
+	id, model    string
+	created      int64
+	prompt, made int
+	stops        []string
+	tok          *tokenizer.Tokenizer
+
+	text    strings.Builder // everything generated (whole responses, stop matching)
+	pending []byte          // bytes of an unfinished UTF-8 character
+	held    string          // text held back because it may start a stop string
+	sent    int             // tokens already reported in chunks
+	ended   bool
+}
+
+func (o *response) begin() {
+	if !o.stream {
+		return
+	}
+	o.w.Header().Set("Content-Type", "text/event-stream")
+	o.w.Header().Set("Cache-Control", "no-cache")
+	o.w.WriteHeader(http.StatusOK)
+	if o.chat {
+		o.chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	}
+}
+
+// token adds a generated token; it reports whether a stop string matched.
+func (o *response) token(t int) bool {
+	o.made++
+	o.pending = append(o.pending, o.tok.Piece(t)...)
+	// Hold back an incomplete UTF-8 character until its last byte comes.
+	cut := len(o.pending)
+	for i := max(0, len(o.pending)-3); i < len(o.pending); i++ {
+		if o.pending[i]&0xC0 == 0xC0 && !utf8.FullRune(o.pending[i:]) {
+			cut = i
+			break
+		}
+	}
+	piece := o.held + string(o.pending[:cut])
+	o.pending = append(o.pending[:0], o.pending[cut:]...)
+	o.held = ""
+	for _, st := range o.stops {
+		whole := o.text.String() + piece
+		if i := strings.Index(whole, st); i >= 0 {
+			piece = whole[o.text.Len():max(i, o.text.Len())]
+			o.emit(piece)
+			return true
+		}
+	}
+	// Keep back a tail that could be the start of a stop string.
+	for _, st := range o.stops {
+		for k := min(len(st)-1, len(piece)); k > 0; k-- {
+			if strings.HasSuffix(piece, st[:k]) {
+				if len(o.held) < k {
+					o.held = piece[len(piece)-k:]
+				}
+				break
+			}
+		}
+	}
+	o.emit(piece[:len(piece)-len(o.held)])
+	return false
+}
+
+func (o *response) emit(piece string) {
+	o.text.WriteString(piece)
+	if o.stream && piece != "" {
+		o.chunk(o.delta(piece), nil)
+		o.sent = o.made
+	}
+}
+
+func (o *response) delta(text string) map[string]any {
+	if o.chat {
+		return map[string]any{"content": text}
+	}
+	return map[string]any{"text": text}
+}
+
+func (o *response) usageJSON() map[string]any {
+	return map[string]any{"prompt_tokens": o.prompt, "completion_tokens": o.made, "total_tokens": o.prompt + o.made}
+}
+
+func (o *response) chunk(delta map[string]any, finish any) {
+	choice := map[string]any{"index": 0, "finish_reason": finish}
+	obj := "text_completion"
+	if o.chat {
+		choice["delta"] = delta
+		obj = "chat.completion.chunk"
+	} else {
+		choice["text"] = delta["text"]
+		if delta["text"] == nil {
+			choice["text"] = ""
+		}
+	}
+	o.event(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model, "choices": []any{choice}})
+}
+
+func (o *response) event(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(o.w, "data: %s\n\n", b)
+	if f, ok := o.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (o *response) end(reason string) {
+	if o.ended {
+		return
+	}
+	o.ended = true
+	if reason != "stop" || o.held != "" {
+		// what was held back for a stop string that never came, and any
+		// unfinished character, is text after all
+		tail := o.held + strings.ToValidUTF8(string(o.pending), "\uFFFD")
+		o.held, o.pending = "", nil
+		if tail != "" {
+			o.emit(tail)
+		}
+	}
+	if reason == "" {
+		reason = "length"
+	}
+	if !o.stream {
+		o.whole(reason)
+		return
+	}
+	o.chunk(o.delta(""), reason)
+	if o.usage {
+		o.event(map[string]any{"id": o.id, "object": "chat.completion.chunk", "created": o.created, "model": o.model, "choices": []any{}, "usage": o.usageJSON()})
+	}
+	fmt.Fprint(o.w, "data: [DONE]\n\n")
+	if f, ok := o.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (o *response) whole(reason string) {
+	choice := map[string]any{"index": 0, "finish_reason": reason}
+	obj := "text_completion"
+	if o.chat {
+		choice["message"] = map[string]any{"role": "assistant", "content": o.text.String()}
+		obj = "chat.completion"
+	} else {
+		choice["text"] = o.text.String()
+	}
+	o.w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(o.w).Encode(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model,
+		"choices": []any{choice}, "usage": o.usageJSON()})
+}
+
+func (o *response) fail(err error) {
+	o.ended = true
+	if o.stream {
+		o.event(map[string]any{"error": map[string]any{"message": err.Error(), "type": "server_error", "code": 500}})
+		return
+	}
+	apiError(o.w, http.StatusInternalServerError, "server_error", "", err.Error())
+}

