@@ -67,7 +67,9 @@ func TestCompletionsWhole(t *testing.T) {
 			Text         string `json:"text"`
 			FinishReason string `json:"finish_reason"`
 		} `json:"choices"`
-		Usage struct{ CompletionTokens int `json:"completion_tokens"` } `json:"usage"`
+		Usage struct {
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
 	}
 	if err := json.Unmarshal([]byte(body), &out); err != nil {
 		t.Fatal(err)
