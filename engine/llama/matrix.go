@@ -103,7 +103,7 @@ func (m *Matrix) rows(out []float32, in *vecInput, lo, hi int) {
 	}
 }
 
-func dotF32(a, b []float32) float32 {
+func dotF32Go(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -119,7 +119,7 @@ func dotF32(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-func dotF16(a []uint16, b []float32) float32 {
+func dotF16Go(a []uint16, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -135,7 +135,7 @@ func dotF16(a []uint16, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-func dotQ8(row []byte, x *q8Vec) float32 {
+func dotQ8Go(row []byte, x *q8Vec) float32 {
 	var sum float32
 	for b := range x.d {
 		blk := row[b*q8Bytes : (b+1)*q8Bytes]
@@ -152,7 +152,7 @@ func dotQ8(row []byte, x *q8Vec) float32 {
 	return sum
 }
 
-func dotQ4(row []byte, x *q8Vec) float32 {
+func dotQ4Go(row []byte, x *q8Vec) float32 {
 	var sum float32
 	for b := range x.d {
 		blk := row[b*q4Bytes : (b+1)*q4Bytes]

@@ -1,0 +1,183 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// AVX2/FMA/F16C dot products. Each returns the sum over its blocks; the Go
+// side checks CPU support and falls back to portable loops.
+
+// func dotF32AVX2(a, b *float32, n int) float32
+// n is a multiple of 32.
+TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+f32loop:
+	CMPQ CX, $0
+	JLE f32done
+	VMOVUPS 0(SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMOVUPS 64(SI), Y6
+	VMOVUPS 96(SI), Y7
+	VFMADD231PS 0(DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP f32loop
+f32done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func dotF16AVX2(a *uint16, b *float32, n int) float32
+// n is a multiple of 32.
+TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+f16loop:
+	CMPQ CX, $0
+	JLE f16done
+	VCVTPH2PS 0(SI), Y4
+	VCVTPH2PS 16(SI), Y5
+	VCVTPH2PS 32(SI), Y6
+	VCVTPH2PS 48(SI), Y7
+	VFMADD231PS 0(DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ $64, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP f16loop
+f16done:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+DATA ones16<>+0(SB)/8, $0x0001000100010001
+DATA ones16<>+8(SB)/8, $0x0001000100010001
+DATA ones16<>+16(SB)/8, $0x0001000100010001
+DATA ones16<>+24(SB)/8, $0x0001000100010001
+GLOBL ones16<>(SB), RODATA|NOPTR, $32
+
+DATA nib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL nib<>(SB), RODATA|NOPTR, $32
+
+DATA eights<>+0(SB)/8, $0x0808080808080808
+DATA eights<>+8(SB)/8, $0x0808080808080808
+DATA eights<>+16(SB)/8, $0x0808080808080808
+DATA eights<>+24(SB)/8, $0x0808080808080808
+GLOBL eights<>(SB), RODATA|NOPTR, $32
+
+// func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+// w: nb Q8_0 blocks (f16 d, 32 int8); xq, xd: the activation's quants and scales.
+TEXT ·dotQ8AVX2(SB), NOSPLIT, $0-36
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ nb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y8, Y8, Y8
+	VMOVDQU ones16<>(SB), Y7
+q8loop:
+	CMPQ CX, $0
+	JLE q8done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X1
+	VCVTPH2PS X1, X1
+	VMULSS 0(DX), X1, X1
+	VBROADCASTSS X1, Y1
+	VMOVDQU 2(SI), Y2
+	VMOVDQU 0(DI), Y3
+	VPSIGNB Y2, Y2, Y4
+	VPSIGNB Y2, Y3, Y5
+	VPMADDUBSW Y5, Y4, Y6
+	VPMADDWD Y7, Y6, Y6
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y1, Y0
+	ADDQ $34, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	DECQ CX
+	JMP q8loop
+q8done:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func dotQ4AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+// w: nb Q4_0 blocks (f16 d, 16 bytes: element j low nibble, j+16 high).
+TEXT ·dotQ4AVX2(SB), NOSPLIT, $0-36
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ nb+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU ones16<>(SB), Y7
+	VMOVDQU nib<>(SB), Y9
+	VMOVDQU eights<>(SB), Y10
+q4loop:
+	CMPQ CX, $0
+	JLE q4done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X1
+	VCVTPH2PS X1, X1
+	VMULSS 0(DX), X1, X1
+	VBROADCASTSS X1, Y1
+	VMOVDQU 2(SI), X2
+	VPSRLW $4, X2, X3
+	VINSERTI128 $1, X3, Y2, Y2
+	VPAND Y9, Y2, Y2
+	VPSUBB Y10, Y2, Y2
+	VMOVDQU 0(DI), Y3
+	VPSIGNB Y2, Y2, Y4
+	VPSIGNB Y2, Y3, Y5
+	VPMADDUBSW Y5, Y4, Y6
+	VPMADDWD Y7, Y6, Y6
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y1, Y0
+	ADDQ $18, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	DECQ CX
+	JMP q4loop
+q4done:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET

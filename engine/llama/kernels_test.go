@@ -1,0 +1,84 @@
+package llama
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/engine/half"
+)
+
+// TestKernelsAgreeWithPortableLoops checks the kernels in use (assembly on
+// amd64 unless built with -tags purego) against the portable loops, on
+// random data of several lengths. Integer parts are exact; float sums
+// differ by summation order only, about 1e-6 relative.
+func TestKernelsAgreeWithPortableLoops(t *testing.T) {
+	t.Logf("kernels: %s", Kernels())
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{32, 64, 288, 768, 2048, 100} {
+		a, b := make([]float32, n), make([]float32, n)
+		h := make([]uint16, n)
+		for i := range a {
+			a[i], b[i] = r.Float32()*2-1, r.Float32()*2-1
+			h[i] = half.FromFloat32(a[i])
+		}
+		check := func(name string, got, want float32, scale float64) {
+			t.Helper()
+			if d := math.Abs(float64(got - want)); d > 1e-5*scale {
+				t.Errorf("%s n=%d: %v, portable %v", name, n, got, want)
+			}
+		}
+		check("f32", dotF32(a, b), dotF32Go(a, b), math.Sqrt(float64(n)))
+		check("f16", dotF16(h, b), dotF16Go(h, b), math.Sqrt(float64(n)))
+		if n%32 != 0 {
+			continue
+		}
+		var x q8Vec
+		x.quantize(b)
+		q8 := QuantizeQ8_0(nil, a)
+		q4 := QuantizeQ4_0(nil, a)
+		check("q8_0", dotQ8(q8, &x), dotQ8Go(q8, &x), math.Sqrt(float64(n)))
+		check("q4_0", dotQ4(q4, &x), dotQ4Go(q4, &x), math.Sqrt(float64(n)))
+	}
+	// Extremes: weights at +-127 and activations at +-127 must not saturate.
+	row := make([]byte, 0, q8Bytes)
+	row = binary.LittleEndian.AppendUint16(row, half.FromFloat32(1))
+	for i := 0; i < qk; i++ {
+		row = append(row, byte(int8(127)))
+	}
+	x := q8Vec{q: make([]int8, qk), d: []float32{1}}
+	for i := range x.q {
+		x.q[i] = 127
+	}
+	if got := dotQ8(row, &x); got != 32*127*127 {
+		t.Errorf("extreme Q8_0 dot %v, want %v", got, 32*127*127)
+	}
+}
+
+func BenchmarkDot(b *testing.B) {
+	n := 2048
+	r := rand.New(rand.NewPCG(1, 2))
+	a, v := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i], v[i] = r.Float32(), r.Float32()
+	}
+	var x q8Vec
+	x.quantize(v)
+	q8, q4 := QuantizeQ8_0(nil, a), QuantizeQ4_0(nil, a)
+	b.Run("q8_0", func(b *testing.B) {
+		for b.Loop() {
+			dotQ8(q8, &x)
+		}
+	})
+	b.Run("q4_0", func(b *testing.B) {
+		for b.Loop() {
+			dotQ4(q4, &x)
+		}
+	})
+	b.Run("f32", func(b *testing.B) {
+		for b.Loop() {
+			dotF32(a, v)
+		}
+	})
+}
