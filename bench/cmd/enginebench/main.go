@@ -1,0 +1,65 @@
+// Command enginebench measures the embedded engine on a GGUF file the way
+// bench/llamacpp/llamaref measures llama.cpp: a prompt of P tokens, then G
+// generated tokens at batch 1, on T threads. It prints one JSON line.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/llama"
+)
+
+func main() {
+	threads := flag.Int("threads", 1, "threads")
+	prompt := flag.Int("prompt", 128, "prompt tokens")
+	gen := flag.Int("gen", 64, "generated tokens")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: enginebench [-threads T] [-prompt P] [-gen G] MODEL.gguf")
+		os.Exit(2)
+	}
+	f, err := gguf.Open(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer f.Close()
+	m, err := llama.Load(f, *threads)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer m.Close()
+	tok := func(i int) int { return i % m.Vocab }
+	// warm-up, as llamaref does
+	warm := m.NewSequence(4)
+	for i := 0; i < 4; i++ {
+		_, _ = warm.Forward(tok(3 + i))
+	}
+	s := m.NewSequence(*prompt + *gen)
+	t0 := time.Now()
+	for i := 0; i < *prompt; i++ {
+		if _, err := s.Forward(tok(300 + i%1000)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	pp := time.Since(t0)
+	t0 = time.Now()
+	for g := 0; g < *gen; g++ {
+		if _, err := s.Forward(tok(400 + g%1000)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	tg := time.Since(t0)
+	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
+		"engine": "tpsbench", "threads": *threads, "batch": 1, "kernels": llama.Kernels(),
+		"prompt_tps": float64(*prompt) / pp.Seconds(), "gen_tps": float64(*gen) / tg.Seconds(),
+	})
+}
