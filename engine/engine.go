@@ -30,8 +30,15 @@ type Options struct {
 	Model   string // a GGUF path, or a preset name (tiny, 15m, 110m)
 	Format  string // weight format for presets: f32, f16, q8_0, q4_0
 	Threads int    // 0: all cores
-	MaxSeqs int
 	Seed    uint64 // dummy-weight seed for presets
+	Sched   sched.Options
+}
+
+// Presets of the scheduler, as in the founding document: throughput first
+// (a large batch) and latency first (a small batch, chunked prefill).
+var Presets = map[string]sched.Options{
+	"throughput": {MaxSeqs: 64},
+	"latency":    {MaxSeqs: 4, ChunkedPrefill: true, MaxPrefillTokens: 64},
 }
 
 // Engine is a loaded model being served.
@@ -96,7 +103,7 @@ func Load(opts Options) (*Engine, error) {
 		f.Close()
 		return nil, fmt.Errorf("loading %s: the tokenizer has %d pieces but the embedding %d rows", opts.Model, tok.Len(), m.Vocab)
 	}
-	s := sched.New(m, sched.Options{MaxSeqs: opts.MaxSeqs})
+	s := sched.New(m, opts.Sched)
 	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: server.New(name, m, tok, s)}, nil
 }
 

@@ -271,7 +271,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
 		}
 	} else {
-		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed"} {
+		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
 			}

@@ -11,16 +11,21 @@ import (
 
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/sched"
 	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
 // engineFlags choose and size the embedded engine.
 type engineFlags struct {
-	model   string
-	format  string
-	threads int
-	maxSeqs int
-	seed    uint64
+	model      string
+	format     string
+	threads    int
+	maxSeqs    int
+	seed       uint64
+	preset     string
+	chunked    bool
+	maxPrefill int
+	changed    func(name string) bool
 }
 
 func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
@@ -28,8 +33,12 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in preset with dummy weights: tiny, 15m, 110m")
 	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a preset: f32 (default), f16, q8_0, q4_0")
 	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
-	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding at once; more requests wait in a queue")
+	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding together (continuous batching); more requests wait in a queue")
 	f.Uint64Var(&e.seed, prefix+"seed", 1, "seed of a preset's dummy weights")
+	f.StringVar(&e.preset, prefix+"preset", "", "scheduler preset: throughput (64 sequences) or latency (4 sequences, chunked prefill)")
+	f.BoolVar(&e.chunked, prefix+"enable-chunked-prefill", false, "split long prompts into chunks interleaved with other sequences' decoding")
+	f.IntVar(&e.maxPrefill, prefix+"max-prefill-tokens", 256, "with chunked prefill: prompt tokens in one step")
+	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
 }
 
 func (e *engineFlags) load() (*engine.Engine, error) {
@@ -42,7 +51,27 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 			return nil, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
 		}
 	}
-	return engine.Load(engine.Options{Model: e.model, Format: e.format, Threads: e.threads, MaxSeqs: e.maxSeqs, Seed: e.seed})
+	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill}
+	if e.preset != "" {
+		p, ok := engine.Presets[e.preset]
+		if !ok {
+			return nil, usagef("engine preset %q: want throughput or latency", e.preset)
+		}
+		// flags given explicitly override the preset
+		if !e.changed("max-num-seqs") {
+			opts.MaxSeqs = p.MaxSeqs
+		}
+		if !e.changed("enable-chunked-prefill") {
+			opts.ChunkedPrefill = p.ChunkedPrefill
+		}
+		if !e.changed("max-prefill-tokens") && p.MaxPrefillTokens > 0 {
+			opts.MaxPrefillTokens = p.MaxPrefillTokens
+		}
+	}
+	if opts.MaxPrefillTokens < 1 {
+		return nil, usagef("max-prefill-tokens must be at least 1")
+	}
+	return engine.Load(engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts})
 }
 
 func newServeCmd() *cobra.Command {

@@ -1,6 +1,7 @@
 package llama
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -40,72 +41,153 @@ func (s *Sequence) CacheBytes() int {
 
 // Forward feeds one token at the sequence's next position and returns the
 // logits for the token after it. The slice is the model's and is valid
-// until the next Forward on any sequence of the model.
+// until the next Forward or Step on any sequence of the model.
 func (s *Sequence) Forward(token int) ([]float32, error) {
-	m := s.m
-	if token < 0 || token >= m.Vocab {
-		return nil, fmt.Errorf("token %d is outside the vocabulary of %d", token, m.Vocab)
+	var one [1]Entry
+	one[0] = Entry{Seq: s, Token: token, Logits: true}
+	out, err := s.m.Step(one[:])
+	if err != nil {
+		return nil, err
 	}
-	if s.pos >= m.Context {
-		return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
+	return out[0], nil
+}
+
+// Entry is one token of one sequence in a step.
+type Entry struct {
+	Seq    *Sequence
+	Token  int
+	Logits bool // compute the logits after this token
+}
+
+// Step runs one forward pass over a batch: decoding tokens of several
+// sequences, chunks of prompts, or both. Entries of one sequence must be
+// consecutive; they take its next positions in order. Every weight matrix
+// is read once for the whole batch. It returns the logits of the entries
+// that asked for them, in order; they are valid until the next Step.
+func (m *Model) Step(entries []Entry) ([][]float32, error) {
+	n := len(entries)
+	if n == 0 {
+		return nil, errors.New("empty step")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := &m.st
 	c := m.Config
-	hd, kvDim := c.HeadDim(), c.KVDim()
-	group := c.Heads / c.KVHeads
-	pos := s.pos
-	dequantRow(st.x, m.tokEmb, token)
-	for l := range m.layers {
-		ly := &m.layers[l]
-		rmsNorm(st.xb, st.x, ly.attnNorm, c.Eps)
-		m.matVec(st.q, ly.wq, st.xb)
-		m.matVec(st.k, ly.wk, st.xb)
-		m.matVec(st.v, ly.wv, st.xb)
-		rope(st.q, c.Heads, hd, c.RopeDim, pos, c.RopeBase)
-		rope(st.k, c.KVHeads, hd, c.RopeDim, pos, c.RopeBase)
-		s.k[l] = append(s.k[l], st.k...)
-		s.v[l] = append(s.v[l], st.v...)
-		kc, vc := s.k[l], s.v[l]
-		scale := float32(1 / math.Sqrt(float64(hd)))
-		for h := 0; h < c.Heads; h++ {
-			q := st.q[h*hd : (h+1)*hd]
-			kvOff := (h / group) * hd
-			att := st.att[:pos+1]
-			for t := 0; t <= pos; t++ {
-				att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
-			}
-			softmax(att)
-			out := st.xb[h*hd : (h+1)*hd]
-			clear(out)
-			for t := 0; t <= pos; t++ {
-				a := att[t]
-				vr := vc[t*kvDim+kvOff : t*kvDim+kvOff+hd]
-				for i := range out {
-					out[i] += a * vr[i]
+	nl := 0
+	for _, e := range entries {
+		if e.Logits {
+			nl++
+		}
+	}
+	st := &m.st
+	st.grow(c, n, nl)
+	// Positions, and checks before anything changes.
+	for i, e := range entries {
+		if e.Token < 0 || e.Token >= m.Vocab {
+			return nil, fmt.Errorf("token %d is outside the vocabulary of %d", e.Token, m.Vocab)
+		}
+		if e.Seq == nil || e.Seq.m != m {
+			return nil, errors.New("entry of another model's sequence")
+		}
+		st.pos[i] = e.Seq.pos
+		if i > 0 && entries[i-1].Seq == e.Seq {
+			st.pos[i] = st.pos[i-1] + 1
+		} else {
+			for j := 0; j < i; j++ {
+				if entries[j].Seq == e.Seq {
+					return nil, errors.New("entries of one sequence must be consecutive")
 				}
 			}
 		}
-		m.matVec(st.xb2, ly.wo, st.xb)
-		for i := range st.x {
-			st.x[i] += st.xb2[i]
-		}
-		rmsNorm(st.xb, st.x, ly.ffnNorm, c.Eps)
-		m.matVec(st.hb, ly.wGate, st.xb)
-		m.matVec(st.hb2, ly.wUp, st.xb)
-		for i, g := range st.hb {
-			st.hb[i] = g / (1 + float32(math.Exp(float64(-g)))) * st.hb2[i] // SiLU(gate) * up
-		}
-		m.matVec(st.xb2, ly.wDown, st.hb)
-		for i := range st.x {
-			st.x[i] += st.xb2[i]
+		if st.pos[i] >= m.Context {
+			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
-	rmsNorm(st.xb, st.x, m.outNorm, c.Eps)
-	m.matVec(st.logits, m.output, st.xb)
-	s.pos++
-	return st.logits, nil
+	dim, hd, kvDim, hidden := c.Dim, c.HeadDim(), c.KVDim(), c.Hidden
+	group := c.Heads / c.KVHeads
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	x := st.x[:n*dim]
+	for i, e := range entries {
+		dequantRow(x[i*dim:(i+1)*dim], m.tokEmb, e.Token)
+	}
+	xb, xb2 := st.xb[:n*dim], st.xb2[:n*dim]
+	q, k, v := st.q[:n*dim], st.k[:n*kvDim], st.v[:n*kvDim]
+	hb, hb2 := st.hb[:n*hidden], st.hb2[:n*hidden]
+	for l := range m.layers {
+		ly := &m.layers[l]
+		for i := 0; i < n; i++ {
+			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.attnNorm, c.Eps)
+		}
+		m.matMul(q, ly.wq, xb, n)
+		m.matMul(k, ly.wk, xb, n)
+		m.matMul(v, ly.wv, xb, n)
+		for i, e := range entries {
+			rope(q[i*dim:(i+1)*dim], c.Heads, hd, c.RopeDim, st.pos[i], c.RopeBase)
+			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, c.RopeDim, st.pos[i], c.RopeBase)
+			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
+			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
+		}
+		for i, e := range entries {
+			kc, vc := e.Seq.k[l], e.Seq.v[l]
+			pos := st.pos[i]
+			for h := 0; h < c.Heads; h++ {
+				qh := q[i*dim+h*hd : i*dim+(h+1)*hd]
+				kvOff := (h / group) * hd
+				att := st.att[:pos+1]
+				for t := 0; t <= pos; t++ {
+					att[t] = dotF32(qh, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
+				}
+				softmax(att)
+				out := xb[i*dim+h*hd : i*dim+(h+1)*hd]
+				clear(out)
+				for t := 0; t <= pos; t++ {
+					a := att[t]
+					vr := vc[t*kvDim+kvOff : t*kvDim+kvOff+hd]
+					for j := range out {
+						out[j] += a * vr[j]
+					}
+				}
+			}
+		}
+		m.matMul(xb2, ly.wo, xb, n)
+		for j := range x {
+			x[j] += xb2[j]
+		}
+		for i := 0; i < n; i++ {
+			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.ffnNorm, c.Eps)
+		}
+		m.matMul(hb, ly.wGate, xb, n)
+		m.matMul(hb2, ly.wUp, xb, n)
+		for j, g := range hb {
+			hb[j] = g / (1 + float32(math.Exp(float64(-g)))) * hb2[j] // SiLU(gate) * up
+		}
+		m.matMul(xb2, ly.wDown, hb, n)
+		for j := range x {
+			x[j] += xb2[j]
+		}
+	}
+	for _, e := range entries {
+		e.Seq.pos++
+	}
+	if nl == 0 {
+		return nil, nil
+	}
+	// Only the entries that want logits go through the output head, the
+	// largest matrix of a small model.
+	outIn := st.outIn[:nl*dim]
+	j := 0
+	for i, e := range entries {
+		if e.Logits {
+			rmsNorm(outIn[j*dim:(j+1)*dim], x[i*dim:(i+1)*dim], m.outNorm, c.Eps)
+			j++
+		}
+	}
+	logits := st.logits[:nl*m.Vocab]
+	m.matMul(logits, m.output, outIn, nl)
+	rows := st.outRows[:nl]
+	for j := range rows {
+		rows[j] = logits[j*m.Vocab : (j+1)*m.Vocab]
+	}
+	return rows, nil
 }
 
 // rope rotates each head's pairs (2i, 2i+1) by pos * base^(-2i/dims), the

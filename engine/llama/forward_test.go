@@ -322,3 +322,120 @@ func BenchmarkForward(b *testing.B) {
 		}
 	}
 }
+
+// TestStepEqualsOneByOne: a batched step (a prompt chunk of one sequence
+// next to single decoding tokens of others) gives the logits of feeding
+// each token alone. Quantized products sum integers per block in the same
+// order either way, so they agree bit for bit; the F32 and F16 kernels
+// that take four inputs at once sum in another order than the one-input
+// kernel, which moves results by float32 rounding: 1e-5 of the spread.
+func TestStepEqualsOneByOne(t *testing.T) {
+	for _, typ := range synth.Formats {
+		t.Run(typ.String(), func(t *testing.T) {
+			_, m := load(t, "tiny", typ, 2)
+			alone := [3]*llama.Sequence{m.NewSequence(16), m.NewSequence(16), m.NewSequence(16)}
+			batched := [3]*llama.Sequence{m.NewSequence(16), m.NewSequence(16), m.NewSequence(16)}
+			// sequences 1 and 2 start with a token each
+			for i := 1; i < 3; i++ {
+				if _, err := alone[i].Forward(10 * i); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := batched[i].Forward(10 * i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prompt := []int{1, 300, 301, 302, 303}
+			var want [][]float32
+			for j, tok := range prompt {
+				l, _ := alone[0].Forward(tok)
+				if j == len(prompt)-1 {
+					want = append(want, append([]float32(nil), l...))
+				}
+			}
+			for i := 1; i < 3; i++ {
+				l, _ := alone[i].Forward(20 + i)
+				want = append(want, append([]float32(nil), l...))
+			}
+			var entries []llama.Entry
+			for j, tok := range prompt {
+				entries = append(entries, llama.Entry{Seq: batched[0], Token: tok, Logits: j == len(prompt)-1})
+			}
+			entries = append(entries, llama.Entry{Seq: batched[1], Token: 21, Logits: true}, llama.Entry{Seq: batched[2], Token: 22, Logits: true})
+			got, err := m.Step(entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 {
+				t.Fatalf("%d logit rows, want 3", len(got))
+			}
+			tol := float32(0)
+			if typ == gguf.F32 || typ == gguf.F16 {
+				tol = 1e-5 * 4 // logits spread about 4
+			}
+			for r := range got {
+				for i := range got[r] {
+					if d := got[r][i] - want[r][i]; d > tol || d < -tol {
+						t.Fatalf("row %d logit %d: batched %v, alone %v", r, i, got[r][i], want[r][i])
+					}
+				}
+			}
+			if batched[0].Pos() != 5 || batched[1].Pos() != 2 {
+				t.Errorf("positions %d %d", batched[0].Pos(), batched[1].Pos())
+			}
+		})
+	}
+}
+
+func TestStepRejectsBadBatches(t *testing.T) {
+	_, m := load(t, "tiny", gguf.F32, 1)
+	a, b := m.NewSequence(4), m.NewSequence(4)
+	if _, err := m.Step([]llama.Entry{{Seq: a, Token: 1}, {Seq: b, Token: 1}, {Seq: a, Token: 2}}); err == nil {
+		t.Error("interleaved entries of one sequence accepted")
+	}
+	if a.Pos() != 0 || b.Pos() != 0 {
+		t.Error("a rejected step changed the sequences")
+	}
+	if _, err := m.Step(nil); err == nil {
+		t.Error("empty step accepted")
+	}
+}
+
+func BenchmarkBatchedDecode(b *testing.B) {
+	for _, preset := range []string{"15m", "110m"} {
+		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q8_0, gguf.Q4_0} {
+			for _, batch := range []int{1, 4, 16} {
+				benchStep(b, preset, typ, batch)
+			}
+		}
+	}
+}
+
+func benchStep(b *testing.B, preset string, typ gguf.TensorType, batch int) {
+	{
+		{
+			b.Run(fmt.Sprintf("%s/%s/batch%d", preset, typ, batch), func(b *testing.B) {
+				_, m := load(b, preset, typ, 2)
+				seqs := make([]*llama.Sequence, batch)
+				entries := make([]llama.Entry, batch)
+				for i := range seqs {
+					seqs[i] = m.NewSequence(m.Context)
+				}
+				b.ResetTimer()
+				for it := 0; it < b.N; it++ {
+					if seqs[0].Pos() >= 128 {
+						for i := range seqs {
+							seqs[i] = m.NewSequence(m.Context)
+						}
+					}
+					for i := range entries {
+						entries[i] = llama.Entry{Seq: seqs[i], Token: 300 + i, Logits: true}
+					}
+					if _, err := m.Step(entries); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
+			})
+		}
+	}
+}

@@ -16,6 +16,12 @@ func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 //go:noescape
 func dotQ4AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 
+//go:noescape
+func dot4F32AVX2(w, x *float32, stride, n int, out *[4]float32)
+
+//go:noescape
+func dot4QAVX2(w *byte, q4 bool, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
+
 // simd reports whether the assembly kernels can run here.
 var simd = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
 
@@ -69,4 +75,36 @@ func dotQ4(row []byte, x *q8Vec) float32 {
 	}
 	_ = row[nb*q4Bytes-1]
 	return dotQ4AVX2(&row[0], &x.q[0], &x.d[0], nb)
+}
+
+// rowBatch4 computes row r of m against ins[0:4] at once when the
+// assembly kernels can, reporting whether it did.
+func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
+	if !simd {
+		return false
+	}
+	n := m.Cols
+	switch m.Type {
+	case typeF32, typeF16:
+		if m.Type == typeF16 || n%8 != 0 {
+			return false
+		}
+		// the four inputs are consecutive rows of one activation buffer
+		f0 := ins[0].f
+		stride := n
+		if len(ins[1].f) == 0 || &ins[1].f[0] != &f0[:stride+1][stride] {
+			return false
+		}
+		dot4F32AVX2(&m.f32[r*n], &f0[0], stride, n, out)
+		return true
+	case typeQ8_0, typeQ4_0:
+		var xq [4]*int8
+		var xd [4]*float32
+		for k := 0; k < 4; k++ {
+			xq[k], xd[k] = &ins[k].q8.q[0], &ins[k].q8.d[0]
+		}
+		dot4QAVX2(&m.q[r*m.rowBytes], m.Type == typeQ4_0, &xq, &xd, n/qk, out)
+		return true
+	}
+	return false
 }

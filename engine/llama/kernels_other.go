@@ -9,3 +9,5 @@ func dotF32(a, b []float32) float32          { return dotF32Go(a, b) }
 func dotF16(a []uint16, b []float32) float32 { return dotF16Go(a, b) }
 func dotQ8(row []byte, x *q8Vec) float32     { return dotQ8Go(row, x) }
 func dotQ4(row []byte, x *q8Vec) float32     { return dotQ4Go(row, x) }
+
+func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return false }

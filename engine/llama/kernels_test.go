@@ -82,3 +82,52 @@ func BenchmarkDot(b *testing.B) {
 		}
 	})
 }
+
+// TestBatchKernelsAgree checks the four-inputs-at-once path of rowsBatch
+// against one product at a time with the portable loops.
+func TestBatchKernelsAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const rows, cols, batch = 5, 96, 6
+	w := make([]float32, rows*cols)
+	for i := range w {
+		w[i] = r.Float32()*2 - 1
+	}
+	x := make([]float32, batch*cols)
+	for i := range x {
+		x[i] = r.Float32()*2 - 1
+	}
+	var q8, q4 []byte
+	for i := 0; i < rows; i++ {
+		q8 = QuantizeQ8_0(q8, w[i*cols:(i+1)*cols])
+		q4 = QuantizeQ4_0(q4, w[i*cols:(i+1)*cols])
+	}
+	mats := []*Matrix{
+		{Type: typeF32, Rows: rows, Cols: cols, f32: w, rowBytes: 4 * cols},
+		{Type: typeQ8_0, Rows: rows, Cols: cols, q: q8, rowBytes: cols / qk * q8Bytes},
+		{Type: typeQ4_0, Rows: rows, Cols: cols, q: q4, rowBytes: cols / qk * q4Bytes},
+	}
+	for _, m := range mats {
+		ins := make([]vecInput, batch)
+		for b := range ins {
+			ins[b].prepare(x[b*cols:(b+1)*cols], m.Type, nil)
+		}
+		out := make([]float32, batch*rows)
+		m.rowsBatch(out, ins, 0, rows)
+		for b := 0; b < batch; b++ {
+			for row := 0; row < rows; row++ {
+				var want float32
+				switch m.Type {
+				case typeF32:
+					want = dotF32Go(w[row*cols:(row+1)*cols], ins[b].f)
+				case typeQ8_0:
+					want = dotQ8Go(q8[row*m.rowBytes:(row+1)*m.rowBytes], &ins[b].q8)
+				case typeQ4_0:
+					want = dotQ4Go(q4[row*m.rowBytes:(row+1)*m.rowBytes], &ins[b].q8)
+				}
+				if d := math.Abs(float64(out[b*rows+row] - want)); d > 1e-5*math.Sqrt(cols) {
+					t.Errorf("%s input %d row %d: %v, want %v", m.Type, b, row, out[b*rows+row], want)
+				}
+			}
+		}
+	}
+}

@@ -80,25 +80,43 @@ func (in *vecInput) prepare(x []float32, t gguf.TensorType, scratch []float32) {
 	}
 }
 
-// rows computes out[r] = row r of m · x for r in [lo, hi).
-func (m *Matrix) rows(out []float32, in *vecInput, lo, hi int) {
-	n := m.Cols
-	switch m.Type {
-	case typeF32:
-		for r := lo; r < hi; r++ {
-			out[r] = dotF32(m.f32[r*n:(r+1)*n], in.f)
+// rowsBatch computes out[b*m.Rows+r] = row r · ins[b] for r in [lo, hi)
+// and every input: the row is read from memory once and stays in cache
+// while it meets each input.
+func (m *Matrix) rowsBatch(out []float32, ins []vecInput, lo, hi int) {
+	n, rows := m.Cols, m.Rows
+	var four [4]float32
+	for r := lo; r < hi; r++ {
+		b := 0
+		// four inputs at a time where a kernel takes them: the row is
+		// loaded (and unpacked) once for the four
+		for ; b+4 <= len(ins); b += 4 {
+			if !m.rowBatch4(&four, r, ins[b:b+4]) {
+				break
+			}
+			out[b*rows+r], out[(b+1)*rows+r], out[(b+2)*rows+r], out[(b+3)*rows+r] = four[0], four[1], four[2], four[3]
 		}
-	case typeF16:
-		for r := lo; r < hi; r++ {
-			out[r] = dotF16(m.f16[r*n:(r+1)*n], in.f)
-		}
-	case typeQ8_0:
-		for r := lo; r < hi; r++ {
-			out[r] = dotQ8(m.q[r*m.rowBytes:(r+1)*m.rowBytes], &in.q8)
-		}
-	case typeQ4_0:
-		for r := lo; r < hi; r++ {
-			out[r] = dotQ4(m.q[r*m.rowBytes:(r+1)*m.rowBytes], &in.q8)
+		switch m.Type {
+		case typeF32:
+			row := m.f32[r*n : (r+1)*n]
+			for ; b < len(ins); b++ {
+				out[b*rows+r] = dotF32(row, ins[b].f)
+			}
+		case typeF16:
+			row := m.f16[r*n : (r+1)*n]
+			for ; b < len(ins); b++ {
+				out[b*rows+r] = dotF16(row, ins[b].f)
+			}
+		case typeQ8_0:
+			row := m.q[r*m.rowBytes : (r+1)*m.rowBytes]
+			for ; b < len(ins); b++ {
+				out[b*rows+r] = dotQ8(row, &ins[b].q8)
+			}
+		case typeQ4_0:
+			row := m.q[r*m.rowBytes : (r+1)*m.rowBytes]
+			for ; b < len(ins); b++ {
+				out[b*rows+r] = dotQ4(row, &ins[b].q8)
+			}
 		}
 	}
 }

@@ -50,19 +50,49 @@ type Model struct {
 
 	mu sync.Mutex
 	st scratch
-	// The product being run, read by the pool's threads; mvRows is made
+	// The product being run, read by the pool's threads; mmRows is made
 	// once so that a product allocates nothing.
-	mv struct {
+	mm struct {
 		out []float32
 		w   *Matrix
+		ins []vecInput
 	}
-	mvRows func(lo, hi int)
+	mmRows func(lo, hi int)
 }
 
-// scratch holds every buffer a forward pass needs, allocated once.
+// scratch holds the buffers of a forward pass. They are sized for the
+// largest batch seen so far, so steady-state steps allocate nothing.
 type scratch struct {
-	x, xb, xb2, q, k, v, att, hb, hb2, logits, half []float32
-	in                                              vecInput
+	batch                        int // entries the buffers hold
+	x, xb, xb2, q, k, v, hb, hb2 []float32
+	att                          []float32
+	logits, outIn                []float32
+	half                         []float32
+	ins                          []vecInput
+	pos                          []int
+	outRows                      [][]float32
+}
+
+// grow makes room for a batch of n entries, of which nl want logits.
+func (st *scratch) grow(c Config, n, nl int) {
+	if n > st.batch {
+		kv := c.KVDim()
+		st.batch = n
+		st.x, st.xb, st.xb2 = make([]float32, n*c.Dim), make([]float32, n*c.Dim), make([]float32, n*c.Dim)
+		st.q, st.k, st.v = make([]float32, n*c.Dim), make([]float32, n*kv), make([]float32, n*kv)
+		st.hb, st.hb2 = make([]float32, n*c.Hidden), make([]float32, n*c.Hidden)
+		st.half = make([]float32, n*max(c.Dim, c.Hidden))
+		st.ins = make([]vecInput, n)
+		st.pos = make([]int, n)
+		st.outRows = make([][]float32, n)
+		st.outIn = make([]float32, n*c.Dim)
+	}
+	if st.att == nil {
+		st.att = make([]float32, c.Context)
+	}
+	if len(st.logits) < nl*c.Vocab {
+		st.logits = make([]float32, nl*c.Vocab)
+	}
 }
 
 func key(arch, k string) string { return arch + "." + k }
@@ -192,15 +222,9 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	} else {
 		m.output = m.tokEmb // tied embeddings
 	}
-	maxDim := max(c.Dim, c.Hidden)
-	m.st = scratch{
-		x: make([]float32, c.Dim), xb: make([]float32, c.Dim), xb2: make([]float32, c.Dim),
-		q: make([]float32, c.Dim), k: make([]float32, kv), v: make([]float32, kv),
-		att: make([]float32, c.Context), hb: make([]float32, c.Hidden), hb2: make([]float32, c.Hidden),
-		logits: make([]float32, c.Vocab), half: make([]float32, maxDim),
-	}
+	m.st.grow(c, 1, 1)
 	m.pool = NewPool(threads)
-	m.mvRows = func(lo, hi int) { m.mv.w.rows(m.mv.out, &m.st.in, lo, hi) }
+	m.mmRows = func(lo, hi int) { m.mm.w.rowsBatch(m.mm.out, m.mm.ins, lo, hi) }
 	return m, nil
 }
 
@@ -238,11 +262,16 @@ func (m *Model) Params() int {
 	return n
 }
 
-// matVec computes out = w · x on the pool.
-func (m *Model) matVec(out []float32, w *Matrix, x []float32) {
-	m.st.in.prepare(x, w.Type, m.st.half)
-	m.mv.out, m.mv.w = out, w
-	m.pool.Run(w.Rows, m.mvRows)
+// matMul computes, for each of the n rows of x (each w.Cols long), the
+// products with every row of w: out[b*w.Rows+r] = w[r] · x[b]. Each weight
+// row is read once for the whole batch.
+func (m *Model) matMul(out []float32, w *Matrix, x []float32, n int) {
+	ins := m.st.ins[:n]
+	for b := range ins {
+		ins[b].prepare(x[b*w.Cols:(b+1)*w.Cols], w.Type, m.st.half[b*w.Cols:(b+1)*w.Cols])
+	}
+	m.mm.out, m.mm.w, m.mm.ins = out, w, ins
+	m.pool.Run(w.Rows, m.mmRows)
 }
 
 func rmsNorm(out, x, w []float32, eps float32) {

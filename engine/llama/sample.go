@@ -1,7 +1,6 @@
 package llama
 
 import (
-	"math"
 	"math/rand/v2"
 	"sort"
 )
@@ -41,7 +40,7 @@ func (s *Sampler) Sample(logits []float32) int {
 	mx := logits[argmax(logits)]
 	var sum float64
 	for i, l := range logits {
-		e := float32(math.Exp(float64((l - mx) / s.Temperature)))
+		e := exp32((l - mx) / s.Temperature)
 		p[i] = e
 		sum += float64(e)
 	}

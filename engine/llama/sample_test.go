@@ -36,3 +36,15 @@ func TestSampler(t *testing.T) {
 		}
 	}
 }
+
+func TestExp32(t *testing.T) {
+	for x := float32(-87); x < 88; x += 0.0137 {
+		got, want := float64(exp32(x)), math.Exp(float64(x))
+		if math.Abs(got-want) > 3e-7*want {
+			t.Fatalf("exp32(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if exp32(-100) != 0 || !math.IsInf(float64(exp32(100)), 1) {
+		t.Error("range ends")
+	}
+}

@@ -1,8 +1,11 @@
-// Package sched runs generation requests on a model: it admits requests up
-// to a limit, queues the rest (boundedly), and interleaves the decoding of
-// the running ones one token each per round, so that concurrent requests
-// progress together and never share state. A request whose context ends
-// leaves at the next round and its KV cache is freed.
+// Package sched runs generation requests on a model with continuous
+// batching: up to MaxSeqs sequences advance together, one batched forward
+// pass a step that reads every weight once for all of them. New requests
+// join at the next step, finished ones leave at once, and the rest wait in
+// a bounded queue. Prompts are processed whole in a step, or with chunked
+// prefill in slices of at most MaxPrefillTokens interleaved with the other
+// sequences' decoding. A request whose context ends leaves at the next step
+// and its KV cache is freed.
 package sched
 
 import (
@@ -38,6 +41,10 @@ var ErrQueueFull = errors.New("the server is at capacity: too many requests wait
 type Options struct {
 	MaxSeqs    int // sequences decoding at once (default 16)
 	MaxWaiting int // requests queued beyond those (default 1024)
+	// ChunkedPrefill splits prompts so that a step holds at most
+	// MaxPrefillTokens prompt tokens (default 256).
+	ChunkedPrefill   bool
+	MaxPrefillTokens int
 }
 
 // Stats is a snapshot of the scheduler's state.
@@ -63,7 +70,8 @@ type job struct {
 	req    Request
 	events chan Event
 	seq    *llama.Sequence
-	last   int // last token fed or made
+	fed    int // prompt tokens fed so far
+	last   int // the last token made, to feed next
 	made   int
 }
 
@@ -74,6 +82,9 @@ func New(m *llama.Model, opts Options) *Scheduler {
 	}
 	if opts.MaxWaiting <= 0 {
 		opts.MaxWaiting = 1024
+	}
+	if opts.MaxPrefillTokens <= 0 {
+		opts.MaxPrefillTokens = 256
 	}
 	s := &Scheduler{model: m, opts: opts, queue: make(chan *job, opts.MaxWaiting), quit: make(chan struct{}), done: make(chan struct{})}
 	go s.loop()
@@ -128,6 +139,8 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 func (s *Scheduler) loop() {
 	defer close(s.done)
 	var running []*job
+	var entries []llama.Entry
+	var owners []*job // the job of each logits row of a step
 	for {
 		// Admit: block only when nothing is running.
 		for len(running) < s.opts.MaxSeqs {
@@ -156,23 +169,69 @@ func (s *Scheduler) loop() {
 				j.finish("error", j.ctx.Err())
 				continue
 			}
-			if err := s.prefill(j); err != nil {
-				if !errors.Is(err, errDone) {
-					j.finish("error", err)
-				}
-				continue
-			}
+			j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
 			running = append(running, j)
 		}
-		// One token for every running sequence.
+		// One step: a token for every decoding sequence, and prompt tokens
+		// for those still in prefill.
+		entries, owners = entries[:0], owners[:0]
+		budget := s.opts.MaxPrefillTokens
 		kept := running[:0]
 		for _, j := range running {
-			if s.step(j) {
-				kept = append(kept, j)
+			if j.ctx.Err() != nil {
+				j.finish("error", j.ctx.Err())
+				continue
 			}
+			if j.fed < len(j.req.Prompt) {
+				n := len(j.req.Prompt) - j.fed
+				if s.opts.ChunkedPrefill {
+					if budget <= 0 {
+						kept = append(kept, j)
+						continue
+					}
+					n = min(n, budget)
+					budget -= n
+				}
+				for i := 0; i < n; i++ {
+					last := j.fed+i == len(j.req.Prompt)-1
+					entries = append(entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[j.fed+i], Logits: last})
+					if last {
+						owners = append(owners, j)
+					}
+				}
+				j.fed += n
+			} else {
+				if j.seq.Pos() >= s.model.Context {
+					j.finish("length", nil)
+					continue
+				}
+				entries = append(entries, llama.Entry{Seq: j.seq, Token: j.last, Logits: true})
+				owners = append(owners, j)
+			}
+			kept = append(kept, j)
 		}
 		clear(running[len(kept):])
 		running = kept
+		if len(entries) > 0 {
+			rows, err := s.model.Step(entries)
+			if err != nil { // cannot happen with checked prompts; end them all rather than guess
+				for _, j := range running {
+					j.finish("error", err)
+				}
+			} else {
+				for i, j := range owners {
+					_ = j.emit(j.req.Sampler.Sample(rows[i]))
+				}
+			}
+			kept = running[:0]
+			for _, j := range running {
+				if j.events != nil {
+					kept = append(kept, j)
+				}
+			}
+			clear(running[len(kept):])
+			running = kept
+		}
 		s.mu.Lock()
 		s.stats.Running = len(running)
 		s.stats.CacheBytes = 0
@@ -183,23 +242,7 @@ func (s *Scheduler) loop() {
 	}
 }
 
-// prefill feeds the prompt and samples the first token.
-func (s *Scheduler) prefill(j *job) error {
-	j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
-	var logits []float32
-	var err error
-	for _, t := range j.req.Prompt {
-		if j.ctx.Err() != nil {
-			return j.ctx.Err()
-		}
-		if logits, err = j.seq.Forward(t); err != nil {
-			return err
-		}
-	}
-	return j.emit(j.req.Sampler.Sample(logits))
-}
-
-// emit sends a made token, and returns errDone when generation has ended.
+// emit sends a made token; it returns errDone when generation has ended.
 func (j *job) emit(tok int) error {
 	j.last = tok
 	if !j.req.IgnoreEOS && tok == j.req.EOS {
@@ -216,27 +259,6 @@ func (j *job) emit(tok int) error {
 }
 
 var errDone = errors.New("done")
-
-// step decodes one token; it returns whether the job goes on.
-func (s *Scheduler) step(j *job) bool {
-	if j.events == nil {
-		return false // finished at prefill
-	}
-	if j.ctx.Err() != nil {
-		j.finish("error", j.ctx.Err())
-		return false
-	}
-	if j.seq.Pos() >= s.model.Context {
-		j.finish("length", nil)
-		return false
-	}
-	logits, err := j.seq.Forward(j.last)
-	if err != nil {
-		j.finish("error", err)
-		return false
-	}
-	return j.emit(j.req.Sampler.Sample(logits)) == nil
-}
 
 func (j *job) finish(reason string, err error) {
 	if j.events == nil {

@@ -1,0 +1,138 @@
+package sched_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/llama"
+	"github.com/tpsbench/tpsbench/engine/sched"
+	"github.com/tpsbench/tpsbench/engine/synth"
+)
+
+func model(t *testing.T) *llama.Model {
+	t.Helper()
+	p, _ := synth.Lookup("tiny")
+	b, err := synth.Bytes(p, gguf.Q8_0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := llama.Load(f, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+func generate(t *testing.T, s *sched.Scheduler, prompt []int, n int) []int {
+	t.Helper()
+	ev, err := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: n, IgnoreEOS: true, EOS: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for e := range ev {
+		if e.Done {
+			if e.Reason != "length" || e.Err != nil {
+				t.Fatalf("ended with %q %v", e.Reason, e.Err)
+			}
+			break
+		}
+		out = append(out, e.Token)
+	}
+	return out
+}
+
+// Greedy decoding of Q8_0 weights is exact whatever the batch, so a
+// request's tokens must not depend on what runs beside it or on how its
+// prompt was chunked.
+func TestBatchingAndChunkingKeepResults(t *testing.T) {
+	m := model(t)
+	prompt := []int{1}
+	for i := 0; i < 40; i++ {
+		prompt = append(prompt, 300+i)
+	}
+	solo := sched.New(m, sched.Options{MaxSeqs: 1})
+	want := generate(t, solo, prompt, 12)
+	solo.Close()
+	for _, opts := range []sched.Options{{MaxSeqs: 8}, {MaxSeqs: 8, ChunkedPrefill: true, MaxPrefillTokens: 7}} {
+		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+			s := sched.New(m, opts)
+			defer s.Close()
+			results := make(chan []int, 6)
+			for i := 0; i < 6; i++ {
+				go func() {
+					ev, _ := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: 12, IgnoreEOS: true, EOS: 2})
+					var out []int
+					for e := range ev {
+						if !e.Done {
+							out = append(out, e.Token)
+						}
+					}
+					results <- out
+				}()
+			}
+			for i := 0; i < 6; i++ {
+				if got := <-results; fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("batched result %v, alone %v", got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRequestsRunTogether(t *testing.T) {
+	m := model(t)
+	s := sched.New(m, sched.Options{MaxSeqs: 4})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := 0; i < 6; i++ {
+		if _, err := s.Submit(ctx, sched.Request{Prompt: []int{1, 5}, MaxTokens: 200, IgnoreEOS: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st := s.Stats()
+		if st.Running == 4 && st.Waiting == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v, want 4 running and 2 waiting", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	for s.Stats().Running != 0 || s.Stats().Waiting != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("cancelled requests still held: %+v", s.Stats())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestQueueBound(t *testing.T) {
+	m := model(t)
+	s := sched.New(m, sched.Options{MaxSeqs: 1, MaxWaiting: 2})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var full error
+	for i := 0; i < 10 && full == nil; i++ {
+		_, full = s.Submit(ctx, sched.Request{Prompt: []int{1}, MaxTokens: 200, IgnoreEOS: true})
+	}
+	if full != sched.ErrQueueFull {
+		t.Fatalf("after 10 submissions: %v, want ErrQueueFull", full)
+	}
+	if _, err := s.Submit(ctx, sched.Request{Prompt: make([]int, m.Context), MaxTokens: 1}); err == nil {
+		t.Error("a prompt as long as the context was accepted")
+	}
+}
