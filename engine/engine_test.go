@@ -222,3 +222,22 @@ func TestConcurrentRequestsDoNotCorruptEachOther(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricsEndpoint(t *testing.T) {
+	_, url := start(t)
+	post(t, url+"/v1/completions", `{"prompt":"a b c","max_tokens":5,"ignore_eos":true}`)
+	post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":3,"ignore_eos":true,"stream":true}`)
+	_, body := get(t, url+"/metrics")
+	for _, want := range []string{
+		`vllm:generation_tokens_total{model_name="tpsbench-tiny-q8_0"} 8`,
+		`vllm:request_success_total{model_name="tpsbench-tiny-q8_0",finished_reason="length"} 2`,
+		`vllm:time_to_first_token_seconds_count{model_name="tpsbench-tiny-q8_0"} 2`,
+		`vllm:inter_token_latency_seconds_count{model_name="tpsbench-tiny-q8_0"} 6`,
+		`vllm:num_requests_running{model_name="tpsbench-tiny-q8_0"} 0`,
+		`# TYPE vllm:e2e_request_latency_seconds histogram`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+}

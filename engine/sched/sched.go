@@ -50,7 +50,8 @@ type Options struct {
 // Stats is a snapshot of the scheduler's state.
 type Stats struct {
 	Running, Waiting int
-	CacheBytes       int
+	CacheBytes       int // held by the running sequences' KV caches
+	CacheCapacity    int // what MaxSeqs full-context sequences would hold
 }
 
 // Scheduler owns a model and the goroutine that runs it.
@@ -87,6 +88,7 @@ func New(m *llama.Model, opts Options) *Scheduler {
 		opts.MaxPrefillTokens = 256
 	}
 	s := &Scheduler{model: m, opts: opts, queue: make(chan *job, opts.MaxWaiting), quit: make(chan struct{}), done: make(chan struct{})}
+	s.stats.CacheCapacity = opts.MaxSeqs * m.Context * m.KVDim() * 2 * m.Layers * 4
 	go s.loop()
 	return s
 }

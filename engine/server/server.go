@@ -31,20 +31,22 @@ const (
 
 // Server serves one model.
 type Server struct {
-	Name  string // the model name clients ask for
-	model *llama.Model
-	tok   *tokenizer.Tokenizer
-	sched *sched.Scheduler
-	mux   *http.ServeMux
-	start time.Time
+	Name    string // the model name clients ask for
+	model   *llama.Model
+	tok     *tokenizer.Tokenizer
+	sched   *sched.Scheduler
+	mux     *http.ServeMux
+	start   time.Time
+	metrics *metrics
 }
 
 // New makes a server for a model; it takes ownership of the scheduler.
 func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Scheduler) *Server {
-	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now()}
+	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now(), metrics: newMetrics()}
 	srv.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, false) })
 	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
 	srv.mux.HandleFunc("GET /v1/models", srv.models)
+	srv.mux.HandleFunc("GET /metrics", srv.serveMetrics)
 	srv.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	srv.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
@@ -218,6 +220,7 @@ func newID(prefix string) string {
 }
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
+	arrived := time.Now()
 	req, prompt, stops, err := s.parse(r, chat)
 	if err != nil {
 		var br badRequest
@@ -263,17 +266,32 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 		stops: stops, tok: s.tok,
 	}
 	out.begin()
+	var first, prev time.Time
+	var gaps []time.Duration
+	reason := "abort"
+	defer func() { s.metrics.requestDone(len(prompt), out.made, reason, arrived, first, gaps) }()
 	for ev := range events {
 		if ev.Done {
 			if ev.Err != nil && ctx.Err() == nil {
 				out.fail(ev.Err)
 				return
 			}
+			if ev.Err == nil {
+				reason = ev.Reason
+			}
 			out.end(ev.Reason)
 			return
 		}
+		now := time.Now()
+		if first.IsZero() {
+			first = now
+		} else {
+			gaps = append(gaps, now.Sub(prev))
+		}
+		prev = now
 		if out.token(ev.Token) {
 			cancel() // a stop string matched
+			reason = "stop"
 			out.end("stop")
 			return
 		}

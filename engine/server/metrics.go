@@ -1,0 +1,138 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// histogram is a Prometheus histogram with fixed buckets.
+type histogram struct {
+	bounds []float64
+	counts []uint64 // per bucket, not cumulative; the last is +Inf
+	sum    float64
+	n      uint64
+}
+
+func newHistogram(bounds ...float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(v float64) {
+	i := sort.SearchFloat64s(h.bounds, v) // first bound >= v: le semantics
+	h.counts[i]++
+	h.sum += v
+	h.n++
+}
+
+func (h *histogram) write(w io.Writer, name, labels string) {
+	var cum uint64
+	for i, b := range h.bounds {
+		cum += h.counts[i]
+		fmt.Fprintf(w, "%s_bucket{%sle=\"%s\"} %d\n", name, labels, formatFloat(b), cum)
+	}
+	cum += h.counts[len(h.bounds)]
+	fmt.Fprintf(w, "%s_bucket{%sle=\"+Inf\"} %d\n", name, labels, cum)
+	fmt.Fprintf(w, "%s_sum{%s} %s\n", name, strings.TrimSuffix(labels, ","), formatFloat(h.sum))
+	fmt.Fprintf(w, "%s_count{%s} %d\n", name, strings.TrimSuffix(labels, ","), h.n)
+}
+
+func formatFloat(v float64) string {
+	if math.IsInf(v, 1) {
+		return "+Inf"
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// metrics are the server's own counts, exported at /metrics in the
+// Prometheus text format under vLLM's metric names, so that dashboards
+// made for vLLM read the engine too.
+type metrics struct {
+	mu         sync.Mutex
+	prompt     uint64
+	generation uint64
+	finished   map[string]uint64 // by finish reason
+	ttft, itl  *histogram
+	e2e        *histogram
+	promptHist *histogram
+	genHist    *histogram
+}
+
+func newMetrics() *metrics {
+	lat := []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+	return &metrics{
+		finished:   map[string]uint64{},
+		ttft:       newHistogram(lat...),
+		itl:        newHistogram(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5),
+		e2e:        newHistogram(0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60),
+		promptHist: newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
+		genHist:    newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
+	}
+}
+
+// requestDone records a finished request.
+func (m *metrics) requestDone(prompt, made int, reason string, start, first time.Time, gaps []time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prompt += uint64(prompt)
+	m.generation += uint64(made)
+	m.finished[reason]++
+	if !first.IsZero() {
+		m.ttft.observe(first.Sub(start).Seconds())
+	}
+	for _, g := range gaps {
+		m.itl.observe(g.Seconds())
+	}
+	m.e2e.observe(time.Since(start).Seconds())
+	m.promptHist.observe(float64(prompt))
+	m.genHist.observe(float64(made))
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	st := s.sched.Stats()
+	m := s.metrics
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	lb := fmt.Sprintf("model_name=%q,", s.Name)
+	l := strings.TrimSuffix(lb, ",")
+	gauge := func(name, help string, v float64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s{%s} %s\n", name, help, name, name, l, formatFloat(v))
+	}
+	counter := func(name, help string, v uint64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s{%s} %d\n", name, help, name, name, l, v)
+	}
+	gauge("vllm:num_requests_running", "Requests decoding in the current batch.", float64(st.Running))
+	gauge("vllm:num_requests_waiting", "Requests waiting to be scheduled.", float64(st.Waiting))
+	usage := 0.0
+	if st.CacheCapacity > 0 {
+		usage = float64(st.CacheBytes) / float64(st.CacheCapacity)
+	}
+	gauge("vllm:kv_cache_usage_perc", "KV cache usage: 1 means full.", usage)
+	gauge("tpsbench:kv_cache_bytes", "Bytes held by KV caches.", float64(st.CacheBytes))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	counter("vllm:prompt_tokens_total", "Prompt tokens processed.", m.prompt)
+	counter("vllm:generation_tokens_total", "Tokens generated.", m.generation)
+	fmt.Fprintf(w, "# HELP vllm:request_success_total Finished requests by finish reason.\n# TYPE vllm:request_success_total counter\n")
+	reasons := make([]string, 0, len(m.finished))
+	for r := range m.finished {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "vllm:request_success_total{%sfinished_reason=%q} %d\n", lb, r, m.finished[r])
+	}
+	hist := func(name, help string, h *histogram) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+		h.write(w, name, lb)
+	}
+	hist("vllm:time_to_first_token_seconds", "Time to first token, from the request's arrival.", m.ttft)
+	hist("vllm:inter_token_latency_seconds", "Time between tokens of a request.", m.itl)
+	hist("vllm:e2e_request_latency_seconds", "Request latency, arrival to end.", m.e2e)
+	hist("vllm:request_prompt_tokens", "Prompt tokens a request.", m.promptHist)
+	hist("vllm:request_generation_tokens", "Generated tokens a request.", m.genHist)
+}
