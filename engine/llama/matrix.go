@@ -186,3 +186,9 @@ func dotQ4Go(row []byte, x *q8Vec) float32 {
 	}
 	return sum
 }
+
+// Dot is the engine's float32 dot product (what an F32 weight row costs).
+func Dot(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
+
+// Sum adds a vector's values through the same kernel, reading it once.
+func Sum(a []float32) float32 { return dotF32(a, a) }
