@@ -266,10 +266,11 @@ func TestSweepGroundTruth(t *testing.T) {
 			t.Errorf("step %d: concurrency %d completed %d warmup %d", i, s.Concurrency, s.Requests.Completed, s.Warmup)
 		}
 		// The server makes each stream at the same pace whatever the
-		// concurrency, so system TPS grows with it and request TPS holds.
+		// concurrency, so system TPS grows with it and request TPS holds
+		// (within 20%: request transit on a loaded machine adds to E2E).
 		perReq := 20 / (0.020 + 19*0.010)
-		within(t, fmt.Sprintf("c=%d request TPS", c), s.RequestTPS.Mean, perReq, 0.1)
-		within(t, fmt.Sprintf("c=%d system TPS", c), s.SystemTPS, perReq*float64(c), 0.15)
+		within(t, fmt.Sprintf("c=%d request TPS", c), s.RequestTPS.Mean, perReq, 0.2)
+		within(t, fmt.Sprintf("c=%d system TPS", c), s.SystemTPS, perReq*float64(c), 0.2)
 	}
 }
 
