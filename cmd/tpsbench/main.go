@@ -45,7 +45,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd())
 	return root
 }
 

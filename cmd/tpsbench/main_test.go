@@ -259,3 +259,15 @@ func TestModelSynthAndInfo(t *testing.T) {
 		t.Fatalf("bad file: exit %d %s", code, errs)
 	}
 }
+
+func TestEstimate(t *testing.T) {
+	code, out, errs := cli(t, "estimate", "--model", "llama-2-7b", "--dtype", "f16", "--hardware", "a100-80gb,l4", "--batch", "1,16")
+	if code != 0 || !strings.Contains(out, "a100-80gb") || !strings.Contains(out, "memory") || strings.Count(out, "\n") != 6 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, bad := range [][]string{{"estimate", "--model", "gpt-9"}, {"estimate", "--hardware", "abacus"}, {"estimate", "--dtype", "q3"}, {"estimate", "--batch", "0"}} {
+		if code, _, _ := cli(t, bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
