@@ -271,3 +271,32 @@ func TestEstimate(t *testing.T) {
 		}
 	}
 }
+
+func TestFactors(t *testing.T) {
+	code, out, errs := cli(t, "run", "--factor", "quantization", "--engine-model", "tiny", "--max-tokens", "4", "--format", "csv", "-q")
+	if code != 0 || !strings.Contains(out, "\nF16,tpsbench-tiny-f16,") || !strings.Contains(out, "\nQ8_0,tpsbench-tiny-q8_0,") || !strings.Contains(out, "\nQ4_0,tpsbench-tiny-q4_0,") {
+		t.Fatalf("quantization: exit %d\n%s%s", code, out, errs)
+	}
+	long := strings.Repeat("the story of the little house ", 4)
+	code, out, errs = cli(t, "run", "--factor", "prefix-cache", "--engine-model", "tiny", "--prompt", long, "--max-tokens", "4", "--format", "json", "-q")
+	var rep struct {
+		Steps []struct {
+			Label    string
+			Requests struct{ Completed int }
+			TTFT     struct{ P50 float64 } `json:"ttft_ms"`
+		} `json:"steps"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Steps) != 2 || rep.Steps[0].Label != "cold" || rep.Steps[1].Requests.Completed != 4 {
+		t.Fatalf("prefix-cache: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = cli(t, "run", "--factor", "batch", "--sweep", "1,2", "--engine-model", "tiny", "--max-tokens", "4", "-q")
+	if code != 0 || !strings.Contains(out, "c=2") {
+		t.Fatalf("batch: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, _ := cli(t, "run", "--factor", "speed"); code != exitUsage {
+		t.Errorf("unknown factor: exit %d", code)
+	}
+	if code, _, _ := cli(t, "run", "--factor", "quantization", "--url", "http://127.0.0.1:1"); code != exitUsage {
+		t.Errorf("quantization against a URL: exit %d", code)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,6 +54,7 @@ type runFlags struct {
 	records    string
 	showTokens bool
 	quiet      bool
+	factor     string
 }
 
 func newRunCmd() *cobra.Command {
@@ -95,16 +97,17 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.factor, "factor", "", "run one of the founding document's experiments on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
 	f.output.register(cmd)
 	f.engine.register(cmd, "engine-")
 	return cmd
 }
 
 // startEngine loads the embedded engine and serves it on a loopback port.
-func (f *runFlags) startEngine(cmd *cobra.Command) (url string, stop func(), err error) {
-	e, err := f.engine.load()
+func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags) (url, name string, stop func(), err error) {
+	e, err := ef.load()
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -115,13 +118,13 @@ func (f *runFlags) startEngine(cmd *cobra.Command) (url string, stop func(), err
 	case err = <-served:
 		cancel()
 		e.Close()
-		return "", nil, fmt.Errorf("starting the engine: %w", err)
+		return "", "", nil, fmt.Errorf("starting the engine: %w", err)
 	}
 	if !f.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s (%.1f M parameters, %s read a token, %d threads) at %s\n",
 			e.Name, float64(e.Model.Params())/1e6, mib(e.Model.BytesPerToken()), e.Model.Threads(), url)
 	}
-	return url, func() {
+	return url, e.Name, func() {
 		cancel()
 		<-served
 		e.Close()
@@ -260,26 +263,41 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if f.url == "" && len(f.targets) == 0 {
-		url, stopEngine, err := f.startEngine(cmd)
-		if err != nil {
-			return err
+	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
+	if err != nil {
+		return err
+	}
+	var tgts []target
+	if len(engines) > 0 || (f.url == "" && len(f.targets) == 0) {
+		if len(engines) == 0 {
+			engines = []namedEngine{{"", f.engine}}
 		}
-		defer stopEngine()
-		f.url = url
+		for _, ne := range engines {
+			url, name, stopEngine, err := f.startEngine(cmd, ne.flags)
+			if err != nil {
+				return err
+			}
+			defer stopEngine()
+			label := ne.label
+			if label == "" {
+				label = name
+			}
+			tgts = append(tgts, target{name: label, url: url, model: name})
+		}
 		if !cmd.Flags().Changed("ignore-eos") {
 			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
 		}
 	} else {
-		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens"} {
+		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
 			}
 		}
 	}
-	tgts, err := f.parseTargets(ctx, key, headers)
-	if err != nil {
-		return err
+	if tgts == nil {
+		if tgts, err = f.parseTargets(ctx, key, headers); err != nil {
+			return err
+		}
 	}
 	clock := record.NewClock()
 	var temp *float64
@@ -291,11 +309,20 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
 	var steps []tpsbench.Step
-	for _, t := range tgts {
+	if phases == nil {
 		for _, c := range levels {
+			phases = append(phases, phase{concurrency: c})
+		}
+	}
+	for _, t := range tgts {
+		for _, ph := range phases {
+			c := ph.concurrency
 			prof, err := f.profile(c, sweeping)
 			if err != nil {
 				return err
+			}
+			if ph.requests > 0 {
+				prof.Requests, prof.Warmup = ph.requests, 0
 			}
 			cfg := client.OpenAIConfig{
 				URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
@@ -311,7 +338,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			}
 			defer cl.Close()
 			label := t.name
-			if sweeping {
+			switch {
+			case ph.label != "":
+				label = ph.label
+			case sweeping:
 				label = fmt.Sprintf("c=%d", c)
 				if len(tgts) > 1 {
 					label = t.name + " " + label
@@ -403,4 +433,77 @@ func (p *tokenPrinter) summary() {
 	} else {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// phase is one step of a target when a factor shapes the run.
+type phase struct {
+	label       string
+	concurrency int
+	requests    int // 0: from the flags
+}
+
+type namedEngine struct {
+	label string
+	flags engineFlags
+}
+
+// applyFactor turns --factor into the steps and engines of the founding
+// document's experiments.
+func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool) ([]phase, []namedEngine, error) {
+	if f.factor == "" {
+		return nil, nil, nil
+	}
+	engineOnly := func() error {
+		if f.url != "" || len(f.targets) > 0 {
+			return usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
+		}
+		return nil
+	}
+	switch f.factor {
+	case "batch":
+		if !*sweeping {
+			*levels, *sweeping = []int{1, 4, 8, 16, 32}, true
+		}
+		if !f.engine.changed("max-num-seqs") {
+			f.engine.maxSeqs = max(f.engine.maxSeqs, slices.Max(*levels))
+		}
+		return nil, nil, nil
+	case "quantization":
+		if err := engineOnly(); err != nil {
+			return nil, nil, err
+		}
+		var out []namedEngine
+		for _, d := range []string{"f16", "q8_0", "q4_0"} {
+			ef := f.engine
+			ef.format = d
+			out = append(out, namedEngine{strings.ToUpper(d), ef})
+		}
+		return nil, out, nil
+	case "model-size":
+		if err := engineOnly(); err != nil {
+			return nil, nil, err
+		}
+		var out []namedEngine
+		for _, p := range []string{"15m", "110m"} {
+			ef := f.engine
+			ef.model = p
+			out = append(out, namedEngine{p, ef})
+		}
+		return nil, out, nil
+	case "prefix-cache":
+		if err := engineOnly(); err != nil {
+			return nil, nil, err
+		}
+		ef := f.engine
+		ef.prefix = true
+		if !cmd.Flags().Changed("prompt") {
+			// a 512-token shared prefix: the built-in vocabulary makes
+			// each of these words one token
+			f.prompt = strings.Repeat("the story of the little house ", 85) + "Explain AI"
+		}
+		warm := max(f.requests, 4)
+		return []phase{{label: "cold", concurrency: 1, requests: 1}, {label: "warm", concurrency: 1, requests: warm}},
+			[]namedEngine{{"prefix-cache", ef}}, nil
+	}
+	return nil, nil, usagef("--factor %q: want batch, quantization, prefix-cache or model-size", f.factor)
 }

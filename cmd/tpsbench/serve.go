@@ -25,6 +25,8 @@ type engineFlags struct {
 	preset     string
 	chunked    bool
 	maxPrefill int
+	prefix     bool
+	kvCacheMB  int
 	changed    func(name string) bool
 }
 
@@ -38,6 +40,8 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.StringVar(&e.preset, prefix+"preset", "", "scheduler preset: throughput (64 sequences) or latency (4 sequences, chunked prefill)")
 	f.BoolVar(&e.chunked, prefix+"enable-chunked-prefill", false, "split long prompts into chunks interleaved with other sequences' decoding")
 	f.IntVar(&e.maxPrefill, prefix+"max-prefill-tokens", 256, "with chunked prefill: prompt tokens in one step")
+	f.BoolVar(&e.prefix, prefix+"enable-prefix-caching", false, "reuse the KV cache of prompt blocks seen before (16-token blocks, hash-chained as in vLLM)")
+	f.IntVar(&e.kvCacheMB, prefix+"kv-cache-mb", 256, "memory for the prefix cache; least recently used blocks are evicted past it")
 	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
 }
 
@@ -51,7 +55,11 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 			return nil, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
 		}
 	}
-	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill}
+	if e.kvCacheMB < 1 {
+		return nil, usagef("kv-cache-mb must be at least 1")
+	}
+	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill,
+		PrefixCaching: e.prefix, PrefixCacheBytes: e.kvCacheMB << 20}
 	if e.preset != "" {
 		p, ok := engine.Presets[e.preset]
 		if !ok {

@@ -222,3 +222,37 @@ func softmax(x []float32) {
 		x[i] *= inv
 	}
 }
+
+// KVFloats is the number of cache values one position holds over all
+// layers (keys and values).
+func (m *Model) KVFloats() int { return 2 * m.Layers * m.KVDim() }
+
+// ExportKV appends positions [from, to) of the cache to dst, layer by
+// layer, keys then values: what a prefix cache keeps of a block.
+func (s *Sequence) ExportKV(dst []float32, from, to int) []float32 {
+	kv := s.m.KVDim()
+	for l := range s.k {
+		dst = append(dst, s.k[l][from*kv:to*kv]...)
+		dst = append(dst, s.v[l][from*kv:to*kv]...)
+	}
+	return dst
+}
+
+// ImportKV appends n positions exported by ExportKV to the sequence, as if
+// their tokens had been fed: a prefix cache hit skips their prefill.
+func (s *Sequence) ImportKV(data []float32, n int) error {
+	kv := s.m.KVDim()
+	if len(data) != n*s.m.KVFloats() {
+		return fmt.Errorf("importing %d positions: %d values, want %d", n, len(data), n*s.m.KVFloats())
+	}
+	if s.pos+n > s.m.Context {
+		return fmt.Errorf("importing %d positions at %d overflows the context of %d", n, s.pos, s.m.Context)
+	}
+	for l := range s.k {
+		off := 2 * l * n * kv
+		s.k[l] = append(s.k[l], data[off:off+n*kv]...)
+		s.v[l] = append(s.v[l], data[off+n*kv:off+2*n*kv]...)
+	}
+	s.pos += n
+	return nil
+}

@@ -45,6 +45,10 @@ type Options struct {
 	// MaxPrefillTokens prompt tokens (default 256).
 	ChunkedPrefill   bool
 	MaxPrefillTokens int
+	// PrefixCaching reuses the KV cache of prompt blocks already seen
+	// (up to PrefixCacheBytes, default 256 MiB), skipping their prefill.
+	PrefixCaching    bool
+	PrefixCacheBytes int
 }
 
 // Stats is a snapshot of the scheduler's state.
@@ -52,6 +56,9 @@ type Stats struct {
 	Running, Waiting int
 	CacheBytes       int // held by the running sequences' KV caches
 	CacheCapacity    int // what MaxSeqs full-context sequences would hold
+	// Prefix cache: prompt tokens looked up and found, and its memory.
+	PrefixQueries, PrefixHits uint64
+	PrefixBytes               int
 }
 
 // Scheduler owns a model and the goroutine that runs it.
@@ -61,6 +68,8 @@ type Scheduler struct {
 	queue chan *job
 	quit  chan struct{}
 	done  chan struct{}
+
+	prefix *prefixCache // nil without prefix caching; used by the loop only
 
 	mu    sync.Mutex
 	stats Stats
@@ -88,7 +97,14 @@ func New(m *llama.Model, opts Options) *Scheduler {
 		opts.MaxPrefillTokens = 256
 	}
 	s := &Scheduler{model: m, opts: opts, queue: make(chan *job, opts.MaxWaiting), quit: make(chan struct{}), done: make(chan struct{})}
-	s.stats.CacheCapacity = opts.MaxSeqs * m.Context * m.KVDim() * 2 * m.Layers * 4
+	s.stats.CacheCapacity = opts.MaxSeqs * m.Context * m.KVFloats() * 4
+	if opts.PrefixCaching {
+		if opts.PrefixCacheBytes <= 0 {
+			opts.PrefixCacheBytes = 256 << 20
+		}
+		s.opts = opts
+		s.prefix = newPrefixCache(opts.PrefixCacheBytes)
+	}
 	go s.loop()
 	return s
 }
@@ -172,6 +188,9 @@ func (s *Scheduler) loop() {
 				continue
 			}
 			j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
+			if s.prefix != nil {
+				j.fed = s.prefix.restore(j.seq, j.req.Prompt)
+			}
 			running = append(running, j)
 		}
 		// One step: a token for every decoding sequence, and prompt tokens
@@ -222,6 +241,9 @@ func (s *Scheduler) loop() {
 				}
 			} else {
 				for i, j := range owners {
+					if s.prefix != nil && j.made == 0 {
+						s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
+					}
 					_ = j.emit(j.req.Sampler.Sample(rows[i]))
 				}
 			}
@@ -239,6 +261,9 @@ func (s *Scheduler) loop() {
 		s.stats.CacheBytes = 0
 		for _, j := range running {
 			s.stats.CacheBytes += j.seq.CacheBytes()
+		}
+		if s.prefix != nil {
+			s.stats.PrefixQueries, s.stats.PrefixHits, s.stats.PrefixBytes = s.prefix.queries, s.prefix.hits, s.prefix.used
 		}
 		s.mu.Unlock()
 	}

@@ -136,3 +136,55 @@ func TestQueueBound(t *testing.T) {
 		t.Error("a prompt as long as the context was accepted")
 	}
 }
+
+func TestPrefixCacheHitsKeepResults(t *testing.T) {
+	m := model(t)
+	prompt := []int{1}
+	for i := 0; i < 70; i++ {
+		prompt = append(prompt, 300+i)
+	}
+	plain := sched.New(m, sched.Options{MaxSeqs: 2})
+	want := generate(t, plain, prompt, 10)
+	plain.Close()
+	s := sched.New(m, sched.Options{MaxSeqs: 2, PrefixCaching: true, PrefixCacheBytes: 1 << 20})
+	defer s.Close()
+	cold := generate(t, s, prompt, 10)
+	st := s.Stats()
+	if st.PrefixHits != 0 || st.PrefixQueries != uint64(len(prompt)) || st.PrefixBytes == 0 {
+		t.Fatalf("after a cold request: %+v", st)
+	}
+	warm := generate(t, s, prompt, 10)
+	st = s.Stats()
+	// 71 tokens: 4 whole blocks of 16 can come from the cache (the last
+	// token is always fed).
+	if st.PrefixHits != 64 {
+		t.Fatalf("hits %d, want 64 (%+v)", st.PrefixHits, st)
+	}
+	if fmt.Sprint(cold) != fmt.Sprint(want) || fmt.Sprint(warm) != fmt.Sprint(want) {
+		t.Fatalf("cold %v warm %v, want %v", cold, warm, want)
+	}
+	// A prompt sharing only its first block hits 16.
+	other := append([]int(nil), prompt...)
+	other[20] = 7
+	generate(t, s, other, 2)
+	if got := s.Stats().PrefixHits; got != 64+16 {
+		t.Errorf("hits %d after a prompt sharing one block, want 80", got)
+	}
+}
+
+func TestPrefixCacheEvictsWithinBudget(t *testing.T) {
+	m := model(t)
+	blockBytes := 16 * m.KVFloats() * 4
+	s := sched.New(m, sched.Options{MaxSeqs: 1, PrefixCaching: true, PrefixCacheBytes: 3 * blockBytes})
+	defer s.Close()
+	for p := 0; p < 5; p++ {
+		prompt := []int{1}
+		for i := 0; i < 40; i++ {
+			prompt = append(prompt, 260+p*40+i)
+		}
+		generate(t, s, prompt, 1)
+		if st := s.Stats(); st.PrefixBytes > 3*blockBytes {
+			t.Fatalf("prefix cache holds %d bytes, budget %d", st.PrefixBytes, 3*blockBytes)
+		}
+	}
+}

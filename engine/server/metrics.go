@@ -113,6 +113,9 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	}
 	gauge("vllm:kv_cache_usage_perc", "KV cache usage: 1 means full.", usage)
 	gauge("tpsbench:kv_cache_bytes", "Bytes held by KV caches.", float64(st.CacheBytes))
+	gauge("tpsbench:prefix_cache_bytes", "Bytes held by the prefix cache.", float64(st.PrefixBytes))
+	counter("vllm:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", st.PrefixQueries)
+	counter("vllm:prefix_cache_hits_total", "Prompt tokens found in the prefix cache.", st.PrefixHits)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	counter("vllm:prompt_tokens_total", "Prompt tokens processed.", m.prompt)
