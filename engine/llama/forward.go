@@ -13,6 +13,7 @@ type Sequence struct {
 	// k[l] and v[l] hold every cached position's keys and values of layer l,
 	// position-major; they grow as the sequence does, up to the context.
 	k, v [][]float32
+	one  [1]Entry // Forward's batch, kept here so that it need not be allocated
 }
 
 // NewSequence starts an empty sequence, with cache room reserved for
@@ -43,9 +44,8 @@ func (s *Sequence) CacheBytes() int {
 // logits for the token after it. The slice is the model's and is valid
 // until the next Forward or Step on any sequence of the model.
 func (s *Sequence) Forward(token int) ([]float32, error) {
-	var one [1]Entry
-	one[0] = Entry{Seq: s, Token: token, Logits: true}
-	out, err := s.m.Step(one[:])
+	s.one[0] = Entry{Seq: s, Token: token, Logits: true}
+	out, err := s.m.Step(s.one[:])
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +102,8 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
-	dim, hd, kvDim, hidden := c.Dim, c.HeadDim(), c.KVDim(), c.Hidden
-	group := c.Heads / c.KVHeads
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	dim, kvDim, hidden := c.Dim, c.KVDim(), c.Hidden
+	hd := c.HeadDim()
 	x := st.x[:n*dim]
 	for i, e := range entries {
 		dequantRow(x[i*dim:(i+1)*dim], m.tokEmb, e.Token)
@@ -126,28 +125,8 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
 			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
 		}
-		for i, e := range entries {
-			kc, vc := e.Seq.k[l], e.Seq.v[l]
-			pos := st.pos[i]
-			for h := 0; h < c.Heads; h++ {
-				qh := q[i*dim+h*hd : i*dim+(h+1)*hd]
-				kvOff := (h / group) * hd
-				att := st.att[:pos+1]
-				for t := 0; t <= pos; t++ {
-					att[t] = dotF32(qh, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
-				}
-				softmax(att)
-				out := xb[i*dim+h*hd : i*dim+(h+1)*hd]
-				clear(out)
-				for t := 0; t <= pos; t++ {
-					a := att[t]
-					vr := vc[t*kvDim+kvOff : t*kvDim+kvOff+hd]
-					for j := range out {
-						out[j] += a * vr[j]
-					}
-				}
-			}
-		}
+		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, xb
+		m.pool.Run(n*c.Heads, m.attnRows)
 		m.matMul(xb2, ly.wo, xb, n)
 		for j := range x {
 			x[j] += xb2[j]
@@ -213,7 +192,7 @@ func softmax(x []float32) {
 	}
 	var sum float64
 	for i, v := range x {
-		e := float32(math.Exp(float64(v - mx)))
+		e := exp32(v - mx)
 		x[i] = e
 		sum += float64(e)
 	}
@@ -255,4 +234,43 @@ func (s *Sequence) ImportKV(data []float32, n int) error {
 	}
 	s.pos += n
 	return nil
+}
+
+// attend computes attention for the (entry, head) pairs [lo, hi) of the
+// step in m.attn: each query head against its key/value head's cache up to
+// the entry's position. It runs on the pool; pairs are independent.
+func (m *Model) attend(lo, hi int) {
+	c := m.Config
+	a := &m.attn
+	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.Dim
+	group := c.Heads / c.KVHeads
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	var local [4096]float32 // scores; on this goroutine's stack
+	for idx := lo; idx < hi; idx++ {
+		i, h := idx/c.Heads, idx%c.Heads
+		e := a.entries[i]
+		pos := m.st.pos[i]
+		kc, vc := e.Seq.k[a.layer], e.Seq.v[a.layer]
+		q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
+		kvOff := (h / group) * hd
+		var att []float32
+		if pos < len(local) {
+			att = local[:pos+1]
+		} else {
+			att = make([]float32, pos+1) // contexts past 4096 positions only
+		}
+		for t := 0; t <= pos; t++ {
+			att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
+		}
+		softmax(att)
+		out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
+		clear(out)
+		for t := 0; t <= pos; t++ {
+			w := att[t]
+			vr := vc[t*kvDim+kvOff : t*kvDim+kvOff+hd]
+			for j := range out {
+				out[j] += w * vr[j]
+			}
+		}
+	}
 }

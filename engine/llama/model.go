@@ -58,6 +58,13 @@ type Model struct {
 		ins []vecInput
 	}
 	mmRows func(lo, hi int)
+	// The attention being run, likewise.
+	attn struct {
+		entries []Entry
+		layer   int
+		q, out  []float32
+	}
+	attnRows func(lo, hi int)
 }
 
 // scratch holds the buffers of a forward pass. They are sized for the
@@ -225,6 +232,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.st.grow(c, 1, 1)
 	m.pool = NewPool(threads)
 	m.mmRows = func(lo, hi int) { m.mm.w.rowsBatch(m.mm.out, m.mm.ins, lo, hi) }
+	m.attnRows = m.attend
 	return m, nil
 }
 
