@@ -38,7 +38,7 @@ type Options struct {
 // (a large batch) and latency first (a small batch, chunked prefill).
 var Presets = map[string]sched.Options{
 	"throughput": {MaxSeqs: 64},
-	"latency":    {MaxSeqs: 4, ChunkedPrefill: true, MaxPrefillTokens: 64},
+	"latency":    {MaxSeqs: 4, ChunkedPrefill: true, MaxPrefillTokens: 256, StallFactor: 1.5},
 }
 
 // Engine is a loaded model being served.

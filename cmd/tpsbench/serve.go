@@ -75,6 +75,7 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 		if !e.changed("max-prefill-tokens") && p.MaxPrefillTokens > 0 {
 			opts.MaxPrefillTokens = p.MaxPrefillTokens
 		}
+		opts.StallFactor = p.StallFactor
 	}
 	if opts.MaxPrefillTokens < 1 {
 		return nil, usagef("max-prefill-tokens must be at least 1")

@@ -259,18 +259,20 @@ func (m *Model) attend(lo, hi int) {
 		} else {
 			att = make([]float32, pos+1) // contexts past 4096 positions only
 		}
-		for t := 0; t <= pos; t++ {
+		t := 0
+		var four [4]float32
+		for ; t+4 <= pos+1; t += 4 { // four cached keys a call
+			dot4Strided(q, kc[t*kvDim+kvOff:], kvDim, &four)
+			att[t], att[t+1], att[t+2], att[t+3] = four[0]*scale, four[1]*scale, four[2]*scale, four[3]*scale
+		}
+		for ; t <= pos; t++ {
 			att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
 		}
 		softmax(att)
 		out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
 		clear(out)
 		for t := 0; t <= pos; t++ {
-			w := att[t]
-			vr := vc[t*kvDim+kvOff : t*kvDim+kvOff+hd]
-			for j := range out {
-				out[j] += w * vr[j]
-			}
+			axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
 		}
 	}
 }

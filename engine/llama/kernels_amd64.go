@@ -17,6 +17,23 @@ func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 func dotQ4AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 
 //go:noescape
+func axpyAVX2(a float32, x, y *float32, n int)
+
+// axpy adds a*x to y.
+func axpy(a float32, x, y []float32) {
+	n := len(y) &^ 7
+	if !simd || n == 0 {
+		axpyGo(a, x, y)
+		return
+	}
+	x = x[:len(y)]
+	axpyAVX2(a, &x[0], &y[0], n)
+	if n < len(y) {
+		axpyGo(a, x[n:], y[n:])
+	}
+}
+
+//go:noescape
 func dot4F32AVX2(w, x *float32, stride, n int, out *[4]float32)
 
 //go:noescape
@@ -107,4 +124,15 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		return true
 	}
 	return false
+}
+
+// dot4Strided sets out[k] = q · base[k*stride : k*stride+len(q)] for k < 4.
+func dot4Strided(q, base []float32, stride int, out *[4]float32) {
+	n := len(q)
+	_ = base[3*stride+n-1]
+	if simd && n%8 == 0 {
+		dot4F32AVX2(&q[0], &base[0], stride, n, out)
+		return
+	}
+	dot4StridedGo(q, base, stride, out)
 }

@@ -351,3 +351,24 @@ d4qdone:
 	VMOVSS X13, 12(AX)
 	VZEROUPPER
 	RET
+
+// func axpyAVX2(a float32, x, y *float32, n int)
+// y += a*x; n is a multiple of 8.
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	VBROADCASTSS a+0(FP), Y0
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+axpyloop:
+	CMPQ CX, $0
+	JLE axpydone
+	VMOVUPS (DI), Y1
+	VFMADD231PS (SI), Y0, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP axpyloop
+axpydone:
+	VZEROUPPER
+	RET

@@ -11,3 +11,7 @@ func dotQ8(row []byte, x *q8Vec) float32     { return dotQ8Go(row, x) }
 func dotQ4(row []byte, x *q8Vec) float32     { return dotQ4Go(row, x) }
 
 func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return false }
+
+func axpy(a float32, x, y []float32) { axpyGo(a, x, y) }
+
+func dot4Strided(q, base []float32, stride int, out *[4]float32) { dot4StridedGo(q, base, stride, out) }

@@ -30,6 +30,12 @@ func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 			}
 		}
 		check("f32", dotF32(a, b), dotF32Go(a, b), math.Sqrt(float64(n)))
+		y1, y2 := append([]float32(nil), b...), append([]float32(nil), b...)
+		axpy(0.37, a, y1)
+		axpyGo(0.37, a, y2)
+		for i := range y1 {
+			check("axpy", y1[i], y2[i], 1)
+		}
 		check("f16", dotF16(h, b), dotF16Go(h, b), math.Sqrt(float64(n)))
 		if n%32 != 0 {
 			continue

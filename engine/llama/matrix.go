@@ -84,6 +84,19 @@ func (in *vecInput) prepare(x []float32, t gguf.TensorType, scratch []float32) {
 // and every input: the row is read from memory once and stays in cache
 // while it meets each input.
 func (m *Matrix) rowsBatch(out []float32, ins []vecInput, lo, hi int) {
+	// Inputs in tiles small enough to stay in cache while this thread's
+	// rows stream past them: with a long prompt the inputs alone are
+	// megabytes, and reading them again for every row would make the
+	// product wait on memory.
+	const tile = 32
+	for t := 0; t < len(ins); t += tile {
+		m.rowsTile(out, ins[t:min(t+tile, len(ins))], t, lo, hi)
+	}
+}
+
+// rowsTile computes rows [lo, hi) against ins, which are inputs first,
+// first+1, ... of the batch.
+func (m *Matrix) rowsTile(out []float32, ins []vecInput, first, lo, hi int) {
 	n, rows := m.Cols, m.Rows
 	var four [4]float32
 	for r := lo; r < hi; r++ {
@@ -94,28 +107,29 @@ func (m *Matrix) rowsBatch(out []float32, ins []vecInput, lo, hi int) {
 			if !m.rowBatch4(&four, r, ins[b:b+4]) {
 				break
 			}
-			out[b*rows+r], out[(b+1)*rows+r], out[(b+2)*rows+r], out[(b+3)*rows+r] = four[0], four[1], four[2], four[3]
+			o := (first + b) * rows
+			out[o+r], out[o+rows+r], out[o+2*rows+r], out[o+3*rows+r] = four[0], four[1], four[2], four[3]
 		}
 		switch m.Type {
 		case typeF32:
 			row := m.f32[r*n : (r+1)*n]
 			for ; b < len(ins); b++ {
-				out[b*rows+r] = dotF32(row, ins[b].f)
+				out[(first+b)*rows+r] = dotF32(row, ins[b].f)
 			}
 		case typeF16:
 			row := m.f16[r*n : (r+1)*n]
 			for ; b < len(ins); b++ {
-				out[b*rows+r] = dotF16(row, ins[b].f)
+				out[(first+b)*rows+r] = dotF16(row, ins[b].f)
 			}
 		case typeQ8_0:
 			row := m.q[r*m.rowBytes : (r+1)*m.rowBytes]
 			for ; b < len(ins); b++ {
-				out[b*rows+r] = dotQ8(row, &ins[b].q8)
+				out[(first+b)*rows+r] = dotQ8(row, &ins[b].q8)
 			}
 		case typeQ4_0:
 			row := m.q[r*m.rowBytes : (r+1)*m.rowBytes]
 			for ; b < len(ins); b++ {
-				out[b*rows+r] = dotQ4(row, &ins[b].q8)
+				out[(first+b)*rows+r] = dotQ4(row, &ins[b].q8)
 			}
 		}
 	}
@@ -192,3 +206,16 @@ func Dot(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
 
 // Sum adds a vector's values through the same kernel, reading it once.
 func Sum(a []float32) float32 { return dotF32(a, a) }
+
+func axpyGo(a float32, x, y []float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+func dot4StridedGo(q, base []float32, stride int, out *[4]float32) {
+	for k := 0; k < 4; k++ {
+		out[k] = dotF32Go(q, base[k*stride:k*stride+len(q)])
+	}
+}

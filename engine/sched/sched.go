@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tpsbench/tpsbench/engine/llama"
 )
@@ -45,6 +46,11 @@ type Options struct {
 	// MaxPrefillTokens prompt tokens (default 256).
 	ChunkedPrefill   bool
 	MaxPrefillTokens int
+	// StallFactor, with chunked prefill, sizes each step's prompt chunk so
+	// that the step takes at most this many times a step of decoding alone
+	// (measured as the scheduler runs), keeping running sequences' token
+	// rhythm; MaxPrefillTokens still caps it. 0 means fixed chunks.
+	StallFactor float64
 	// PrefixCaching reuses the KV cache of prompt blocks already seen
 	// (up to PrefixCacheBytes, default 256 MiB), skipping their prefill.
 	PrefixCaching    bool
@@ -64,10 +70,13 @@ type Stats struct {
 // Scheduler owns a model and the goroutine that runs it.
 type Scheduler struct {
 	model *llama.Model
-	opts  Options
-	queue chan *job
-	quit  chan struct{}
-	done  chan struct{}
+	// running averages of step costs, for StallFactor: seconds of a step
+	// with decoding only, and seconds a prompt token adds to a step
+	decodeStep, promptToken float64
+	opts                    Options
+	queue                   chan *job
+	quit                    chan struct{}
+	done                    chan struct{}
 
 	prefix *prefixCache // nil without prefix caching; used by the loop only
 
@@ -196,7 +205,7 @@ func (s *Scheduler) loop() {
 		// One step: a token for every decoding sequence, and prompt tokens
 		// for those still in prefill.
 		entries, owners = entries[:0], owners[:0]
-		budget := s.opts.MaxPrefillTokens
+		budget := s.prefillBudget(running)
 		kept := running[:0]
 		for _, j := range running {
 			if j.ctx.Err() != nil {
@@ -234,7 +243,9 @@ func (s *Scheduler) loop() {
 		clear(running[len(kept):])
 		running = kept
 		if len(entries) > 0 {
+			began := time.Now()
 			rows, err := s.model.Step(entries)
+			s.learn(time.Since(began).Seconds(), len(entries)-len(owners)+countPrefillOwners(owners), len(entries))
 			if err != nil { // cannot happen with checked prompts; end them all rather than guess
 				for _, j := range running {
 					j.finish("error", err)
@@ -295,4 +306,64 @@ func (j *job) finish(reason string, err error) {
 	close(j.events)
 	j.events = nil
 	j.seq = nil // the cache goes with it
+}
+
+// countPrefillOwners counts the logits rows that end a prompt (their entry
+// is a prompt token, not a decoded one).
+func countPrefillOwners(owners []*job) int {
+	n := 0
+	for _, j := range owners {
+		if j.made == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// learn updates the step-cost averages from a step of entries, of which
+// prompt were prompt tokens.
+func (s *Scheduler) learn(seconds float64, prompt, entries int) {
+	const a = 0.2
+	decode := entries - prompt
+	switch {
+	case prompt == 0:
+		if s.decodeStep == 0 {
+			s.decodeStep = seconds
+		}
+		s.decodeStep += a * (seconds - s.decodeStep)
+	case decode > 0 && s.decodeStep > 0:
+		per := max(seconds-s.decodeStep, 0) / float64(prompt)
+		if s.promptToken == 0 {
+			s.promptToken = per
+		}
+		s.promptToken += a * (per - s.promptToken)
+	case decode == 0:
+		per := seconds / float64(prompt)
+		if s.promptToken == 0 {
+			s.promptToken = per
+		}
+		s.promptToken += a * (per - s.promptToken)
+	}
+}
+
+// prefillBudget is how many prompt tokens the next step may take.
+func (s *Scheduler) prefillBudget(running []*job) int {
+	if !s.opts.ChunkedPrefill || s.opts.StallFactor <= 0 {
+		return s.opts.MaxPrefillTokens
+	}
+	decoding := false
+	for _, j := range running {
+		if j.fed >= len(j.req.Prompt) {
+			decoding = true
+			break
+		}
+	}
+	if !decoding {
+		return s.opts.MaxPrefillTokens // nobody to stall
+	}
+	if s.decodeStep == 0 || s.promptToken == 0 {
+		return 1 // learn the costs first
+	}
+	n := int((s.opts.StallFactor - 1) * s.decodeStep / s.promptToken)
+	return min(max(n, 1), s.opts.MaxPrefillTokens)
 }
