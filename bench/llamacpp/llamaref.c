@@ -40,9 +40,11 @@ static struct llama_model *load(const char *path) {
     return m;
 }
 
-static struct llama_context *context(struct llama_model *m, int threads, int n_ctx, int n_batch, int f32_cache) {
+static struct llama_context *context(struct llama_model *m, int threads, int n_ctx, int n_batch, int n_seq, int f32_cache) {
     struct llama_context_params cp = llama_context_default_params();
     cp.n_ctx = n_ctx;
+    cp.n_seq_max = n_seq;
+    cp.kv_unified = true;
     cp.n_batch = n_batch;
     cp.n_ubatch = n_batch;
     cp.n_threads = threads;
@@ -57,7 +59,7 @@ static struct llama_context *context(struct llama_model *m, int threads, int n_c
 
 static int logits(const char *path, int n, char **toks) {
     struct llama_model *m = load(path);
-    struct llama_context *c = context(m, 1, 512, 512, 1);
+    struct llama_context *c = context(m, 1, 512, 512, 1, 1);
     int nv = llama_vocab_n_tokens(llama_model_get_vocab(m));
     // One token a decode call: the generation path, which the engine's
     // forward pass is compared with.
@@ -101,7 +103,7 @@ static int tokenize(const char *path) {
 static int bench(const char *path, int threads, int np, int ng, int batch) {
     struct llama_model *m = load(path);
     int n_ctx = (np + ng) * batch + 16;
-    struct llama_context *c = context(m, threads, n_ctx, np > batch ? np : batch, 0);
+    struct llama_context *c = context(m, threads, n_ctx, np > batch ? np : batch, batch, 0);
     struct llama_batch b = llama_batch_init(np > batch ? np : batch, 0, batch);
     // warm-up
     for (int i = 0; i < 4; i++) { b.token[i] = 3 + i; b.pos[i] = i; b.n_seq_id[i] = 1; b.seq_id[i][0] = 0; b.logits[i] = i == 3; }

@@ -136,3 +136,17 @@ func dot4Strided(q, base []float32, stride int, out *[4]float32) {
 	}
 	dot4StridedGo(q, base, stride, out)
 }
+
+//go:noescape
+func sumAVX2(a *float32, n int) float32
+
+// Sum adds a vector's values, reading it once as fast as the machine can
+// stream: the bandwidth probe of roofline.
+func Sum(a []float32) float32 {
+	n := len(a) &^ 63
+	if !simd || n == 0 {
+		return sumGo(a)
+	}
+	s := sumAVX2(&a[0], n)
+	return s + sumGo(a[n:])
+}

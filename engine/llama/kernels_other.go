@@ -15,3 +15,6 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return
 func axpy(a float32, x, y []float32) { axpyGo(a, x, y) }
 
 func dot4Strided(q, base []float32, stride int, out *[4]float32) { dot4StridedGo(q, base, stride, out) }
+
+// Sum adds a vector's values (the bandwidth probe of roofline).
+func Sum(a []float32) float32 { return sumGo(a) }

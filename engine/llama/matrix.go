@@ -204,8 +204,20 @@ func dotQ4Go(row []byte, x *q8Vec) float32 {
 // Dot is the engine's float32 dot product (what an F32 weight row costs).
 func Dot(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
 
-// Sum adds a vector's values through the same kernel, reading it once.
-func Sum(a []float32) float32 { return dotF32(a, a) }
+func sumGo(a []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i]
+		s1 += a[i+1]
+		s2 += a[i+2]
+		s3 += a[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
 
 func axpyGo(a float32, x, y []float32) {
 	x = x[:len(y)]

@@ -73,17 +73,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "long request:", long.Error.Message)
 		os.Exit(1)
 	}
-	// ITL of the streams' tokens arriving before the long request was
-	// sent, and while its prompt was processed (sent to first token).
+	// The streams' inter-token gaps in the second before the long request
+	// was sent, and those overlapping the processing of its prompt (from
+	// sent to its first token): a stall shows as one long gap there.
 	var before, during []float64
 	for _, r := range recs {
 		for i := 1; i < len(r.Chunks); i++ {
-			at := r.Sent + r.Chunks[i].At
-			gap := float64(r.Chunks[i].At-r.Chunks[i-1].At) / 1e6
+			start, end := r.Sent+r.Chunks[i-1].At, r.Sent+r.Chunks[i].At
+			gap := float64(end-start) / 1e6
 			switch {
-			case at < long.Sent && at > long.Sent-int64(time.Second):
+			case end < long.Sent && end > long.Sent-int64(time.Second):
 				before = append(before, gap)
-			case at > long.Sent && at <= long.First:
+			case end > long.Sent && start < long.First:
 				during = append(during, gap)
 			}
 		}
