@@ -37,9 +37,11 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// Point is a value at a time (Unix ns).
+// Point is a value at a time (Unix ns), or, in a CDF, a quantile V of a
+// value X.
 type Point struct {
-	T int64   `json:"t"`
+	T int64   `json:"t,omitempty"`
+	X float64 `json:"x,omitempty"`
 	V float64 `json:"v"`
 }
 

@@ -66,9 +66,8 @@ type Summary struct {
 	// Start and End are the window's bounds in Unix ns.
 	Start int64 `json:"start_unix_ns"`
 	End   int64 `json:"end_unix_ns"`
-	// Rolling holds 1 s rolling TPS, one point per 100 ms; not in JSON by
-	// default (reports that draw charts use it).
-	Rolling []Point `json:"-"`
+	// Charts holds what HTML reports draw; not in the JSON report.
+	Charts *Charts `json:"-"`
 }
 
 // Step accumulates the records of one step.
@@ -99,6 +98,9 @@ type Step struct {
 	values []*histogram
 	good   int
 	goodTk int64
+
+	failEnds []int64
+	single   *record.Record // the first completed record, kept while it is the only one
 }
 
 // NewStep returns an empty step checked against targets.
@@ -168,9 +170,19 @@ func (s *Step) Add(r *record.Record) {
 	if !r.OK() {
 		s.req.Failed++
 		s.req.Failures[r.Error.Kind]++
+		if len(s.failEnds) < maxMarks {
+			s.failEnds = append(s.failEnds, done)
+		}
 		return
 	}
 	s.req.Completed++
+	if s.req.Completed == 1 {
+		c := *r
+		c.Chunks = append([]record.Chunk(nil), r.Chunks...)
+		s.single = &c
+	} else {
+		s.single = nil
+	}
 	s.sources[r.TokenSource]++
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
@@ -244,9 +256,17 @@ func (s *Step) Summary() Summary {
 	if s.sentCount > 1 && s.lastSent > s.firstSent {
 		sum.AchievedRate = float64(s.sentCount-1) / (float64(s.lastSent-s.firstSent) / 1e9)
 	}
-	sum.Rolling = s.bins.rolling(1e9, s.start, s.end)
-	sum.PeakTPS = peak(sum.Rolling, sum.SystemTPS)
-	sum.PeakTPS60 = peak(s.bins.rolling(60e9, s.start, s.end), sum.SystemTPS)
+	ch := &Charts{Rolling1s: s.bins.rolling(1e9, s.start, s.end), Rolling60s: s.bins.rolling(60e9, s.start, s.end), Failures: s.failEnds}
+	sum.Charts = ch
+	sum.PeakTPS = peak(ch.Rolling1s, sum.SystemTPS)
+	sum.PeakTPS60 = peak(ch.Rolling60s, sum.SystemTPS)
+	ch.CDF = map[string][]Point{
+		"ttft_ms": s.ttft.cdf(1e6), "tpot_ms": s.tpot.cdf(1e6), "itl_ms": s.itl.cdf(1e6),
+		"e2e_ms": s.e2e.cdf(1e6), "request_tps": s.reqTPS.cdf(1),
+	}
+	if s.single != nil {
+		ch.Tokens = tokenTimeline(s.single)
+	}
 
 	const ms = 1e6
 	sum.ClientLag = s.lag.summary(ms)

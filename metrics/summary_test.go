@@ -86,7 +86,7 @@ func TestStepWindowAndThroughput(t *testing.T) {
 	// Tokens arrive at 100..1000 ms and 600..1500 ms; the busiest whole
 	// second [0.6 s, 1.6 s) holds 5 + 10 = 15 tokens.
 	near(t, "peak TPS", sum.PeakTPS, 15)
-	if len(sum.Rolling) == 0 {
+	if len(sum.Charts.Rolling1s) == 0 {
 		t.Fatal("no rolling TPS")
 	}
 }

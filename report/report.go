@@ -11,7 +11,7 @@ import (
 )
 
 // Formats lists the formats Render knows.
-var Formats = []string{"text", "json", "csv", "markdown"}
+var Formats = []string{"text", "json", "csv", "markdown", "html"}
 
 // Report is what gets rendered. Its JSON form is tpsbench's stable output.
 type Report struct {
@@ -54,6 +54,8 @@ func Render(w io.Writer, format string, r *Report) error {
 		return CSV(w, r)
 	case "markdown":
 		return Markdown(w, r)
+	case "html":
+		return HTML(w, r)
 	}
 	return CheckFormat(format)
 }

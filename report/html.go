@@ -1,0 +1,334 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+//go:embed assets/uPlot.iife.min.js
+var uplotJS string
+
+//go:embed assets/uPlot.min.css
+var uplotCSS string
+
+//go:embed assets/uPlot.LICENSE
+var uplotLicense string
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+var page = template.Must(template.New("report").Parse(htmlTemplate))
+
+// maxPoints bounds every drawn series.
+const maxPoints = 1500
+
+// chart is one uPlot chart: a shared x array and series over it (null
+// where a series has no point).
+type chart struct {
+	ID     string        `json:"id"`
+	Title  string        `json:"title"`
+	XLabel string        `json:"xLabel"`
+	YLabel string        `json:"yLabel"`
+	Y2     string        `json:"y2Label,omitempty"` // second axis, for series marked axis 2
+	X      []float64     `json:"x"`
+	Series []chartSeries `json:"series"`
+	LogX   bool          `json:"logX,omitempty"`
+}
+
+type chartSeries struct {
+	Label  string     `json:"label"`
+	Y      []*float64 `json:"y"`
+	Axis2  bool       `json:"axis2,omitempty"`
+	Points bool       `json:"points,omitempty"` // marks, not a line
+}
+
+// HTML writes the report as one self-contained page: summary table,
+// charts drawn by uPlot (inlined), and run metadata. It needs no network.
+func HTML(w io.Writer, r *Report) error {
+	data := struct {
+		Meta   map[string]string `json:"meta"`
+		Charts []chart           `json:"charts"`
+	}{Meta: meta(r), Charts: charts(r.Steps)}
+	js, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encoding chart data: %w", err)
+	}
+	var rows []tableRow
+	for i := range r.Steps {
+		rows = append(rows, row(&r.Steps[i]))
+	}
+	return page.Execute(w, map[string]any{
+		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js),
+		"UPlotJS": template.JS(uplotJS), "UPlotCSS": template.CSS(uplotCSS), "License": uplotLicense,
+		"Charts": data.Charts,
+	})
+}
+
+func meta(r *Report) map[string]string {
+	m := map[string]string{
+		"tpsbench": r.Version,
+		"machine":  fmt.Sprintf("%s/%s, %d CPUs (of the machine rendering the report)", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
+	}
+	var start int64
+	urls, models := map[string]bool{}, map[string]bool{}
+	for _, s := range r.Steps {
+		if s.Start > 0 && (start == 0 || s.Start < start) {
+			start = s.Start
+		}
+		urls[s.URL], models[s.Model] = true, true
+	}
+	if start > 0 {
+		m["start"] = time.Unix(0, start).UTC().Format(time.RFC3339)
+	}
+	m["url"] = joinKeys(urls)
+	m["model"] = joinKeys(models)
+	var prof []string
+	for _, s := range r.Steps {
+		p := fmt.Sprintf("%s: concurrency %d", s.Label, s.Concurrency)
+		if s.Rate > 0 {
+			p += fmt.Sprintf(", rate %.3g/s", s.Rate)
+		}
+		prof = append(prof, p)
+	}
+	m["profile"] = joinList(prof)
+	return m
+}
+
+func joinKeys(set map[string]bool) string {
+	var ks []string
+	for k := range set {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return joinList(ks)
+}
+
+func joinList(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += "; "
+		}
+		out += x
+	}
+	return out
+}
+
+// tableRow is a step's line in the summary table; Values carry the exact
+// figures (data-value) so that a test can compare them with the JSON.
+type tableRow struct {
+	Label, Model, Targets string
+	Cells                 []cell
+	Pass                  bool
+	HasTargets            bool
+}
+
+type cell struct {
+	Key, Text string
+	Value     float64
+}
+
+func row(s *metrics.Summary) tableRow {
+	c := func(key string, v float64, format string) cell { return cell{key, fmt.Sprintf(format, v), v} }
+	r := tableRow{Label: s.Label, Model: s.Model, Pass: true, HasTargets: len(s.Targets) > 0}
+	r.Cells = []cell{
+		c("concurrency", float64(s.Concurrency), "%.0f"),
+		c("completed", float64(s.Requests.Completed), "%.0f"),
+		c("failed", float64(s.Requests.Failed), "%.0f"),
+		c("output_tokens", float64(s.OutputTokens), "%.0f"),
+		c("system_tps", s.SystemTPS, "%.2f"),
+		c("request_tps_mean", s.RequestTPS.Mean, "%.2f"),
+		c("ttft_p50", s.TTFT.P50, "%.2f"),
+		c("ttft_p99", s.TTFT.P99, "%.2f"),
+		c("tpot_p50", s.TPOT.P50, "%.2f"),
+		c("tpot_p99", s.TPOT.P99, "%.2f"),
+		c("itl_p99", s.ITL.P99, "%.2f"),
+		c("e2e_p50", s.E2E.P50, "%.1f"),
+	}
+	for _, v := range s.Targets {
+		mark := "pass"
+		if !v.Pass {
+			mark, r.Pass = "FAIL", false
+		}
+		r.Targets += fmt.Sprintf("%s %s (%.2f); ", v.Name, mark, v.Got)
+	}
+	return r
+}
+
+func f(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// charts builds every chart the steps call for.
+func charts(steps []metrics.Summary) []chart {
+	var out []chart
+	if sweep(steps) {
+		x := make([]float64, len(steps))
+		sys, per := make([]*float64, len(steps)), make([]*float64, len(steps))
+		tp50, tp99, op50, op99 := make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps))
+		for i, s := range steps {
+			x[i] = float64(s.Concurrency)
+			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
+			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
+		}
+		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against concurrency", XLabel: "concurrency", YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x,
+			Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
+		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against concurrency", XLabel: "concurrency", YLabel: "ms", X: x,
+			Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
+	}
+	for _, d := range []struct{ key, title, unit string }{
+		{"ttft_ms", "TTFT", "ms"}, {"tpot_ms", "TPOT", "ms"}, {"itl_ms", "Inter-token latency", "ms"},
+		{"e2e_ms", "E2E latency", "ms"}, {"request_tps", "Request TPS", "tokens/s"},
+	} {
+		if c, ok := cdfChart(steps, d.key, d.title, d.unit); ok {
+			out = append(out, c)
+		}
+	}
+	if c, ok := rollingChart(steps); ok {
+		out = append(out, c)
+	}
+	if len(steps) == 1 && steps[0].Charts != nil && len(steps[0].Charts.Tokens) > 1 {
+		tk := steps[0].Charts.Tokens
+		var x []float64
+		var cum, inst []*float64
+		for i, p := range tk {
+			x = append(x, p.MS)
+			cum = append(cum, f(float64(p.Cumulative)))
+			if i == 0 {
+				inst = append(inst, nil)
+			} else {
+				inst = append(inst, f(p.InstantTPS))
+			}
+		}
+		out = append(out, chart{ID: "stream", Title: "The stream token by token: instant TPS (1/ITL) and cumulative tokens", XLabel: "ms after the request was sent", YLabel: "instant tokens/s", Y2: "tokens so far", X: x,
+			Series: []chartSeries{{Label: "instant TPS", Y: inst, Points: true}, {Label: "cumulative tokens", Y: cum, Axis2: true}}})
+	}
+	return out
+}
+
+func sweep(steps []metrics.Summary) bool {
+	if len(steps) < 2 {
+		return false
+	}
+	for _, s := range steps[1:] {
+		if s.Concurrency != steps[0].Concurrency {
+			return true
+		}
+	}
+	return false
+}
+
+// merged lays several (x, y) series over the union of their x values.
+func merged(xs, ys [][]float64) ([]float64, [][]*float64) {
+	seen := map[float64]bool{}
+	var all []float64
+	for _, x := range xs {
+		for _, v := range x {
+			if !seen[v] {
+				seen[v] = true
+				all = append(all, v)
+			}
+		}
+	}
+	sort.Float64s(all)
+	idx := make(map[float64]int, len(all))
+	for i, v := range all {
+		idx[v] = i
+	}
+	out := make([][]*float64, len(xs))
+	for s := range xs {
+		out[s] = make([]*float64, len(all))
+		for i, v := range xs[s] {
+			out[s][idx[v]] = f(ys[s][i])
+		}
+	}
+	return all, out
+}
+
+func cdfChart(steps []metrics.Summary, key, title, unit string) (chart, bool) {
+	var xs, ys [][]float64
+	var labels []string
+	for _, s := range steps {
+		if s.Charts == nil || len(s.Charts.CDF[key]) == 0 {
+			continue
+		}
+		var x, y []float64
+		for _, p := range s.Charts.CDF[key] {
+			x, y = append(x, p.X), append(y, p.V)
+		}
+		xs, ys, labels = append(xs, x), append(ys, y), append(labels, s.Label)
+	}
+	if len(xs) == 0 {
+		return chart{}, false
+	}
+	x, series := merged(xs, ys)
+	c := chart{ID: "cdf-" + key, Title: title + " distribution (CDF)", XLabel: unit, YLabel: "share of samples", X: x}
+	for i, l := range labels {
+		c.Series = append(c.Series, chartSeries{Label: l, Y: series[i]})
+	}
+	return c, true
+}
+
+func rollingChart(steps []metrics.Summary) (chart, bool) {
+	var origin int64
+	for _, s := range steps {
+		if s.Start > 0 && (origin == 0 || s.Start < origin) {
+			origin = s.Start
+		}
+	}
+	var xs, ys [][]float64
+	var series []chartSeries
+	for _, s := range steps {
+		if s.Charts == nil {
+			continue
+		}
+		for _, w := range []struct {
+			name string
+			pts  []metrics.Point
+		}{{"1 s", s.Charts.Rolling1s}, {"60 s", s.Charts.Rolling60s}} {
+			if len(w.pts) == 0 {
+				continue
+			}
+			var x, y []float64
+			for _, p := range w.pts {
+				x, y = append(x, float64(p.T-origin)/1e9), append(y, p.V)
+			}
+			x, y = lttb(x, y, maxPoints)
+			xs, ys = append(xs, x), append(ys, y)
+			series = append(series, chartSeries{Label: s.Label + " TPS over " + w.name})
+		}
+		if len(s.Charts.Failures) > 0 {
+			var x, y []float64
+			for i, t := range s.Charts.Failures {
+				if i >= maxPoints {
+					break
+				}
+				x, y = append(x, float64(t-origin)/1e9), append(y, 0)
+			}
+			xs, ys = append(xs, x), append(ys, y)
+			series = append(series, chartSeries{Label: s.Label + " failures", Points: true})
+		}
+	}
+	if len(xs) == 0 {
+		return chart{}, false
+	}
+	x, merged := merged(xs, ys)
+	c := chart{ID: "rolling", Title: "Rolling TPS over the run (failures marked at 0)", XLabel: "seconds from the start", YLabel: "tokens/s", X: x}
+	for i := range series {
+		series[i].Y = merged[i]
+		c.Series = append(c.Series, series[i])
+	}
+	return c, true
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const milli = int64(time.Millisecond)
+
+// fixture is a deterministic run: a sweep of three steps with known
+// timings, a failure, and a target.
+func fixture() *Report {
+	targets := metrics.Targets{List: []metrics.Target{{Name: metrics.TargetTTFT, Want: 120}, {Name: metrics.TargetSystemTPS, Want: 100}}}
+	steps := metrics.NewSteps(targets)
+	t0 := int64(1_800_000_000_000_000_000)
+	seq := 0
+	for si, c := range []int{1, 4, 8} {
+		base := int64(si) * 10_000 * milli
+		for i := 0; i < 2*c; i++ {
+			sent := base + int64(i/c)*2000*milli + int64(i%c)*milli
+			r := &record.Record{V: 1, Step: fmt.Sprintf("c=%d", c), StepIndex: si, Seq: seq, Model: "m", URL: "http://h/v1/chat/completions", API: "chat",
+				Stream: true, Concurrency: c, T0: t0, Scheduled: sent, Sent: sent, TokenSource: record.SourceUsage, PromptTokens: 5}
+			ttft := int64(100+10*c+i) * milli
+			for k := 0; k < 20; k++ {
+				r.Chunks = append(r.Chunks, record.Chunk{At: ttft + int64(k)*int64(20+c)*milli, Tokens: 1})
+			}
+			r.OutputTokens, r.UsageTokens = 20, 20
+			r.First, r.Last = sent+r.Chunks[0].At, sent+r.Chunks[19].At
+			r.Done = r.Last
+			if c == 8 && i == 3 {
+				r.Chunks, r.OutputTokens, r.First, r.Last = nil, 0, 0, 0
+				r.Fail(record.KindTimeout, "slow")
+			}
+			steps.Add(r)
+			seq++
+		}
+	}
+	return New("test", steps.Summaries())
+}
+
+func TestGolden(t *testing.T) {
+	r := fixture()
+	for _, format := range []string{"text", "json", "csv", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Render(&buf, format, r); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden."+format)
+			if *update {
+				os.MkdirAll("testdata", 0o755)
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./report -update to create it)", err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s output differs from %s (go test ./report -update rewrites it):\n%s", format, path, buf.String())
+			}
+		})
+	}
+}
+
+// TestJSONRoundTrip: the JSON report decodes back to the same figures.
+func TestJSONRoundTrip(t *testing.T) {
+	r := fixture()
+	var buf bytes.Buffer
+	if err := Render(&buf, "json", r); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := Render(&again, "json", &back); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Error("JSON report does not survive a round trip")
+	}
+}
+
+// TestHTMLInBrowser renders the report in headless Chromium and checks what
+// was drawn: no script errors, every chart inked, and the summary table's
+// values equal to the JSON report's. The screenshot is kept as an artifact.
+func TestHTMLInBrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (the test command installs it)")
+		}
+		t.Skip("chromium is not installed")
+	}
+	r := fixture()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var buf bytes.Buffer
+	if err := HTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "http://") && regexp.MustCompile(`<script[^>]+src=`).MatchString(buf.String()) {
+		t.Error("the page loads a script from elsewhere")
+	}
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir=" + filepath.Join(dir, "profile"), "--virtual-time-budget=5000"}
+	out, err := exec.Command(chromium, append(args, "--dump-dom", "file://"+page)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<pre id="selfcheck"[^>]*>([^<]*)</pre>`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no self-check in the rendered page")
+	}
+	var check struct {
+		Errors []string       `json:"errors"`
+		Charts map[string]int `json:"charts"`
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(m[1]), "&quot;", `"`)), &check); err != nil {
+		t.Fatalf("self-check %q: %v", m[1], err)
+	}
+	if len(check.Errors) > 0 {
+		t.Errorf("script errors: %v", check.Errors)
+	}
+	for _, id := range []string{"sweep", "latency", "cdf-ttft_ms", "cdf-tpot_ms", "cdf-itl_ms", "cdf-e2e_ms", "cdf-request_tps", "rolling"} {
+		if check.Charts[id] == 0 {
+			t.Errorf("chart %s not drawn (%v)", id, check.Charts)
+		}
+	}
+	// The table's exact values against the JSON report's.
+	want := map[string]map[string]float64{}
+	for _, s := range r.Steps {
+		want[s.Label] = map[string]float64{"system_tps": s.SystemTPS, "ttft_p99": s.TTFT.P99, "tpot_p50": s.TPOT.P50, "failed": float64(s.Requests.Failed), "request_tps_mean": s.RequestTPS.Mean}
+	}
+	rows := regexp.MustCompile(`<tr data-step="([^"]+)">(.*?)</tr>`).FindAllSubmatch(out, -1)
+	if len(rows) != len(r.Steps) {
+		t.Fatalf("%d table rows, want %d", len(rows), len(r.Steps))
+	}
+	for _, row := range rows {
+		label := string(row[1])
+		for _, c := range regexp.MustCompile(`data-key="([^"]+)" data-value="([^"]+)"`).FindAllSubmatch(row[2], -1) {
+			key := string(c[1])
+			w, ok := want[label][key]
+			if !ok {
+				continue
+			}
+			got, _ := strconv.ParseFloat(string(c[2]), 64)
+			if got != w {
+				t.Errorf("%s %s: table %v, JSON %v", label, key, got, w)
+			}
+		}
+	}
+	shot := filepath.Join("..", ".artifacts", "report.png")
+	os.MkdirAll(filepath.Dir(shot), 0o755)
+	abs, _ := filepath.Abs(shot)
+	if err := exec.Command(chromium, append(args, "--window-size=1000,3600", "--screenshot="+abs, "file://"+page)...).Run(); err != nil {
+		t.Errorf("screenshot: %v", err)
+	} else {
+		t.Logf("screenshot: %s", abs)
+	}
+}
+
+// TestHTMLSizeBounded: a one-hour run of 100,000 requests still gives a
+// small page, because series are downsampled and CDFs have fixed points.
+func TestHTMLSizeBounded(t *testing.T) {
+	steps := metrics.NewSteps(metrics.Targets{})
+	for i := 0; i < 100_000; i++ {
+		sent := int64(i) * 36 * milli
+		r := &record.Record{V: 1, Step: "s", Stream: true, Concurrency: 64, Sent: sent, Scheduled: sent, TokenSource: record.SourceUsage}
+		for k := 0; k < 10; k++ {
+			r.Chunks = append(r.Chunks, record.Chunk{At: int64(50+k*20+i%7) * milli, Tokens: 1})
+		}
+		r.OutputTokens = 10
+		r.First, r.Last = sent+r.Chunks[0].At, sent+r.Chunks[9].At
+		r.Done = r.Last
+		if i%97 == 0 {
+			r.Fail(record.KindHTTPStatus, "503")
+		}
+		steps.Add(r)
+	}
+	var buf bytes.Buffer
+	if err := HTML(&buf, New("test", steps.Summaries())); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() > 2<<20 {
+		t.Errorf("page of %d bytes for 100,000 requests, want under 2 MB", buf.Len())
+	}
+	t.Logf("page: %d bytes", buf.Len())
+}
+
+func TestLTTB(t *testing.T) {
+	var xs, ys []float64
+	for i := 0; i < 10000; i++ {
+		xs, ys = append(xs, float64(i)), append(ys, float64(i%100))
+	}
+	ys[5000] = 1e6 // a spike must survive
+	ox, oy := lttb(xs, ys, 500)
+	if len(ox) != 500 || ox[0] != 0 || ox[499] != 9999 {
+		t.Fatalf("%d points from %v to %v", len(ox), ox[0], ox[len(ox)-1])
+	}
+	found := false
+	for _, v := range oy {
+		found = found || v == 1e6
+	}
+	if !found {
+		t.Error("the spike was dropped")
+	}
+}
