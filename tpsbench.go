@@ -33,7 +33,10 @@ type Step struct {
 type Plan struct {
 	Steps   []Step
 	Targets metrics.Targets
-	Clock   *record.Clock // shared with the clients' configs; made when nil
+	// Convention reports TPOT and ITL under another tool's definitions
+	// (metrics.Conventions); empty is tpsbench's own.
+	Convention string
+	Clock      *record.Clock // shared with the clients' configs; made when nil
 	// Records, when set, receives every record (warm-up included) as its
 	// request ends, flushed at once so that a killed run loses only what
 	// was in flight.
@@ -78,7 +81,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		clock = record.NewClock()
 	}
 	res := &Result{RunID: newRunID()}
-	agg := metrics.NewSteps(plan.Targets)
+	agg := metrics.NewSteps(plan.Targets).WithConvention(plan.Convention)
 	var writeErr error
 	for i := range plan.Steps {
 		if ctx.Err() != nil {

@@ -26,6 +26,7 @@ type Goodput struct {
 // stable output.
 type Summary struct {
 	Label       string  `json:"label"`
+	Convention  string  `json:"convention,omitempty"` // set when not tpsbench's own
 	Model       string  `json:"model"`
 	URL         string  `json:"url"`
 	API         string  `json:"api"`
@@ -72,7 +73,8 @@ type Summary struct {
 
 // Step accumulates the records of one step.
 type Step struct {
-	targets Targets
+	targets    Targets
+	convention string
 
 	label, model, url, api string
 	concurrency            int
@@ -193,16 +195,13 @@ func (s *Step) Add(r *record.Record) {
 	s.e2eSum += f.e2e
 	s.ttft.add(f.ttft)
 	s.e2e.add(f.e2e)
-	if f.hasTPOT {
-		s.tpot.add(f.tpot)
-		if f.tpot > 0 {
-			s.decTPS.add(1e9 / f.tpot)
-		}
+	if f.hasTPOT && f.tpot > 0 {
+		s.decTPS.add(1e9 / f.tpot)
 	}
 	if f.hasTPS {
 		s.reqTPS.add(f.tps)
 	}
-	r.ITLs(func(d time.Duration) { s.itl.add(float64(d)) })
+	s.conventionSamples(r, f)
 	r.ChunkGaps(func(d time.Duration) { s.gaps.add(float64(d)) })
 	sentAbs := r.Abs(r.Sent)
 	for _, c := range r.Chunks {
@@ -235,6 +234,7 @@ func (s *Step) Add(r *record.Record) {
 func (s *Step) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
+		Convention:  map[bool]string{true: s.convention}[s.convention != ConventionTpsbench && s.convention != ""],
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
@@ -336,18 +336,27 @@ func Pass(steps []Summary) bool {
 
 // Steps groups records by step index, in index order.
 type Steps struct {
-	targets Targets
-	byIndex map[int]*Step
+	targets    Targets
+	convention string
+	byIndex    map[int]*Step
 }
 
 // NewSteps returns an empty grouping.
 func NewSteps(targets Targets) *Steps { return &Steps{targets: targets, byIndex: map[int]*Step{}} }
+
+// WithConvention makes the steps report TPOT and ITL under another tool's
+// definitions (a name from Conventions).
+func (ss *Steps) WithConvention(c string) *Steps {
+	ss.convention = c
+	return ss
+}
 
 // Add counts one record in its step.
 func (ss *Steps) Add(r *record.Record) {
 	s := ss.byIndex[r.StepIndex]
 	if s == nil {
 		s = NewStep(ss.targets)
+		s.convention = ss.convention
 		ss.byIndex[r.StepIndex] = s
 	}
 	s.Add(r)

@@ -188,3 +188,34 @@ func FuzzParseSLO(f *testing.F) {
 		}
 	})
 }
+
+func TestConventions(t *testing.T) {
+	// TTFT 100 ms, then chunks every 20 ms, the third carrying 3 tokens: 7 tokens, E2E 180 ms.
+	mk := func() *record.Record { return rec(0, []int64{100, 120, 140, 160, 180}, []int{1, 1, 3, 1, 1}) }
+	cases := []struct {
+		convention string
+		tpotMean   float64
+		tpotCount  int64
+		itlMean    float64
+		itlCount   int64
+	}{
+		{ConventionTpsbench, 80.0 / 6, 1, 80.0 / 6, 6},
+		{ConventionVLLM, 80.0 / 6, 1, 20, 4},
+		{ConventionGuideLLM, 180.0 / 7, 1, 80.0 / 6, 1},
+		{ConventionGenAIPerf, 0, 0, 80.0 / 6, 1},
+	}
+	for _, c := range cases {
+		ss := NewSteps(Targets{}).WithConvention(c.convention)
+		ss.Add(mk())
+		sum := ss.Summaries()[0]
+		if sum.TPOT.Count != c.tpotCount || (c.tpotCount > 0 && math.Abs(sum.TPOT.Mean-c.tpotMean) > 1e-6) {
+			t.Errorf("%s: TPOT %+v, want mean %v count %d", c.convention, sum.TPOT, c.tpotMean, c.tpotCount)
+		}
+		if sum.ITL.Count != c.itlCount || math.Abs(sum.ITL.Mean-c.itlMean) > 1e-6 {
+			t.Errorf("%s: ITL %+v, want mean %v count %d", c.convention, sum.ITL, c.itlMean, c.itlCount)
+		}
+	}
+	if CheckConvention("llmperf2") == nil {
+		t.Error("unknown convention accepted")
+	}
+}

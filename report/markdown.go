@@ -39,6 +39,20 @@ func Markdown(w io.Writer, r *Report) error {
 			ew.printf("| %s |\n", strings.Join(cells, " | "))
 		}
 	}
+	if r.Compare && len(r.Steps) > 1 {
+		ew.printf("\n## against %s\n\n| step |", mdEscape(r.Steps[0].Label))
+		for _, c := range ratioColumns {
+			ew.printf(" %s |", c.name)
+		}
+		ew.printf("\n|%s\n", strings.Repeat("---|", len(ratioColumns)+1))
+		for i := range r.Steps {
+			ew.printf("| %s |", mdEscape(r.Steps[i].Label))
+			for _, c := range ratioColumns {
+				ew.printf(" %s |", ratio(c.get(&r.Steps[i]), c.get(&r.Steps[0])))
+			}
+			ew.printf("\n")
+		}
+	}
 	if len(r.Steps) > 0 {
 		ew.printf("\n## steps\n\n| step | model | url | api | concurrency | rate |\n|---|---|---|---|---|---|\n")
 		for _, s := range r.Steps {

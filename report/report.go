@@ -21,6 +21,8 @@ type Report struct {
 	Pass    bool              `json:"pass"`
 	// Interrupted is set when the run was stopped early.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Compare adds ratios of every step against the first.
+	Compare bool `json:"-"`
 }
 
 // New builds a report of steps.

@@ -25,6 +25,12 @@ func Text(w io.Writer, r *Report) error {
 		batch(ew, &r.Steps[0])
 	default:
 		table(ew, r.Steps)
+		if r.Compare {
+			ratios(ew, r.Steps)
+		}
+	}
+	if len(r.Steps) > 0 && r.Steps[0].Convention != "" {
+		ew.printf("Convention: %s (%s)\n", r.Steps[0].Convention, conventionNote[r.Steps[0].Convention])
 	}
 	for i := range r.Steps {
 		notes(ew, &r.Steps[i], len(r.Steps) > 1)
@@ -224,4 +230,50 @@ func ms(v float64) string {
 	default:
 		return fmt.Sprintf("%.3f ms", v)
 	}
+}
+
+var conventionNote = map[string]string{
+	"vllm":       "ITL is the gap between chunks, whatever they carry",
+	"guidellm":   "TPOT is (last token - sent) / tokens, first token included; ITL is each request's TPOT",
+	"genai-perf": "no TPOT; ITL is each request's (last - first) / (tokens - 1)",
+}
+
+// ratioColumns are the figures compared against the first step.
+var ratioColumns = []struct {
+	name string
+	get  func(s *metrics.Summary) float64
+}{
+	{"system TPS", func(s *metrics.Summary) float64 { return s.SystemTPS }},
+	{"per-request TPS", func(s *metrics.Summary) float64 { return s.RequestTPS.Mean }},
+	{"decode TPS", func(s *metrics.Summary) float64 { return s.DecodeTPS.Mean }},
+	{"TTFT p50", func(s *metrics.Summary) float64 { return s.TTFT.P50 }},
+	{"TPOT p50", func(s *metrics.Summary) float64 { return s.TPOT.P50 }},
+	{"E2E p50", func(s *metrics.Summary) float64 { return s.E2E.P50 }},
+}
+
+// ratio formats v against base ("-" when there is none).
+func ratio(v, base float64) string {
+	if base == 0 || v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", v/base)
+}
+
+// ratios prints every step's figures as multiples of the first step's.
+func ratios(ew *errWriter, steps []metrics.Summary) {
+	ew.printf("\nAgainst %s:\n", steps[0].Label)
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "step\t")
+	for _, c := range ratioColumns {
+		fmt.Fprintf(tw, "%s\t", c.name)
+	}
+	fmt.Fprintf(tw, "\n")
+	for i := range steps {
+		fmt.Fprintf(tw, "%s\t", steps[i].Label)
+		for _, c := range ratioColumns {
+			fmt.Fprintf(tw, "%s\t", ratio(c.get(&steps[i]), c.get(&steps[0])))
+		}
+		fmt.Fprintf(tw, "\n")
+	}
+	_ = tw.Flush()
 }

@@ -70,7 +70,7 @@ func newRoot() *cobra.Command {
 			stopProfile()
 		}
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd())
 	return root
 }
 

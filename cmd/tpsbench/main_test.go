@@ -300,3 +300,41 @@ func TestFactors(t *testing.T) {
 		t.Errorf("quantization against a URL: exit %d", code)
 	}
 }
+
+func TestCompareConventionsAndHTML(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "small.jsonl"), filepath.Join(dir, "big.jsonl")
+	for _, p := range []string{a, b} {
+		if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "3", "--concurrency", "3", "--max-tokens", "5", "--records", p, "-q"); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	code, out, errs := cli(t, "compare", a, b)
+	if code != 0 || !strings.Contains(out, "Against small:") || !strings.Contains(out, "big") {
+		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli(t, "compare", a, b, "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "## against small") {
+		t.Fatalf("compare markdown: exit %d\n%s", code, out)
+	}
+	if code, _, _ := cli(t, "compare", a); code != exitUsage {
+		t.Errorf("compare of one file: exit %d", code)
+	}
+	// Under vLLM's convention ITL is per chunk: 4 gaps a request, 12 in all.
+	code, out, _ = cli(t, "report", a, "--convention", "vllm", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"convention": "vllm"`) || !regexp.MustCompile(`"itl_ms": \{[^}]*"count": 12`).MatchString(out) {
+		t.Fatalf("vllm convention: exit %d\n%s", code, out)
+	}
+	if code, _, _ := cli(t, "report", a, "--convention", "llmperf9"); code != exitUsage {
+		t.Errorf("unknown convention: exit %d", code)
+	}
+	page := filepath.Join(dir, "r.html")
+	if code, _, errs := cli(t, "report", a, "--format", "html", "--out", page); code != 0 {
+		t.Fatal(errs)
+	}
+	html, _ := os.ReadFile(page)
+	if !bytes.Contains(html, []byte("uPlot")) || !bytes.Contains(html, []byte(`id="summary"`)) {
+		t.Error("HTML report lacks its charts or table")
+	}
+}

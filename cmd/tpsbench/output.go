@@ -13,16 +13,18 @@ import (
 
 // outputFlags are the flags every command that prints a report shares.
 type outputFlags struct {
-	format    string
-	out       string
-	targetUse []string
-	slo       string
-	sloShare  float64
+	format     string
+	out        string
+	targetUse  []string
+	slo        string
+	sloShare   float64
+	convention string
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "text", "report format: text, json, csv or markdown")
+	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
+	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the founding document's target for a use case: chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
 	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200")
@@ -32,6 +34,9 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 // targets parses the target flags.
 func (o *outputFlags) targets() (metrics.Targets, error) {
 	if err := report.CheckFormat(o.format); err != nil {
+		return metrics.Targets{}, usageError{err}
+	}
+	if err := metrics.CheckConvention(o.convention); err != nil {
 		return metrics.Targets{}, usageError{err}
 	}
 	if o.sloShare <= 0 || o.sloShare > 1 {
@@ -51,6 +56,11 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	ts.List = append(ts.List, custom...)
 	return ts, nil
+}
+
+// steps returns an empty grouping of steps under the flags' convention.
+func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
+	return metrics.NewSteps(targets).WithConvention(o.convention)
 }
 
 // render writes the report where asked and turns unmet targets into exit

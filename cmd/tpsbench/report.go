@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench"
-	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 )
@@ -25,7 +24,7 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			steps := metrics.NewSteps(targets)
+			steps := o.steps(targets)
 			for _, path := range args {
 				if err := readRecords(path, cmd.ErrOrStderr(), steps.Add); err != nil {
 					return err

@@ -354,7 +354,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 
-	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock}
+	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention}
 	if f.records != "" {
 		file, err := os.Create(f.records)
 		if err != nil {
