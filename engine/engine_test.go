@@ -241,3 +241,22 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestAPIKey(t *testing.T) {
+	e, url := start(t)
+	e.Handler.APIKey = "sk-test-123"
+	resp, body := post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":2}`)
+	if resp.StatusCode != 401 || !strings.Contains(body, "API key") {
+		t.Fatalf("no key: %d %s", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest("POST", url+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":2}`))
+	req.Header.Set("Authorization", "Bearer sk-test-123")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil || r2.StatusCode != 200 {
+		t.Fatalf("with the key: %v %v", r2, err)
+	}
+	r2.Body.Close()
+	if r, _ := get(t, url+"/health"); r.StatusCode != 200 {
+		t.Errorf("health needs no key, got %d", r.StatusCode)
+	}
+}

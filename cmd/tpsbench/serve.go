@@ -85,17 +85,21 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 
 func newServeCmd() *cobra.Command {
 	var ef engineFlags
-	var addr string
+	var addr, apiKey, apiKeyEnv string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/models, /health)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if apiKey == "" {
+				apiKey = os.Getenv(apiKeyEnv)
+			}
 			e, err := ef.load()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
+			e.Handler.APIKey = apiKey
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return e.Serve(ctx, addr, func(url string) {
@@ -106,6 +110,8 @@ func newServeCmd() *cobra.Command {
 	}
 	ef.register(cmd, "")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (loopback unless told otherwise)")
+	cmd.Flags().StringVar(&apiKey, "api-key", "", "require this bearer token (prefer --api-key-env: a flag shows in the process list)")
+	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_API_KEY", "environment variable whose value, when set, is the required bearer token")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -31,7 +32,10 @@ const (
 
 // Server serves one model.
 type Server struct {
-	Name    string // the model name clients ask for
+	Name string // the model name clients ask for
+	// APIKey, when set, is required as a bearer token on every route but
+	// /health, compared in constant time.
+	APIKey  string
 	model   *llama.Model
 	tok     *tokenizer.Tokenizer
 	sched   *sched.Scheduler
@@ -55,7 +59,16 @@ func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Schedul
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.APIKey != "" && r.URL.Path != "/health" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.APIKey)) != 1 {
+			apiError(w, http.StatusUnauthorized, "authentication_error", "", "a valid API key is required (Authorization: Bearer ...)")
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
@@ -114,6 +127,12 @@ func (s *Server) parse(r *http.Request, chat bool) (*request, []int, []string, e
 	if err != nil {
 		return nil, nil, nil, badRequest{"", fmt.Sprintf("reading the body: %v (limit %d bytes)", err, maxBody)}
 	}
+	return s.parseBody(body, chat)
+}
+
+// parseBody decodes and checks a request body; every error is a
+// badRequest naming the field at fault.
+func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, error) {
 	var req request
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	if err := dec.Decode(&req); err != nil {
