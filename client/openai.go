@@ -90,7 +90,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("--url %q: want an http:// or https:// URL such as http://127.0.0.1:8000", Redact(raw))
+		// The value is not echoed: a mistyped URL may hold a credential.
+		return "", "", fmt.Errorf("--url: want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
 	}
 	path := strings.TrimRight(u.Path, "/")
 	switch {

@@ -20,7 +20,8 @@ const (
 	exitError       = 1
 	exitUsage       = 2
 	exitTargetsFail = 3
-	exitInterrupted = 130
+	exitInterrupted = 130 // SIGINT
+	exitTerminated  = 143 // SIGTERM
 )
 
 // usageError marks a mistake in the command line (exit code 2).

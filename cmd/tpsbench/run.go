@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -260,7 +261,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	key := os.Getenv(f.apiKeyEnv)
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, caught, stop := interruptible(cmd.Context())
 	defer stop()
 
 	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
@@ -388,6 +389,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return runErr
 	case res.Interrupted:
 		fmt.Fprintln(stderr, "tpsbench: interrupted; the report covers the requests that finished")
+		if caught() == syscall.SIGTERM {
+			return exitCode(exitTerminated)
+		}
 		return exitCode(exitInterrupted)
 	}
 	return renderErr
@@ -506,4 +510,32 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 			[]namedEngine{{"prefix-cache", ef}}, nil
 	}
 	return nil, nil, usagef("--factor %q: want batch, quantization, prefix-cache or model-size", f.factor)
+}
+
+// interruptible returns a context cancelled by SIGINT or SIGTERM, and which
+// signal it was (for the exit code: 130 or 143).
+func interruptible(parent context.Context) (context.Context, func() os.Signal, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case s := <-sigc:
+			got.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	caught := func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	return ctx, caught, func() {
+		signal.Stop(sigc)
+		cancel()
+		<-done
+	}
 }
