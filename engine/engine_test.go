@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +261,65 @@ func TestAPIKey(t *testing.T) {
 	r2.Body.Close()
 	if r, _ := get(t, url+"/health"); r.StatusCode != 200 {
 		t.Errorf("health needs no key, got %d", r.StatusCode)
+	}
+}
+
+// TestThousandConnections: 1,000 streaming requests at once, half from
+// clients that never read their response and half from clients that leave
+// after the first bytes. The server keeps answering its health probe,
+// frees every sequence, and its memory stays bounded.
+func TestThousandConnections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	e, url := start(t)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	addr := strings.TrimPrefix(url, "http://")
+	body := `{"prompt":"a b c","max_tokens":40,"ignore_eos":true,"stream":true}`
+	req := fmt.Sprintf("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	var conns []net.Conn
+	for i := 0; i < 1000; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 { // leaves after the first bytes
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			c.Read(make([]byte, 64))
+			c.Close()
+			continue
+		}
+		conns = append(conns, c) // never reads
+	}
+	probe := http.Client{Timeout: 2 * time.Second}
+	start := time.Now()
+	resp, err := probe.Get(url + "/health")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health probe under load: %v", err)
+	}
+	resp.Body.Close()
+	t.Logf("health probe answered in %v with %d silent clients", time.Since(start), len(conns))
+	for _, c := range conns {
+		c.Close()
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for st := e.Sched.Stats(); st.Running != 0 || st.Waiting != 0; st = e.Sched.Stats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("sequences still held after every client left: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("heap grew by %d KB over 1,000 connections", grew/1024)
+	if grew > 64<<20 {
+		t.Errorf("heap grew by %d MB", grew>>20)
 	}
 }

@@ -33,8 +33,9 @@ type Summary struct {
 	Concurrency int     `json:"concurrency"`
 	Rate        float64 `json:"rate"`
 
-	Requests Requests `json:"requests"`
-	Warmup   int      `json:"warmup_requests"`
+	Requests  Requests `json:"requests"`
+	ErrorRate float64  `json:"error_rate"` // failed / measured requests
+	Warmup    int      `json:"warmup_requests"`
 
 	DurationS    float64 `json:"duration_s"`
 	InputTokens  int64   `json:"input_tokens"`
@@ -241,6 +242,9 @@ func (s *Step) Summary() Summary {
 		TokenSources: s.sources, TokenMismatch: s.mismatch,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
+	}
+	if measured := s.req.Completed + s.req.Failed; measured > 0 {
+		sum.ErrorRate = float64(s.req.Failed) / float64(measured)
 	}
 	window := float64(s.end-s.start) / 1e9
 	if s.sentCount > 0 && window > 0 {

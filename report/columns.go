@@ -30,6 +30,7 @@ func columns(steps []metrics.Summary) []column {
 		{"rate", "steps", func(s *metrics.Summary) string { return f64(s.Rate) }},
 		{"completed", "throughput", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Completed) }},
 		{"failed", "throughput", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failed) }},
+		{"error_rate", "throughput", func(s *metrics.Summary) string { return f64(s.ErrorRate) }},
 		{"duration_s", "throughput", func(s *metrics.Summary) string { return f64(s.DurationS) }},
 		{"input_tokens", "throughput", func(s *metrics.Summary) string { return strconv.FormatInt(s.InputTokens, 10) }},
 		{"output_tokens", "throughput", func(s *metrics.Summary) string { return strconv.FormatInt(s.OutputTokens, 10) }},

@@ -87,7 +87,7 @@ func batch(ew *errWriter, s *metrics.Summary) {
 		}
 	}
 	ew.printf("Load: %s\n", load)
-	ew.printf("Total requests: %d (%d completed, %d failed)\n", s.Requests.Completed+s.Requests.Failed, s.Requests.Completed, s.Requests.Failed)
+	ew.printf("Total requests: %d (%d completed, %d failed: %.1f%% errors)\n", s.Requests.Completed+s.Requests.Failed, s.Requests.Completed, s.Requests.Failed, 100*s.ErrorRate)
 	ew.printf("Total tokens: %d generated, %d prompt\n", s.OutputTokens, s.InputTokens)
 	ew.printf("Elapsed: %.3f s\n", s.DurationS)
 	ew.printf("System TPS: %.2f tokens/s\n", s.SystemTPS)
