@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,4 +125,33 @@ func FuzzReader(f *testing.F) {
 		}
 		t.Fatal("reader did not end")
 	})
+}
+
+// TestReadsSchemaV1: records written by schema version 1 keep reading as
+// the format grows.
+func TestReadsSchemaV1(t *testing.T) {
+	f, err := os.Open("testdata/v1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := NewReader(f, "v1.jsonl")
+	n := 0
+	for {
+		var r Record
+		err := rd.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.V != 1 || r.OutputTokens == 0 || len(r.Chunks) == 0 {
+			t.Fatalf("record %+v", r)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d records, want 3", n)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -437,5 +438,17 @@ func benchStep(b *testing.B, preset string, typ gguf.TensorType, batch int) {
 				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
 			})
 		}
+	}
+}
+
+func TestLoadRejectsDisagreeingShapes(t *testing.T) {
+	p, _ := synth.Lookup("tiny")
+	b, _ := synth.Bytes(p, gguf.F32, 1)
+	f, _ := gguf.Parse(b)
+	// Swap the dimensions of one matrix: the file still parses, the model must not load.
+	tq := f.Tensor("blk.0.attn_k.weight")
+	tq.Dims[0], tq.Dims[1] = tq.Dims[1], tq.Dims[0]
+	if _, err := llama.Load(f, 1); err == nil || !strings.Contains(err.Error(), "attn_k") {
+		t.Fatalf("error %v, want one naming attn_k", err)
 	}
 }
