@@ -60,6 +60,7 @@ type Summary struct {
 	DecodeTPS  Dist `json:"decode_tps"`
 
 	TokenSources  map[string]int `json:"token_sources"`
+	ShortOutputs  int            `json:"short_outputs"`  // completed requests that made fewer tokens than their max_tokens
 	TokenMismatch int            `json:"token_mismatch"` // requests whose usage count differs from their token-bearing chunks
 
 	Goodput *Goodput  `json:"goodput,omitempty"`
@@ -85,6 +86,7 @@ type Step struct {
 	warmup   int
 	sources  map[string]int
 	mismatch int
+	short    int
 
 	start, end          int64 // window: first sent, last done (absolute ns)
 	firstSent, lastSent int64
@@ -190,6 +192,9 @@ func (s *Step) Add(r *record.Record) {
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
 	}
+	if r.MaxTokens > 0 && r.OutputTokens < r.MaxTokens {
+		s.short++
+	}
 	s.inTok += int64(r.PromptTokens)
 	s.outTok += int64(r.OutputTokens)
 	f := figures(r)
@@ -239,7 +244,7 @@ func (s *Step) Summary() Summary {
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
-		TokenSources: s.sources, TokenMismatch: s.mismatch,
+		TokenSources: s.sources, TokenMismatch: s.mismatch, ShortOutputs: s.short,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
 	}

@@ -338,3 +338,29 @@ func TestCompareConventionsAndHTML(t *testing.T) {
 		t.Error("HTML report lacks its charts or table")
 	}
 }
+
+func TestWorkloads(t *testing.T) {
+	srv := server(t)
+	prompts := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(prompts, []byte(`{"prompt":"one","max_tokens":3}`+"\n"+`{"messages":[{"role":"user","content":"two"}],"max_tokens":4}`+"\n"), 0o644)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", prompts, "--requests", "4", "--format", "json", "-q")
+	if code != 0 || !strings.Contains(out, `"output_tokens": 14`) {
+		t.Fatalf("prompts file: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--input-tokens", "50", "--output-tokens", "6", "--requests", "3", "--format", "json", "-q")
+	if code != 0 || !strings.Contains(out, `"output_tokens": 18`) {
+		t.Fatalf("synthetic: exit %d\n%s%s", code, out, errs)
+	}
+	for _, bad := range [][]string{
+		{"run", "--url", srv.URL, "--model", "m", "--prompts", prompts, "--input-tokens", "5"},
+		{"run", "--url", srv.URL, "--model", "m", "--prefix-tokens", "5"},
+		{"run", "--url", srv.URL, "--model", "m", "--input-tokens", "-5"},
+	} {
+		if code, _, _ := cli(t, bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", filepath.Join(t.TempDir(), "none")); code != exitError || !strings.Contains(errs, "opening prompts") {
+		t.Errorf("missing prompts file: exit %d %s", code, errs)
+	}
+}

@@ -42,6 +42,12 @@ type runFlags struct {
 	prompt    string
 	maxTokens int
 
+	prompts                   string
+	replyLength               bool
+	inputTokens, inputStddev  float64
+	outputTokens, outputStdev float64
+	prefixTokens, prefixGroup int
+
 	requests    int
 	concurrency int
 	rate        float64
@@ -86,6 +92,14 @@ func newRunCmd() *cobra.Command {
 	fl.Float64Var(&f.temp, "temperature", -1, "sampling temperature to send (default: the server's)")
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
+	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
+	fl.BoolVar(&f.replyLength, "sharegpt-output-len", false, "with a ShareGPT file: each request's budget is its reference reply's length (4 characters a token)")
+	fl.Float64Var(&f.inputTokens, "input-tokens", 0, "synthetic prompts of this many tokens on average (common words, one token each)")
+	fl.Float64Var(&f.inputStddev, "input-stddev", 0, "standard deviation of synthetic prompt lengths")
+	fl.Float64Var(&f.outputTokens, "output-tokens", 0, "with --input-tokens: mean output budget (default --max-tokens)")
+	fl.Float64Var(&f.outputStdev, "output-stddev", 0, "standard deviation of synthetic output budgets")
+	fl.IntVar(&f.prefixTokens, "prefix-tokens", 0, "with --input-tokens: a shared prefix of this many tokens before each prompt")
+	fl.IntVar(&f.prefixGroup, "prefix-groups", 1, "number of distinct shared prefixes, used in turn")
 	fl.IntVar(&f.requests, "requests", 0, "measured requests per step (default: one batch of --concurrency, or unlimited with --duration)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight (default 1; with --rate, a cap, default none)")
 	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server)")
@@ -309,6 +323,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.showTokens {
 		tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
+	src, err := f.workload()
+	if err != nil {
+		return err
+	}
 	var steps []tpsbench.Step
 	if phases == nil {
 		for _, c := range levels {
@@ -349,8 +367,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 				}
 			}
 			steps = append(steps, tpsbench.Step{
-				Label: label, Model: t.model, Client: cl, Profile: prof,
-				Workload: workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens},
+				Label: label, Model: t.model, Client: cl, Profile: prof, Workload: src,
 			})
 		}
 	}
@@ -538,4 +555,32 @@ func interruptible(parent context.Context) (context.Context, func() os.Signal, f
 		cancel()
 		<-done
 	}
+}
+
+// workload builds the prompt source the flags describe.
+func (f *runFlags) workload() (workload.Source, error) {
+	if f.inputTokens < 0 || f.inputStddev < 0 || f.outputTokens < 0 || f.outputStdev < 0 || f.prefixTokens < 0 || f.prefixGroup < 1 {
+		return nil, usagef("synthetic lengths must not be negative, and --prefix-groups at least 1")
+	}
+	switch {
+	case f.inputTokens > 0 && f.prompts != "":
+		return nil, usagef("give --prompts or --input-tokens, not both")
+	case f.inputTokens > 0:
+		out := f.outputTokens
+		if out == 0 {
+			out = float64(f.maxTokens)
+		}
+		return workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: out, OutputStddev: f.outputStdev,
+			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Seed: f.seed}, nil
+	case f.prompts != "":
+		items, err := workload.LoadFile(f.prompts, f.maxTokens, f.replyLength)
+		if err != nil {
+			return nil, err
+		}
+		return workload.NewList(items, f.seed)
+	}
+	if f.prefixTokens > 0 || f.outputTokens > 0 {
+		return nil, usagef("--prefix-tokens and --output-tokens go with --input-tokens")
+	}
+	return workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens}, nil
 }

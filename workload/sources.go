@@ -1,0 +1,195 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+)
+
+// List cycles through prompts loaded from a file, in an order shuffled by
+// a seed (the same seed gives the same order).
+type List struct {
+	Items []Item
+	order []int
+}
+
+// NewList shuffles items with seed.
+func NewList(items []Item, seed uint64) (*List, error) {
+	if len(items) == 0 {
+		return nil, fmt.Errorf("no prompts")
+	}
+	l := &List{Items: items, order: rand.New(rand.NewPCG(seed, 0x11)).Perm(len(items))}
+	return l, nil
+}
+
+// Item implements Source.
+func (l *List) Item(seq int, _ bool) Item { return l.Items[l.order[seq%len(l.order)]] }
+
+// maxFile bounds a prompts file read into memory.
+const maxFile = 1 << 30
+
+// LoadFile reads prompts: a ShareGPT JSON array (the first human turn of
+// each conversation; with replyLength, the reference reply's length in
+// tokens, estimated at 4 characters a token, as max tokens), JSON lines
+// with "prompt" or "messages" (and optionally "max_tokens"), or plain
+// lines, one prompt each. Items without their own budget get maxTokens.
+func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening prompts: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > maxFile {
+		return nil, fmt.Errorf("%s: larger than %d MB", path, maxFile>>20)
+	}
+	trimmed := bytes.TrimSpace(data)
+	var items []Item
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		items, err = shareGPT(trimmed, maxTokens, replyLength)
+	default:
+		items, err = lines(data, maxTokens)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s: no prompts", path)
+	}
+	return items, nil
+}
+
+func shareGPT(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
+	var convs []struct {
+		Conversations []struct {
+			From  string `json:"from"`
+			Value string `json:"value"`
+		} `json:"conversations"`
+	}
+	if err := json.Unmarshal(data, &convs); err != nil {
+		return nil, fmt.Errorf("not a ShareGPT JSON array: %w", err)
+	}
+	var items []Item
+	for _, c := range convs {
+		for i, turn := range c.Conversations {
+			if turn.From != "human" && turn.From != "user" {
+				continue
+			}
+			it := Item{Prompt: turn.Value, MaxTokens: maxTokens}
+			if replyLength && i+1 < len(c.Conversations) {
+				it.MaxTokens = max(1, (len(c.Conversations[i+1].Value)+3)/4)
+			}
+			if strings.TrimSpace(it.Prompt) != "" {
+				items = append(items, it)
+			}
+			break
+		}
+	}
+	return items, nil
+}
+
+func lines(data []byte, maxTokens int) ([]Item, error) {
+	var items []Item
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if line[0] != '{' {
+			items = append(items, Item{Prompt: line, MaxTokens: maxTokens})
+			continue
+		}
+		var obj struct {
+			Prompt    string    `json:"prompt"`
+			Messages  []Message `json:"messages"`
+			MaxTokens int       `json:"max_tokens"`
+		}
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if obj.Prompt == "" && len(obj.Messages) == 0 {
+			return nil, fmt.Errorf("line %d: want a \"prompt\" or \"messages\" field", n)
+		}
+		it := Item{Prompt: obj.Prompt, Messages: obj.Messages, MaxTokens: maxTokens}
+		if obj.MaxTokens > 0 {
+			it.MaxTokens = obj.MaxTokens
+		}
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", n+1, err)
+	}
+	return items, nil
+}
+
+// words are common English words that most tokenizers (GPT's BPE,
+// SentencePiece, the engine's) keep as one token each with their leading
+// space, so a prompt of n of them is about n tokens (exactly n for the
+// engine).
+var words = strings.Fields(`the of and to in is was that for it with as his on be at by had are but from or have an they
+which one you were her all she there would their we him been has when who will more no if out so said what up its about
+into than them can only other new some could time these two may then do first any my now such like our over man me even
+most made after also did many before must through back years where much your way well down should because each just
+those people how too little state good very make world still own see men work long get here between both life being
+under never day same another know while last might us great old year off come since against go came right used take
+three small large house story tree river light`)
+
+// Synthetic makes prompts and output budgets with lengths drawn from
+// normal distributions (rounded, at least 1), optionally behind one of
+// PrefixGroups shared prefixes of PrefixTokens words (for prefix-cache
+// experiments). Everything follows from Seed and the request's index.
+type Synthetic struct {
+	InputTokens, InputStddev   float64
+	OutputTokens, OutputStddev float64
+	PrefixTokens, PrefixGroups int
+	Seed                       uint64
+}
+
+func (s Synthetic) text(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[r.IntN(len(words))])
+	}
+	return b.String()
+}
+
+func draw(r *rand.Rand, mean, sd float64) int {
+	v := mean
+	if sd > 0 {
+		v += r.NormFloat64() * sd
+	}
+	return max(1, int(math.Round(v)))
+}
+
+// Item implements Source.
+func (s Synthetic) Item(seq int, warmup bool) Item {
+	stream := uint64(seq)
+	if warmup {
+		stream |= 1 << 62
+	}
+	r := rand.New(rand.NewPCG(s.Seed, stream))
+	prompt := s.text(r, draw(r, s.InputTokens, s.InputStddev))
+	if s.PrefixTokens > 0 && s.PrefixGroups > 0 {
+		group := seq % s.PrefixGroups
+		pr := rand.New(rand.NewPCG(s.Seed, uint64(group)|1<<61))
+		prompt = s.text(pr, s.PrefixTokens) + " " + prompt
+	}
+	return Item{Prompt: prompt, MaxTokens: draw(r, s.OutputTokens, s.OutputStddev)}
+}

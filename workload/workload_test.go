@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/engine/tokenizer"
+)
+
+func write(t *testing.T, name, content string) string {
+	p := filepath.Join(t.TempDir(), name)
+	os.WriteFile(p, []byte(content), 0o644)
+	return p
+}
+
+func TestLoadFile(t *testing.T) {
+	plain := write(t, "p.txt", "Explain AI\n\n  Write a poem  \n")
+	items, err := LoadFile(plain, 50, false)
+	if err != nil || len(items) != 2 || items[1].Prompt != "Write a poem" || items[0].MaxTokens != 50 {
+		t.Fatalf("%+v %v", items, err)
+	}
+	jl := write(t, "p.jsonl", `{"prompt":"a","max_tokens":7}`+"\n"+`{"messages":[{"role":"user","content":"b"}]}`+"\n")
+	items, err = LoadFile(jl, 50, false)
+	if err != nil || len(items) != 2 || items[0].MaxTokens != 7 || items[1].Messages[0].Content != "b" || items[1].MaxTokens != 50 {
+		t.Fatalf("%+v %v", items, err)
+	}
+	sg := write(t, "sg.json", `[{"conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"`+strings.Repeat("x", 40)+`"}]},{"conversations":[{"from":"gpt","value":"no human"}]}]`)
+	items, err = LoadFile(sg, 50, true)
+	if err != nil || len(items) != 1 || items[0].Prompt != "hi there" || items[0].MaxTokens != 10 {
+		t.Fatalf("%+v %v", items, err)
+	}
+	for name, bad := range map[string]string{"broken.jsonl": "{\"prompt\":\n", "empty.txt": "\n\n", "nofield.jsonl": "{\"x\":1}\n", "bad.json": "[1,2"} {
+		if _, err := LoadFile(write(t, name, bad), 5, false); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if _, err := LoadFile(filepath.Join(t.TempDir(), "missing"), 5, false); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+func TestListShuffledBySeed(t *testing.T) {
+	items := []Item{{Prompt: "a"}, {Prompt: "b"}, {Prompt: "c"}, {Prompt: "d"}}
+	a, _ := NewList(items, 1)
+	b, _ := NewList(items, 1)
+	seen := map[string]bool{}
+	for i := 0; i < 4; i++ {
+		if a.Item(i, false).Prompt != b.Item(i, false).Prompt {
+			t.Fatal("same seed, different order")
+		}
+		seen[a.Item(i, false).Prompt] = true
+	}
+	if len(seen) != 4 {
+		t.Errorf("one pass does not visit every prompt: %v", seen)
+	}
+}
+
+// TestSyntheticLengths: against the engine's tokenizer, a synthetic prompt
+// of n words is exactly n tokens, and the draws follow the asked mean.
+func TestSyntheticLengths(t *testing.T) {
+	p, _ := synth.Lookup("15m")
+	b, _ := synth.Bytes(p, gguf.Q4_0, 1)
+	f, _ := gguf.Parse(b)
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Synthetic{InputTokens: 100, OutputTokens: 20, Seed: 3}
+	for i := 0; i < 5; i++ {
+		it := s.Item(i, false)
+		if n := len(tk.Encode(it.Prompt, false)); n != 100 {
+			t.Fatalf("prompt of 100 words is %d tokens", n)
+		}
+		if it.MaxTokens != 20 {
+			t.Fatalf("max tokens %d", it.MaxTokens)
+		}
+		if s.Item(i, false).Prompt != it.Prompt {
+			t.Fatal("not reproducible")
+		}
+	}
+	d := Synthetic{InputTokens: 200, InputStddev: 20, OutputTokens: 50, OutputStddev: 5, Seed: 9}
+	sum := 0
+	for i := 0; i < 400; i++ {
+		sum += len(strings.Fields(d.Item(i, false).Prompt))
+	}
+	if mean := float64(sum) / 400; mean < 195 || mean > 205 {
+		t.Errorf("mean prompt length %.1f, want about 200", mean)
+	}
+	g := Synthetic{InputTokens: 5, PrefixTokens: 64, PrefixGroups: 2, Seed: 1}
+	a0, a2, a1 := g.Item(0, false).Prompt, g.Item(2, false).Prompt, g.Item(1, false).Prompt
+	if a0[:200] != a2[:200] || a0[:200] == a1[:200] {
+		t.Error("requests 0 and 2 should share a prefix that request 1 does not")
+	}
+}
