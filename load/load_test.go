@@ -240,3 +240,27 @@ func TestValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestShardsAddUp(t *testing.T) {
+	p := Profile{Concurrency: 10, Requests: 101, Warmup: 5, Rate: 30, Seed: 1}
+	var c, r, w int
+	var rate float64
+	seeds := map[uint64]bool{}
+	for i := 0; i < 3; i++ {
+		q, err := p.Shard(i, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, r, w, rate = c+q.Concurrency, r+q.Requests, w+q.Warmup, rate+q.Rate
+		seeds[q.Seed] = true
+	}
+	if c != 10 || r != 101 || w != 5 || math.Abs(rate-30) > 1e-9 || len(seeds) != 3 {
+		t.Fatalf("shards add up to concurrency %d requests %d warmup %d rate %v seeds %d", c, r, w, rate, len(seeds))
+	}
+	if _, err := (Profile{Concurrency: 2, Requests: 10}).Shard(2, 3); err == nil {
+		t.Error("a shard with no concurrency accepted")
+	}
+	if _, err := p.Shard(3, 3); err == nil {
+		t.Error("shard index out of range accepted")
+	}
+}

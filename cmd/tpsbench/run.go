@@ -62,6 +62,8 @@ type runFlags struct {
 	showTokens bool
 	quiet      bool
 	factor     string
+	shard      string
+	startAt    string
 }
 
 func newRunCmd() *cobra.Command {
@@ -112,6 +114,8 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
+	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
 	fl.StringVar(&f.factor, "factor", "", "run one of the founding document's experiments on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
 	f.output.register(cmd)
 	f.engine.register(cmd, "engine-")
@@ -327,6 +331,14 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	shardI, shardN, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	startAt, err := parseStartAt(f.startAt)
+	if err != nil {
+		return err
+	}
 	var steps []tpsbench.Step
 	if phases == nil {
 		for _, c := range levels {
@@ -342,6 +354,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			}
 			if ph.requests > 0 {
 				prof.Requests, prof.Warmup = ph.requests, 0
+			}
+			if shardN > 0 {
+				if prof, err = prof.Shard(shardI, shardN); err != nil {
+					return usageError{err}
+				}
 			}
 			cfg := client.OpenAIConfig{
 				URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
@@ -387,6 +404,17 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.OnStep = prog.step
 		plan.OnRecord = prog.record
 		prog.start()
+	}
+	if !startAt.IsZero() {
+		if d := time.Until(startAt); d > 0 {
+			if !f.quiet {
+				fmt.Fprintf(stderr, "waiting %v for --start-at %s\n", d.Round(time.Millisecond), startAt.Format(time.RFC3339))
+			}
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+			}
+		}
 	}
 	res, runErr := tpsbench.Run(ctx, plan)
 	if prog != nil {
@@ -583,4 +611,32 @@ func (f *runFlags) workload() (workload.Source, error) {
 		return nil, usagef("--prefix-tokens and --output-tokens go with --input-tokens")
 	}
 	return workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens}, nil
+}
+
+// parseShard reads "I/N" (I from 0); empty means no sharding (N = 0).
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usagef("--shard %q: want I/N with 0 <= I < N, e.g. 0/3", s)
+	}
+	return i, n, nil
+}
+
+// parseStartAt reads an RFC 3339 time or Unix seconds.
+func parseStartAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if secs, err := strconv.ParseFloat(s, 64); err == nil && secs > 0 && secs < 1e11 {
+		return time.Unix(0, int64(secs*1e9)), nil
+	}
+	return time.Time{}, usagef("--start-at %q: want an RFC 3339 time such as 2026-11-29T12:00:00Z, or Unix seconds", s)
 }

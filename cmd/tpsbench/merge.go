@@ -1,0 +1,69 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge SHARD.jsonl... -o RUN.jsonl",
+		Short: "Combine the records of shards (tpsbench run --shard I/N) into one run's records file",
+		Long: `Combine the records of shards into one records file whose report is exact:
+throughput over the union of the shards' windows (records carry wall-clock
+time), percentiles from every record. 'tpsbench report' of the merged file
+gives the same figures as 'tpsbench report' of the shard files together.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("-o FILE is required")
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return fmt.Errorf("creating %s: %w", out, err)
+			}
+			defer f.Close()
+			w := record.NewWriter(f)
+			h := sha256.New()
+			for _, a := range args {
+				h.Write([]byte(a))
+			}
+			run := "merged-" + hex.EncodeToString(h.Sum(nil))[:8]
+			n := 0
+			for _, path := range args {
+				var werr error
+				err := readRecords(path, cmd.ErrOrStderr(), func(r *record.Record) {
+					if werr != nil {
+						return
+					}
+					r.Run = run
+					werr = w.Write(r)
+					n++
+				})
+				if err == nil {
+					err = werr
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("writing %s: %w", out, err)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("writing %s: %w", out, err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d records from %d files into %s\n", n, len(args), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "merged records file to write")
+	return cmd
+}
