@@ -46,6 +46,9 @@ type Plan struct {
 	OnRecord func(*record.Record)
 	// OnStep, when set, is called as each step begins.
 	OnStep func(index int, s *Step)
+	// FirstStep numbers the steps' records from this index, so that plans
+	// run one after another into one records file keep distinct steps.
+	FirstStep int
 }
 
 // Result is what a run measured.
@@ -94,7 +97,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		do := func(ctx context.Context, job load.Job) *record.Record {
 			item := step.Workload.Item(job.Seq, job.Warmup)
 			rec := &record.Record{
-				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: i,
+				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: plan.FirstStep + i,
 				Seq: job.Seq, Warmup: job.Warmup,
 				Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
 				T0: clock.T0(), Scheduled: clock.Since(job.Scheduled),

@@ -19,6 +19,9 @@ func Markdown(w io.Writer, r *Report) error {
 		}
 	}
 	ew.printf("# tpsbench %s\n", r.Version)
+	if r.Note != "" {
+		ew.printf("\n%s\n", r.Note)
+	}
 	for _, g := range groups {
 		ew.printf("\n## %s\n\n", g)
 		head := []string{"step"}

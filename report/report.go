@@ -23,6 +23,9 @@ type Report struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Compare adds ratios of every step against the first.
 	Compare bool `json:"-"`
+	// Note is a conclusion printed after the figures (the answer of a
+	// --find-max search).
+	Note string `json:"note,omitempty"`
 }
 
 // New builds a report of steps.

@@ -36,6 +36,9 @@ func Text(w io.Writer, r *Report) error {
 		notes(ew, &r.Steps[i], len(r.Steps) > 1)
 	}
 	targets(ew, r.Steps)
+	if r.Note != "" {
+		ew.printf("\n%s\n", r.Note)
+	}
 	if r.Interrupted {
 		ew.printf("\nThe run was interrupted: these figures cover the requests that finished.\n")
 	}

@@ -452,3 +452,18 @@ func TestShardsMergeExactly(t *testing.T) {
 		t.Errorf("--start-at soon: exit %d", code)
 	}
 }
+
+func TestFindMax(t *testing.T) {
+	srv := server(t) // every stream at the same pace: targets hold at any concurrency
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "8", "--slo", "request_tps=10", "--max-tokens", "5", "-q")
+	if code != 0 || !strings.Contains(out, "Highest concurrency meeting every target: 8") || !strings.Contains(out, "c=4") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "4", "--slo", "ttft=0.001ms", "--max-tokens", "3", "-q")
+	if code != exitTargetsFail || !strings.Contains(out, "No concurrency met every target") {
+		t.Fatalf("impossible target: exit %d\n%s", code, out)
+	}
+	if code, _, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max"); code != exitUsage {
+		t.Errorf("--find-max without targets: exit %d", code)
+	}
+}

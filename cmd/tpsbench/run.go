@@ -64,6 +64,8 @@ type runFlags struct {
 	factor     string
 	shard      string
 	startAt    string
+	findMax    bool
+	maxConc    int
 }
 
 func newRunCmd() *cobra.Command {
@@ -114,6 +116,8 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
+	fl.IntVar(&f.maxConc, "max-concurrency", 256, "with --find-max: the highest concurrency to try")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
 	fl.StringVar(&f.factor, "factor", "", "run one of the founding document's experiments on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
@@ -340,52 +344,66 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	var steps []tpsbench.Step
+	var clients []*client.OpenAI
 	if phases == nil {
 		for _, c := range levels {
 			phases = append(phases, phase{concurrency: c})
 		}
 	}
+	buildStep := func(t target, ph phase) (tpsbench.Step, error) {
+		c := ph.concurrency
+		prof, err := f.profile(c, sweeping)
+		if err != nil {
+			return tpsbench.Step{}, err
+		}
+		if ph.requests > 0 {
+			prof.Requests, prof.Warmup = ph.requests, 0
+		}
+		if shardN > 0 {
+			if prof, err = prof.Shard(shardI, shardN); err != nil {
+				return tpsbench.Step{}, usageError{err}
+			}
+		}
+		cfg := client.OpenAIConfig{
+			URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
+			Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
+			Concurrency: max(prof.Concurrency, 1), Clock: clock,
+		}
+		if tokens != nil {
+			cfg.OnToken = tokens.token
+		}
+		cl, err := client.NewOpenAI(cfg)
+		if err != nil {
+			return tpsbench.Step{}, usageError{err}
+		}
+		clients = append(clients, cl)
+		label := t.name
+		switch {
+		case ph.label != "":
+			label = ph.label
+		case sweeping:
+			label = fmt.Sprintf("c=%d", c)
+			if len(tgts) > 1 {
+				label = t.name + " " + label
+			}
+		}
+		return tpsbench.Step{Label: label, Model: t.model, Client: cl, Profile: prof, Workload: src}, nil
+	}
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	if f.findMax {
+		return f.runFindMax(ctx, cmd, caught, tgts, targets, clock, buildStep)
+	}
 	for _, t := range tgts {
 		for _, ph := range phases {
-			c := ph.concurrency
-			prof, err := f.profile(c, sweeping)
+			st, err := buildStep(t, ph)
 			if err != nil {
 				return err
 			}
-			if ph.requests > 0 {
-				prof.Requests, prof.Warmup = ph.requests, 0
-			}
-			if shardN > 0 {
-				if prof, err = prof.Shard(shardI, shardN); err != nil {
-					return usageError{err}
-				}
-			}
-			cfg := client.OpenAIConfig{
-				URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
-				Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
-				Concurrency: max(prof.Concurrency, 1), Clock: clock,
-			}
-			if tokens != nil {
-				cfg.OnToken = tokens.token
-			}
-			cl, err := client.NewOpenAI(cfg)
-			if err != nil {
-				return usageError{err}
-			}
-			defer cl.Close()
-			label := t.name
-			switch {
-			case ph.label != "":
-				label = ph.label
-			case sweeping:
-				label = fmt.Sprintf("c=%d", c)
-				if len(tgts) > 1 {
-					label = t.name + " " + label
-				}
-			}
-			steps = append(steps, tpsbench.Step{
-				Label: label, Model: t.model, Client: cl, Profile: prof, Workload: src,
-			})
+			steps = append(steps, st)
 		}
 	}
 
