@@ -9,11 +9,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/servermetrics"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -49,6 +51,9 @@ type Plan struct {
 	// FirstStep numbers the steps' records from this index, so that plans
 	// run one after another into one records file keep distinct steps.
 	FirstStep int
+	// ServerMetrics, when set, is scraped before, during (every second) and
+	// after each step; the server's view goes into the step's summary.
+	ServerMetrics *servermetrics.Scraper
 }
 
 // Result is what a run measured.
@@ -86,6 +91,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	res := &Result{RunID: newRunID()}
 	agg := metrics.NewSteps(plan.Targets).WithConvention(plan.Convention)
 	var writeErr error
+	views := map[int]servermetrics.View{}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
 			break
@@ -112,6 +118,10 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			step.Client.Do(ctx, req, rec)
 			return rec
 		}
+		var stopWatch func() servermetrics.View
+		if plan.ServerMetrics != nil {
+			stopWatch = plan.ServerMetrics.Watch(ctx, time.Second)
+		}
 		for rec := range load.Run(ctx, step.Profile, do) {
 			if plan.Records != nil && writeErr == nil {
 				if err := plan.Records.Write(rec); err == nil {
@@ -125,8 +135,17 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				plan.OnRecord(rec)
 			}
 		}
+		if stopWatch != nil {
+			views[i] = stopWatch()
+		}
 	}
 	res.Steps = agg.Summaries()
+	for j := range res.Steps {
+		// summaries come in step order, one per step that ran
+		if v, ok := views[j]; ok {
+			res.Steps[j].Server = &v
+		}
+	}
 	res.Interrupted = ctx.Err() != nil
 	if writeErr != nil {
 		return res, fmt.Errorf("writing records: %w", writeErr)

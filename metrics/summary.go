@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/servermetrics"
 )
 
 // Requests counts a step's measured requests by outcome.
@@ -63,8 +64,11 @@ type Summary struct {
 	ShortOutputs  int            `json:"short_outputs"`  // completed requests that made fewer tokens than their max_tokens
 	TokenMismatch int            `json:"token_mismatch"` // requests whose usage count differs from their token-bearing chunks
 
-	Goodput *Goodput  `json:"goodput,omitempty"`
-	Targets []Verdict `json:"targets"`
+	Goodput *Goodput `json:"goodput,omitempty"`
+	// Server is the server's own account of the step, when its metrics
+	// were scraped (--server-metrics).
+	Server  *servermetrics.View `json:"server,omitempty"`
+	Targets []Verdict           `json:"targets"`
 
 	// Start and End are the window's bounds in Unix ns.
 	Start int64 `json:"start_unix_ns"`

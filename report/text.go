@@ -175,6 +175,24 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		}
 		ew.printf("\n")
 	}
+	if v := s.Server; v != nil {
+		ew.printf("%sServer's view (its metrics, %d scrapes): %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)",
+			prefix, v.Scrapes, v.GenerationTokens, s.OutputTokens, v.PromptTokens, s.InputTokens)
+		if v.TTFTMeanMS > 0 {
+			ew.printf(", TTFT mean %s (client: %s; the difference is the network and the time before the server's clock starts)", ms(v.TTFTMeanMS), ms(s.TTFT.Mean))
+		}
+		if v.ITLMeanMS > 0 {
+			ew.printf(", ITL mean %s (client: %s)", ms(v.ITLMeanMS), ms(s.ITL.Mean))
+		}
+		ew.printf(", at most %.0f running and %.0f waiting, KV cache use up to %.0f%%", v.MaxRunning, v.MaxWaiting, 100*v.MaxKVCacheUsage)
+		if v.PrefixHitRate > 0 {
+			ew.printf(", prefix cache hit rate %.0f%%", 100*v.PrefixHitRate)
+		}
+		if v.Errors > 0 {
+			ew.printf(" (%d scrapes failed)", v.Errors)
+		}
+		ew.printf("\n")
+	}
 	if s.ShortOutputs > 0 {
 		ew.printf("%sOutput lengths: %d of %d requests ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, s.Requests.Completed)
 	}

@@ -467,3 +467,21 @@ func TestFindMax(t *testing.T) {
 		t.Errorf("--find-max without targets: exit %d", code)
 	}
 }
+
+func TestServerMetricsAgreeWithClient(t *testing.T) {
+	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--concurrency", "3", "--requests", "6", "--max-tokens", "9", "--server-metrics", "engine", "--format", "json", "-q")
+	var rep struct {
+		Steps []struct {
+			Output int `json:"output_tokens"`
+			Server struct {
+				Gen float64 `json:"generation_tokens"`
+			} `json:"server"`
+		} `json:"steps"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Steps[0].Output != 54 || rep.Steps[0].Server.Gen != 54 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--server-metrics", "engine"); code != exitUsage {
+		t.Errorf("--server-metrics engine with --url: exit %d", code)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
+	"github.com/tpsbench/tpsbench/servermetrics"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -66,6 +67,7 @@ type runFlags struct {
 	startAt    string
 	findMax    bool
 	maxConc    int
+	serverMet  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -116,6 +118,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "max-concurrency", 256, "with --find-max: the highest concurrency to try")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
@@ -291,6 +294,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	var tgts []target
+	var engineURLs []string
 	if len(engines) > 0 || (f.url == "" && len(f.targets) == 0) {
 		if len(engines) == 0 {
 			engines = []namedEngine{{"", f.engine}}
@@ -306,6 +310,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 				label = name
 			}
 			tgts = append(tgts, target{name: label, url: url, model: name})
+			engineURLs = append(engineURLs, url)
 		}
 		if !cmd.Flags().Changed("ignore-eos") {
 			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
@@ -408,6 +413,18 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 
 	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention}
+	if f.serverMet != "" {
+		u := f.serverMet
+		if u == "engine" {
+			if len(engineURLs) == 0 {
+				return usagef("--server-metrics engine: no embedded engine runs (drop --url)")
+			}
+			u = engineURLs[0] + "/metrics"
+		} else if _, _, err := client.Endpoint(u, ""); err != nil {
+			return usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
+		}
+		plan.ServerMetrics = &servermetrics.Scraper{URL: u}
+	}
 	if f.records != "" {
 		file, err := os.Create(f.records)
 		if err != nil {

@@ -1,0 +1,74 @@
+package servermetrics
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const vllmText = `# HELP vllm:generation_tokens_total Number of generation tokens processed.
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{model_name="m",engine="0"} 100
+vllm:generation_tokens_total{model_name="m",engine="1"} 20
+vllm:prompt_tokens_total{model_name="m"} 7.5e1
+vllm:time_to_first_token_seconds_bucket{model_name="m",le="0.1"} 3
+vllm:time_to_first_token_seconds_sum{model_name="m"} 0.6
+vllm:time_to_first_token_seconds_count{model_name="m"} 4
+vllm:num_requests_running{model_name="m",note="a } in a label"} 3
+weird_metric NaN
+`
+
+func TestParse(t *testing.T) {
+	s, err := Parse(strings.NewReader(vllmText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"vllm:generation_tokens_total": 120, "vllm:prompt_tokens_total": 75,
+		"vllm:time_to_first_token_seconds_sum": 0.6, "vllm:num_requests_running": 3} {
+		if s[name] != want {
+			t.Errorf("%s = %v, want %v", name, s[name], want)
+		}
+	}
+	if _, ok := s["vllm:time_to_first_token_seconds_bucket"]; ok {
+		t.Error("buckets kept")
+	}
+	for _, bad := range []string{"m{a=\"1\" 2", "m", "m abc"} {
+		if _, err := Parse(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestWatchDeltas(t *testing.T) {
+	var gen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := gen.Load()
+		fmt.Fprintf(w, "vllm:generation_tokens_total %d\nvllm:time_to_first_token_seconds_sum %g\nvllm:time_to_first_token_seconds_count %d\nvllm:num_requests_running %d\n",
+			n, float64(n)*0.01, n/10, n/10)
+	}))
+	defer srv.Close()
+	gen.Store(1000)
+	s := &Scraper{URL: srv.URL}
+	stop := s.Watch(context.Background(), 20*time.Millisecond)
+	gen.Store(1500)
+	time.Sleep(60 * time.Millisecond)
+	gen.Store(1600)
+	v := stop()
+	if v.GenerationTokens != 600 || v.MaxRunning != 160 || v.Errors != 0 || v.Scrapes < 3 {
+		t.Fatalf("%+v", v)
+	}
+	// TTFT: (16 - 10) s over (160 - 100) requests = 100 ms
+	if v.TTFTMeanMS < 99.9 || v.TTFTMeanMS > 100.1 {
+		t.Errorf("TTFT mean %v ms", v.TTFTMeanMS)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(vllmText)
+	f.Fuzz(func(t *testing.T, s string) { _, _ = Parse(strings.NewReader(s)) })
+}

@@ -1,0 +1,151 @@
+package servermetrics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The names each figure goes by in the servers tpsbench knows: vLLM (and
+// the tpsbench engine), SGLang, TGI.
+var (
+	genTokens    = []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "tgi_request_generated_tokens_sum"}
+	promptTokens = []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total", "tgi_request_input_length_sum"}
+	ttftSum      = []string{"vllm:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_sum"}
+	ttftCount    = []string{"vllm:time_to_first_token_seconds_count", "sglang:time_to_first_token_seconds_count"}
+	itlSum       = []string{"vllm:inter_token_latency_seconds_sum", "vllm:time_per_output_token_seconds_sum", "sglang:inter_token_latency_seconds_sum", "sglang:time_per_output_token_seconds_sum", "tgi_request_mean_time_per_token_duration_sum"}
+	itlCount     = []string{"vllm:inter_token_latency_seconds_count", "vllm:time_per_output_token_seconds_count", "sglang:inter_token_latency_seconds_count", "sglang:time_per_output_token_seconds_count", "tgi_request_mean_time_per_token_duration_count"}
+	running      = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size"}
+	waiting      = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size"}
+	kvUsage      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
+	prefixHits   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits"}
+	prefixQuery  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"}
+)
+
+// View is the server's account of one step: counter differences between
+// the scrapes before and after it, and the highest gauges seen during it.
+type View struct {
+	GenerationTokens float64 `json:"generation_tokens"`
+	PromptTokens     float64 `json:"prompt_tokens"`
+	TTFTMeanMS       float64 `json:"ttft_mean_ms,omitempty"`
+	ITLMeanMS        float64 `json:"itl_mean_ms,omitempty"`
+	MaxRunning       float64 `json:"max_running"`
+	MaxWaiting       float64 `json:"max_waiting"`
+	MaxKVCacheUsage  float64 `json:"max_kv_cache_usage"`
+	PrefixHitRate    float64 `json:"prefix_cache_hit_rate,omitempty"`
+	Scrapes          int     `json:"scrapes"`
+	Errors           int     `json:"scrape_errors"`
+}
+
+// Scraper reads a metrics URL.
+type Scraper struct {
+	URL    string
+	Client *http.Client
+}
+
+// Scrape fetches and parses the metrics once.
+func (s *Scraper) Scrape(ctx context.Context) (Sample, error) {
+	c := s.Client
+	if c == nil {
+		c = &http.Client{Timeout: 5 * time.Second}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("server metrics: %w", err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("server metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("server metrics: HTTP %d", resp.StatusCode)
+	}
+	return Parse(io.LimitReader(resp.Body, 32<<20))
+}
+
+// Watch scrapes now and then every interval until stop is called, which
+// scrapes once more and returns the step's View.
+func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func() View) {
+	var mu sync.Mutex
+	var v View
+	before, err := s.Scrape(ctx)
+	gauges := func(smp Sample) {
+		if x, ok := smp.first(running...); ok {
+			v.MaxRunning = max(v.MaxRunning, x)
+		}
+		if x, ok := smp.first(waiting...); ok {
+			v.MaxWaiting = max(v.MaxWaiting, x)
+		}
+		if x, ok := smp.first(kvUsage...); ok {
+			v.MaxKVCacheUsage = max(v.MaxKVCacheUsage, x)
+		}
+	}
+	if err != nil {
+		v.Errors++
+	} else {
+		v.Scrapes++
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				smp, err := s.Scrape(ctx)
+				mu.Lock()
+				if err != nil {
+					v.Errors++
+				} else {
+					v.Scrapes++
+					gauges(smp)
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() View {
+		close(quit)
+		<-done
+		after, err := s.Scrape(context.WithoutCancel(ctx))
+		if err != nil {
+			v.Errors++
+			return v
+		}
+		v.Scrapes++
+		gauges(after)
+		if before == nil {
+			return v
+		}
+		delta := func(names []string) (float64, bool) {
+			a, ok1 := after.first(names...)
+			b, ok2 := before.first(names...)
+			return a - b, ok1 && ok2
+		}
+		v.GenerationTokens, _ = delta(genTokens)
+		v.PromptTokens, _ = delta(promptTokens)
+		if sum, ok := delta(ttftSum); ok {
+			if n, _ := delta(ttftCount); n > 0 {
+				v.TTFTMeanMS = sum / n * 1e3
+			}
+		}
+		if sum, ok := delta(itlSum); ok {
+			if n, _ := delta(itlCount); n > 0 {
+				v.ITLMeanMS = sum / n * 1e3
+			}
+		}
+		if q, ok := delta(prefixQuery); ok && q > 0 {
+			h, _ := delta(prefixHits)
+			v.PrefixHitRate = h / q
+		}
+		return v
+	}
+}
