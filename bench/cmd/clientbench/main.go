@@ -39,6 +39,8 @@ type result struct {
 	WallSeconds     float64 `json:"wall_s"`
 	EventsPerCPUSec float64 `json:"events_per_cpu_s"`
 	CPUPerEventUS   float64 `json:"cpu_per_event_us"`
+	MaxRSSMB        float64 `json:"max_rss_mb"`
+	Requests        int     `json:"requests"`
 	Failed          int     `json:"failed"`
 	// Timing error against the server's own send log (paced mode).
 	ITLErrP50MS   float64 `json:"itl_err_p50_ms,omitempty"`
@@ -57,6 +59,12 @@ type stream struct {
 	events []int64
 }
 
+func maxRSS() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024 // Linux reports KB
+}
+
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -67,15 +75,16 @@ func main() {
 	url := flag.String("url", "http://127.0.0.1:8001", "scripted server")
 	impl := flag.String("impl", "tpsbench", "tpsbench or plain")
 	mode := flag.String("mode", "flood", "flood or paced (labels the output; the server decides the pacing)")
-	streams := flag.Int("streams", 8, "concurrent streams, one request each")
-	tokens := flag.Int("tokens", 20000, "tokens per stream")
+	streams := flag.Int("streams", 8, "concurrent streams")
+	tokens := flag.Int("tokens", 20000, "tokens per request")
+	requests := flag.Int("requests", 0, "requests in all (default: one a stream)")
 	flag.Parse()
 
 	var got []stream
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
 	case "tpsbench":
-		got = runTpsbench(*url, *streams, *tokens)
+		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens)
 	case "plain":
 		got = runPlain(*url, *streams, *tokens)
 	default:
@@ -84,7 +93,7 @@ func main() {
 	}
 	cpu, wall := cpuSeconds()-cpu0, time.Since(wall0).Seconds()
 
-	res := result{Impl: *impl, Mode: *mode, Streams: *streams, CPUSeconds: cpu, WallSeconds: wall}
+	res := result{Impl: *impl, Mode: *mode, Streams: *streams, CPUSeconds: cpu, WallSeconds: wall, Requests: len(got), MaxRSSMB: maxRSS()}
 	var ttfts []float64
 	for _, s := range got {
 		if len(s.events) == 0 {
@@ -103,7 +112,7 @@ func main() {
 	_ = json.NewEncoder(os.Stdout).Encode(res)
 }
 
-func runTpsbench(url string, streams, tokens int) []stream {
+func runTpsbench(url string, streams, requests, tokens int) []stream {
 	clock := record.NewClock()
 	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
 	if err != nil {
@@ -113,7 +122,7 @@ func runTpsbench(url string, streams, tokens int) []stream {
 	var out []stream
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{
 		Label: "bench", Model: "m", Client: cl,
-		Profile:  load.Profile{Concurrency: streams, Requests: streams},
+		Profile:  load.Profile{Concurrency: streams, Requests: requests},
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
 	}}, OnRecord: func(r *record.Record) {
 		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent}
