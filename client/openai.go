@@ -94,6 +94,13 @@ func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 		return "", "", fmt.Errorf("--url: want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
 	}
 	path := strings.TrimRight(u.Path, "/")
+	if api == APIOllama {
+		if !strings.HasSuffix(path, "/api/chat") {
+			path += "/api/chat"
+		}
+		u.Path = path
+		return u.String(), APIOllama, nil
+	}
 	switch {
 	case strings.HasSuffix(path, "/chat/completions"):
 		return u.String(), APIChat, nil
@@ -104,7 +111,7 @@ func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 		api = APIChat
 	}
 	if api != APIChat && api != APICompletions {
-		return "", "", fmt.Errorf("--api %q: want chat or completions", api)
+		return "", "", fmt.Errorf("--api %q: want chat, completions or ollama", api)
 	}
 	if !strings.HasSuffix(path, "/v1") {
 		path += "/v1"
@@ -140,6 +147,9 @@ func (c *OpenAI) API() string { return c.cfg.API }
 func (c *OpenAI) Close() { c.http.CloseIdleConnections() }
 
 func (c *OpenAI) body(req *Request) ([]byte, error) {
+	if c.cfg.API == APIOllama {
+		return json.Marshal(c.ollamaBody(req))
+	}
 	b := map[string]any{"model": req.Model, "stream": c.cfg.Stream}
 	for k, v := range c.cfg.Extra {
 		b[k] = v
@@ -245,7 +255,9 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		return
 	}
 	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken}
-	if c.cfg.Stream {
+	if c.cfg.API == APIOllama {
+		st.readNDJSON(resp.Body)
+	} else if c.cfg.Stream {
 		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 		if ct != "" && ct != "text/event-stream" {
 			st.readWhole(resp.Body, ct)

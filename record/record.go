@@ -76,6 +76,18 @@ type Record struct {
 	ResponseID   string `json:"response_id,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
 	Error        *Error `json:"error,omitempty"`
+
+	// Server holds timings the server reported about itself (Ollama's
+	// durations), next to the client's own.
+	Server *ServerTiming `json:"server,omitempty"`
+}
+
+// ServerTiming is what a server says it spent, in ns.
+type ServerTiming struct {
+	TotalNS      int64 `json:"total_ns,omitempty"`
+	LoadNS       int64 `json:"load_ns,omitempty"`
+	PromptEvalNS int64 `json:"prompt_eval_ns,omitempty"`
+	EvalNS       int64 `json:"eval_ns,omitempty"`
 }
 
 // Chunk is one token-bearing chunk: when it arrived (ns after Sent) and how

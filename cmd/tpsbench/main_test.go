@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -483,5 +485,23 @@ func TestServerMetricsAgreeWithClient(t *testing.T) {
 	}
 	if code, _, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--server-metrics", "engine"); code != exitUsage {
 		t.Errorf("--server-metrics engine with --url: exit %d", code)
+	}
+}
+
+func TestOllamaAPI(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/tags", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"models":[{"name":"tiny:latest"}]}`) })
+	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 4; i++ {
+			fmt.Fprint(w, `{"message":{"content":" x"},"done":false}`+"\n")
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, `{"message":{"content":""},"done":true,"eval_count":4,"prompt_eval_count":3,"eval_duration":1000000}`+"\n")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--api", "ollama", "--requests", "2", "--concurrency", "2", "-q")
+	if code != 0 || !strings.Contains(out, "Model: tiny:latest") || !strings.Contains(out, "Total tokens: 8 generated, 6 prompt") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -89,7 +89,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
-	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions) or completions (/v1/completions)")
+	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions), completions (/v1/completions) or ollama (/api/chat, Ollama's own, with its eval counts and durations recorded)")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
@@ -183,7 +183,7 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 	}
 	models := f.models
 	if len(models) == 0 {
-		ids, err := client.ListModels(ctx, f.url, key, headers)
+		ids, err := client.ListModels(ctx, f.url, f.api, key, headers)
 		if err != nil {
 			return nil, fmt.Errorf("no --model given, and %w", err)
 		}
