@@ -157,6 +157,43 @@ type Synthetic struct {
 	OutputTokens, OutputStddev float64
 	PrefixTokens, PrefixGroups int
 	Seed                       uint64
+	// Calibration, from the server's tokenizer (see Calibrate): tokens
+	// the request adds around the prompt, and tokens a word. Zero values
+	// mean a word a token and nothing added.
+	Overhead      float64
+	TokensPerWord float64
+}
+
+// Calibrate measures how the server's tokenizer counts synthetic text:
+// count returns the prompt tokens the server sees for a text sent as the
+// run sends it (template included). Prompts then hit the asked length in
+// tokens, not words.
+func (s *Synthetic) Calibrate(count func(string) (int, error)) error {
+	r := rand.New(rand.NewPCG(s.Seed, 1<<60))
+	a, b := s.text(r, 50), s.text(r, 150)
+	ca, err := count(a)
+	if err != nil {
+		return err
+	}
+	cb, err := count(b)
+	if err != nil {
+		return err
+	}
+	per := float64(cb-ca) / 100
+	if per <= 0 {
+		return fmt.Errorf("calibrating prompt lengths: the tokenizer counted %d and %d tokens for 50 and 150 words", ca, cb)
+	}
+	s.TokensPerWord, s.Overhead = per, float64(ca)-50*per
+	return nil
+}
+
+// words returns how many words make tokens tokens.
+func (s Synthetic) words(tokens float64) int {
+	per := s.TokensPerWord
+	if per <= 0 {
+		per = 1
+	}
+	return max(1, int(math.Round(tokens/per)))
 }
 
 func (s Synthetic) text(r *rand.Rand, n int) string {
@@ -185,11 +222,14 @@ func (s Synthetic) Item(seq int, warmup bool) Item {
 		stream |= 1 << 62
 	}
 	r := rand.New(rand.NewPCG(s.Seed, stream))
-	prompt := s.text(r, draw(r, s.InputTokens, s.InputStddev))
+	// the drawn length is of the whole prompt as the server counts it
+	n := float64(draw(r, s.InputTokens, s.InputStddev)) - s.Overhead
+	var prompt string
 	if s.PrefixTokens > 0 && s.PrefixGroups > 0 {
 		group := seq % s.PrefixGroups
 		pr := rand.New(rand.NewPCG(s.Seed, uint64(group)|1<<61))
-		prompt = s.text(pr, s.PrefixTokens) + " " + prompt
+		prompt = s.text(pr, s.words(float64(s.PrefixTokens))) + " "
 	}
+	prompt += s.text(r, s.words(n))
 	return Item{Prompt: prompt, MaxTokens: draw(r, s.OutputTokens, s.OutputStddev)}
 }

@@ -96,3 +96,23 @@ func TestSyntheticLengths(t *testing.T) {
 		t.Error("requests 0 and 2 should share a prefix that request 1 does not")
 	}
 }
+
+func TestCalibrate(t *testing.T) {
+	// a server whose template adds 9 tokens and whose tokenizer splits
+	// every word in two
+	count := func(s string) (int, error) { return 9 + 2*len(strings.Fields(s)), nil }
+	s := Synthetic{InputTokens: 209, OutputTokens: 5, Seed: 2}
+	if err := s.Calibrate(count); err != nil {
+		t.Fatal(err)
+	}
+	if s.TokensPerWord != 2 || s.Overhead != 9 {
+		t.Fatalf("calibrated %+v", s)
+	}
+	if n, _ := count(s.Item(0, false).Prompt); n != 209 {
+		t.Errorf("prompt counts %d tokens, want 209", n)
+	}
+	bad := Synthetic{InputTokens: 10}
+	if bad.Calibrate(func(string) (int, error) { return 5, nil }) == nil {
+		t.Error("a tokenizer that counts nothing accepted")
+	}
+}

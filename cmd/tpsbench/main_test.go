@@ -505,3 +505,21 @@ func TestOllamaAPI(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+func TestExactPromptLengthsWithEngine(t *testing.T) {
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := cli(t, "run", "--engine-model", "15m", "--input-tokens", "120", "--output-tokens", "4", "--requests", "3", "--records", recs)
+	if code != 0 || !strings.Contains(errs, "calibrated with the server's /tokenize") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	n := 0
+	readRecords(recs, io.Discard, func(r *record.Record) {
+		n++
+		if r.PromptTokens != 120 || r.OutputTokens != 4 {
+			t.Errorf("record %d: %d prompt tokens, %d output", r.Seq, r.PromptTokens, r.OutputTokens)
+		}
+	})
+	if n != 3 {
+		t.Fatalf("%d records", n)
+	}
+}

@@ -340,6 +340,23 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if syn, ok := src.(workload.Synthetic); ok && len(tgts) > 0 {
+		// exact lengths where the server has a tokenizer endpoint
+		tk, err := client.NewTokenizer(ctx, tgts[0].url, f.api, tgts[0].model, key)
+		switch {
+		case err != nil:
+			if !f.quiet {
+				fmt.Fprintf(stderr, "prompt lengths are in words (about a token each): the server has no /tokenize (%v)\n", err)
+			}
+		case syn.Calibrate(func(s string) (int, error) { return tk.Count(ctx, s) }) != nil:
+			fmt.Fprintln(stderr, "prompt lengths are in words: calibrating with the server's tokenizer failed")
+		default:
+			if !f.quiet {
+				fmt.Fprintf(stderr, "prompt lengths calibrated with the server's /tokenize: %.2f tokens a word, %.0f added by the request\n", syn.TokensPerWord, syn.Overhead)
+			}
+			src = syn
+		}
+	}
 	shardI, shardN, err := parseShard(f.shard)
 	if err != nil {
 		return err

@@ -51,6 +51,7 @@ func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Schedul
 	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
 	srv.mux.HandleFunc("GET /v1/models", srv.models)
 	srv.mux.HandleFunc("GET /metrics", srv.serveMetrics)
+	srv.mux.HandleFunc("POST /tokenize", srv.tokenize)
 	srv.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	srv.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// tokenize answers vLLM's /tokenize: the token ids of a prompt (or of chat
+// messages laid out as the chat endpoint lays them out), so that a client
+// can make prompts of an exact length.
+func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "", "reading the body: "+err.Error())
+		return
+	}
+	var req struct {
+		Prompt     *string   `json:"prompt"`
+		Messages   []message `json:"messages"`
+		AddSpecial *bool     `json:"add_special_tokens"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "", "the body is not valid JSON: "+err.Error())
+		return
+	}
+	var text string
+	switch {
+	case req.Prompt != nil:
+		text = *req.Prompt
+	case len(req.Messages) > 0:
+		text = chatPrompt(req.Messages)
+	default:
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt", "give a prompt or messages")
+		return
+	}
+	special := req.AddSpecial == nil || *req.AddSpecial
+	ids := s.tok.Encode(text, special)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"tokens": ids, "count": len(ids), "max_model_len": s.model.Context})
+}
