@@ -48,6 +48,9 @@ type Plan struct {
 	OnRecord func(*record.Record)
 	// OnStep, when set, is called as each step begins.
 	OnStep func(index int, s *Step)
+	// OnSend, when set, sees each record as its request is about to be
+	// sent (stamps not filled in yet); it must be quick.
+	OnSend func(*record.Record)
 	// FirstStep numbers the steps' records from this index, so that plans
 	// run one after another into one records file keep distinct steps.
 	FirstStep int
@@ -114,6 +117,9 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			req := &client.Request{Model: step.Model, Prompt: item.Prompt, MaxTokens: item.MaxTokens}
 			for _, m := range item.Messages {
 				req.Messages = append(req.Messages, client.Message{Role: m.Role, Content: m.Content})
+			}
+			if plan.OnSend != nil {
+				plan.OnSend(rec)
 			}
 			step.Client.Do(ctx, req, rec)
 			return rec

@@ -3,44 +3,64 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// progress prints a status line on stderr every few seconds, so a long run
-// shows it is alive; --quiet turns it off.
+// progress shows a run is alive on stderr: on a terminal one status line
+// redrawn four times a second, elsewhere a plain line every few seconds.
+// --quiet turns it off. It reads counters the run updates; it never holds
+// the measurement up.
 type progress struct {
-	w     io.Writer
-	steps []tpsbench.Step
+	w        io.Writer
+	terminal bool
+	steps    []tpsbench.Step
+
+	started, done, failed, tokens atomic.Int64
 
 	mu        sync.Mutex
 	stepIdx   int
 	label     string
-	done      int
-	failed    int
-	tokens    int64
 	stepStart time.Time
+	history   []sample // tokens over time, for the recent rate
 
-	ticker *time.Ticker
-	quit   chan struct{}
-	wg     sync.WaitGroup
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+type sample struct {
+	at     time.Time
+	tokens int64
 }
 
 func newProgress(w io.Writer, steps []tpsbench.Step) *progress {
-	return &progress{w: w, steps: steps, quit: make(chan struct{})}
+	p := &progress{w: w, steps: steps, quit: make(chan struct{})}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.terminal = true
+	}
+	return p
 }
 
 func (p *progress) start() {
-	p.ticker = time.NewTicker(2 * time.Second)
+	every := 2 * time.Second
+	if p.terminal {
+		every = 250 * time.Millisecond
+	}
 	p.wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
 		for {
 			select {
 			case <-p.quit:
 				return
-			case <-p.ticker.C:
+			case <-t.C:
 				p.print()
 			}
 		}
@@ -48,44 +68,80 @@ func (p *progress) start() {
 }
 
 func (p *progress) stop() {
-	p.ticker.Stop()
 	close(p.quit)
 	p.wg.Wait()
+	if p.terminal {
+		p.print()
+		fmt.Fprintln(p.w)
+	}
 }
 
 func (p *progress) step(i int, s *tpsbench.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.terminal && i > 0 {
+		fmt.Fprintln(p.w)
+	}
 	p.stepIdx, p.label = i, s.Label
-	p.done, p.failed, p.tokens = 0, 0, 0
+	p.started.Store(0)
+	p.done.Store(0)
+	p.failed.Store(0)
+	p.tokens.Store(0)
 	p.stepStart = time.Now()
-	if len(p.steps) > 1 {
+	p.history = p.history[:0]
+	if len(p.steps) > 1 && !p.terminal {
 		fmt.Fprintf(p.w, "step %d/%d: %s\n", i+1, len(p.steps), s.Label)
 	}
 }
 
+func (p *progress) send(*record.Record) { p.started.Add(1) }
+
 func (p *progress) record(r *record.Record) {
 	if r.Warmup {
+		p.started.Add(-1)
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done++
+	p.done.Add(1)
 	if !r.OK() {
-		p.failed++
+		p.failed.Add(1)
 	} else {
-		p.tokens += int64(r.OutputTokens)
+		p.tokens.Add(int64(r.OutputTokens))
 	}
 }
 
 func (p *progress) print() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	el := time.Since(p.stepStart).Seconds()
-	total := "?"
-	if prof := p.steps[p.stepIdx].Profile; prof.Requests > 0 {
-		total = fmt.Sprint(prof.Requests)
+	now := time.Now()
+	tokens := p.tokens.Load()
+	p.history = append(p.history, sample{now, tokens})
+	for len(p.history) > 1 && now.Sub(p.history[0].at) > 10*time.Second {
+		p.history = p.history[1:]
 	}
-	fmt.Fprintf(p.w, "[%s] %d/%s requests done, %d failed, %d tokens, %.1f tokens/s so far\n",
-		p.label, p.done, total, p.failed, p.tokens, float64(p.tokens)/max(el, 1e-9))
+	recent := 0.0
+	if h := p.history[0]; now.Sub(h.at) > 0 {
+		recent = float64(tokens-h.tokens) / now.Sub(h.at).Seconds()
+	}
+	el := now.Sub(p.stepStart)
+	left := ""
+	if p.stepIdx < len(p.steps) {
+		prof := p.steps[p.stepIdx].Profile
+		switch {
+		case prof.Requests > 0:
+			left = fmt.Sprintf("%d/%d requests", p.done.Load(), prof.Requests)
+		case prof.Duration > 0:
+			left = fmt.Sprintf("%d requests, %s left", p.done.Load(), max(prof.Duration-el, 0).Round(time.Second))
+		}
+	}
+	if left == "" {
+		left = fmt.Sprintf("%d requests", p.done.Load())
+	}
+	inFlight := max(p.started.Load()-p.done.Load(), 0)
+	line := fmt.Sprintf("[%s] %s, %d in flight, %d failed, %d tokens, %.1f tokens/s overall, %.1f over the last 10 s",
+		p.label, left, inFlight, p.failed.Load(), tokens, float64(tokens)/max(el.Seconds(), 1e-9), recent)
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
 }

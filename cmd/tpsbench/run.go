@@ -455,6 +455,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		prog = newProgress(stderr, steps)
 		plan.OnStep = prog.step
 		plan.OnRecord = prog.record
+		plan.OnSend = prog.send
 		prog.start()
 	}
 	if !startAt.IsZero() {
