@@ -28,8 +28,64 @@ func NewList(items []Item, seed uint64) (*List, error) {
 	return l, nil
 }
 
+// NewListInOrder keeps the items' order (the turns of conversations).
+func NewListInOrder(items []Item) (*List, error) {
+	if len(items) == 0 {
+		return nil, fmt.Errorf("no prompts")
+	}
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	return &List{Items: items, order: order}, nil
+}
+
 // Item implements Source.
 func (l *List) Item(seq int, _ bool) Item { return l.Items[l.order[seq%len(l.order)]] }
+
+// Conversations reads a ShareGPT file as multi-turn conversations: every
+// human turn becomes a request carrying the conversation so far (earlier
+// turns, with the reference replies as the assistant's), conversations in
+// an order shuffled by seed and turns in order.
+func Conversations(path string, maxTokens int, replyLength bool, seed uint64) ([]Item, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening prompts: %w", err)
+	}
+	var convs []struct {
+		Conversations []struct {
+			From  string `json:"from"`
+			Value string `json:"value"`
+		} `json:"conversations"`
+	}
+	if err := json.Unmarshal(data, &convs); err != nil {
+		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
+	}
+	var items []Item
+	for _, ci := range rand.New(rand.NewPCG(seed, 0x22)).Perm(len(convs)) {
+		turns := convs[ci].Conversations
+		var history []Message
+		for i, turn := range turns {
+			role := "assistant"
+			if turn.From == "human" || turn.From == "user" {
+				role = "user"
+			}
+			history = append(history, Message{Role: role, Content: turn.Value})
+			if role != "user" || strings.TrimSpace(turn.Value) == "" {
+				continue
+			}
+			it := Item{Messages: append([]Message(nil), history...), MaxTokens: maxTokens}
+			if replyLength && i+1 < len(turns) {
+				it.MaxTokens = max(1, (len(turns[i+1].Value)+3)/4)
+			}
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s: no conversations", path)
+	}
+	return items, nil
+}
 
 // maxFile bounds a prompts file read into memory.
 const maxFile = 1 << 30

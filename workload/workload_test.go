@@ -116,3 +116,18 @@ func TestCalibrate(t *testing.T) {
 		t.Error("a tokenizer that counts nothing accepted")
 	}
 }
+
+func TestConversations(t *testing.T) {
+	sg := write(t, "sg.json", `[{"conversations":[{"from":"human","value":"q1"},{"from":"gpt","value":"a1"},{"from":"human","value":"q2"},{"from":"gpt","value":"a2"}]}]`)
+	items, err := Conversations(sg, 9, false, 1)
+	if err != nil || len(items) != 2 {
+		t.Fatalf("%+v %v", items, err)
+	}
+	if len(items[0].Messages) != 1 || len(items[1].Messages) != 3 || items[1].Messages[1].Role != "assistant" || items[1].Messages[2].Content != "q2" {
+		t.Fatalf("turns %+v", items)
+	}
+	l, _ := NewListInOrder(items)
+	if len(l.Item(1, false).Messages) != 3 {
+		t.Error("turn order lost")
+	}
+}

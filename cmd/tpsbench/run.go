@@ -44,7 +44,7 @@ type runFlags struct {
 	maxTokens int
 
 	prompts                   string
-	replyLength               bool
+	replyLength, multiTurn    bool
 	inputTokens, inputStddev  float64
 	outputTokens, outputStdev float64
 	prefixTokens, prefixGroup int
@@ -99,6 +99,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
+	fl.BoolVar(&f.multiTurn, "multi-turn", false, "with a ShareGPT file: every human turn is a request carrying the conversation so far (turns in order)")
 	fl.BoolVar(&f.replyLength, "sharegpt-output-len", false, "with a ShareGPT file: each request's budget is its reference reply's length (4 characters a token)")
 	fl.Float64Var(&f.inputTokens, "input-tokens", 0, "synthetic prompts of this many tokens on average (common words, one token each)")
 	fl.Float64Var(&f.inputStddev, "input-stddev", 0, "standard deviation of synthetic prompt lengths")
@@ -653,6 +654,12 @@ func (f *runFlags) workload() (workload.Source, error) {
 		}
 		return workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: out, OutputStddev: f.outputStdev,
 			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Seed: f.seed}, nil
+	case f.prompts != "" && f.multiTurn:
+		items, err := workload.Conversations(f.prompts, f.maxTokens, f.replyLength, f.seed)
+		if err != nil {
+			return nil, err
+		}
+		return workload.NewListInOrder(items)
 	case f.prompts != "":
 		items, err := workload.LoadFile(f.prompts, f.maxTokens, f.replyLength)
 		if err != nil {
@@ -662,6 +669,9 @@ func (f *runFlags) workload() (workload.Source, error) {
 	}
 	if f.prefixTokens > 0 || f.outputTokens > 0 {
 		return nil, usagef("--prefix-tokens and --output-tokens go with --input-tokens")
+	}
+	if f.multiTurn {
+		return nil, usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
 	}
 	return workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens}, nil
 }
