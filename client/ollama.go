@@ -121,6 +121,7 @@ func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 // stamped when its bytes arrive.
 func (st *streamState) readNDJSON(body io.Reader) {
 	sse := newSSEReader(body, 64<<10) // for its timed line reader
+	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = false
 	srv := &record.ServerTiming{}

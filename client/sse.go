@@ -14,12 +14,19 @@ import (
 type timedReader struct {
 	r    io.Reader
 	last time.Time
+	// stamp, when set, gives the arrival time of what the last Read
+	// returned (a proxy stamps bytes when they came from upstream).
+	stamp func() time.Time
 }
 
 func (t *timedReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if n > 0 {
-		t.last = time.Now()
+		if t.stamp != nil {
+			t.last = t.stamp()
+		} else {
+			t.last = time.Now()
+		}
 	}
 	return n, err
 }

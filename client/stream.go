@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -14,6 +15,7 @@ type streamState struct {
 	rec     *record.Record
 	clock   *record.Clock
 	onToken TokenFunc
+	stamp   func() time.Time // arrival time of the bytes last read; nil: now
 
 	err  error
 	kind string
@@ -37,6 +39,7 @@ var doneMarker = []byte("[DONE]")
 // readStream consumes an SSE body.
 func (st *streamState) readStream(body io.Reader) {
 	sse := newSSEReader(body, 64<<10)
+	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = true
 	for {
@@ -88,6 +91,9 @@ func (st *streamState) readStream(body io.Reader) {
 func (st *streamState) readWhole(body io.Reader, contentType string) {
 	b, err := io.ReadAll(io.LimitReader(body, maxEvent+1))
 	now := st.clock.Now()
+	if st.stamp != nil {
+		now = st.clock.Since(st.stamp())
+	}
 	st.rec.Done = now
 	if err != nil {
 		st.fail(record.KindStreamCut, fmt.Errorf("reading body: %w", err))

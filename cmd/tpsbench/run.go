@@ -18,6 +18,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
@@ -68,6 +69,7 @@ type runFlags struct {
 	findMax    bool
 	maxConc    int
 	serverMet  string
+	metricsAt  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -119,6 +121,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "max-concurrency", 256, "with --find-max: the highest concurrency to try")
@@ -458,6 +461,30 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.OnRecord = prog.record
 		plan.OnSend = prog.send
 		prog.start()
+	}
+	if f.metricsAt != "" {
+		exp := live.NewExporter()
+		stopMetrics, url, err := exp.Serve(f.metricsAt)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+		if !f.quiet {
+			fmt.Fprintf(stderr, "live metrics at %s/metrics\n", url)
+		}
+		onRecord, onSend := plan.OnRecord, plan.OnSend
+		plan.OnRecord = func(r *record.Record) {
+			exp.Observe(r)
+			if onRecord != nil {
+				onRecord(r)
+			}
+		}
+		plan.OnSend = func(r *record.Record) {
+			exp.Sent(r)
+			if onSend != nil {
+				onSend(r)
+			}
+		}
 	}
 	if !startAt.IsZero() {
 		if d := time.Until(startAt); d > 0 {

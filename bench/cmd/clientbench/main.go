@@ -48,6 +48,10 @@ type result struct {
 	TTFTErrP50MS  float64 `json:"ttft_err_p50_ms,omitempty"`
 	TTFTErrP99MS  float64 `json:"ttft_err_p99_ms,omitempty"`
 	ShareITLUnder float64 `json:"share_itl_under_50us"`
+	// Arrival delay: client arrival - server send of each event (one
+	// machine, one clock).
+	DelayP50MS float64 `json:"delay_p50_ms,omitempty"`
+	DelayP99MS float64 `json:"delay_p99_ms,omitempty"`
 	ClientTTFTP50 float64 `json:"client_ttft_p50_ms,omitempty"`
 }
 
@@ -219,7 +223,7 @@ func timingError(url string, got []stream, res *result) {
 		}
 		logs[s.ID] = s
 	}
-	var itlErr, ttftErr []float64
+	var itlErr, ttftErr, delay []float64
 	under, itls := 0, 0
 	for _, s := range got {
 		l, ok := logs[s.id]
@@ -229,6 +233,9 @@ func timingError(url string, got []stream, res *result) {
 		// TTFT: the client's (first arrival - sent) against the server's
 		// (first send - received); the difference is transit both ways.
 		ttftErr = append(ttftErr, abs(float64((s.events[0]-s.sent)-(l.Events[0]-l.Received)))/1e6)
+		for i := range s.events {
+			delay = append(delay, float64(s.events[i]-l.Events[i])/1e6)
+		}
 		for i := 1; i < len(s.events); i++ {
 			c := s.events[i] - s.events[i-1]
 			v := l.Events[i] - l.Events[i-1]
@@ -241,6 +248,7 @@ func timingError(url string, got []stream, res *result) {
 	}
 	res.ITLErrP50MS, res.ITLErrP99MS = pct(itlErr, 50), pct(itlErr, 99)
 	res.TTFTErrP50MS, res.TTFTErrP99MS = pct(ttftErr, 50), pct(ttftErr, 99)
+	res.DelayP50MS, res.DelayP99MS = pct(delay, 50), pct(delay, 99)
 	if itls > 0 {
 		res.ShareITLUnder = float64(under) / float64(itls)
 	}

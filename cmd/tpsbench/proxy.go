@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/live"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+func newProxyCmd() *cobra.Command {
+	var upstream, listen, records string
+	cmd := &cobra.Command{
+		Use:   "proxy --upstream URL",
+		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics",
+		Example: `  tpsbench proxy --upstream http://127.0.0.1:8000 --listen 127.0.0.1:8080 --records traffic.jsonl
+  tpsbench report traffic.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var w *record.Writer
+			if records != "" {
+				f, err := os.OpenFile(records, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				if err != nil {
+					return fmt.Errorf("opening records file: %w", err)
+				}
+				defer f.Close()
+				w = record.NewWriter(f)
+			}
+			p, err := live.NewProxy(upstream, live.NewExporter(), w)
+			if err != nil {
+				return usageError{err}
+			}
+			stop, url, err := p.Serve(listen)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			fmt.Fprintf(cmd.ErrOrStderr(), "proxying %s at %s (metrics at %s/metrics)\n", client.Redact(upstream), url, url)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			<-ctx.Done()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&upstream, "upstream", "", "the server to forward to, e.g. http://127.0.0.1:8000")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "listen address (loopback unless told otherwise)")
+	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")
+	return cmd
+}

@@ -1,0 +1,99 @@
+// Package live shows a run (or real traffic) while it happens: a
+// Prometheus exporter of records, and a measuring proxy in front of any
+// OpenAI-compatible server. It is kept apart from the core packages, which
+// do not depend on Prometheus's client library.
+package live
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Exporter turns records into Prometheus metrics named after the
+// OpenTelemetry GenAI semantic conventions.
+type Exporter struct {
+	reg      *prometheus.Registry
+	tokens   *prometheus.CounterVec
+	requests *prometheus.CounterVec
+	ttft     *prometheus.HistogramVec
+	tpot     *prometheus.HistogramVec
+	duration *prometheus.HistogramVec
+	inFlight *prometheus.GaugeVec
+}
+
+// NewExporter makes an exporter with its own registry.
+func NewExporter() *Exporter {
+	lat := []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
+	e := &Exporter{
+		reg: prometheus.NewRegistry(),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gen_ai_client_token_usage",
+			Help: "Tokens used by completed requests, by type (input, output)."}, []string{"gen_ai_token_type", "gen_ai_request_model", "step"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_requests_total",
+			Help: "Requests ended, by outcome (ok or a failure kind)."}, []string{"outcome", "gen_ai_request_model", "step"}),
+		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_time_to_first_token_seconds",
+			Help: "Time to first token, measured by the client.", Buckets: lat}, []string{"gen_ai_request_model", "step"}),
+		tpot: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_time_per_output_token_seconds",
+			Help:    "Time per output token after the first, measured by the client.",
+			Buckets: []float64{0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5}}, []string{"gen_ai_request_model", "step"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_request_duration_seconds",
+			Help: "Request duration to the last token, measured by the client.", Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128}}, []string{"gen_ai_request_model", "step"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tpsbench_requests_in_flight",
+			Help: "Requests sent and not yet ended."}, []string{"gen_ai_request_model", "step"}),
+	}
+	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight)
+	return e
+}
+
+// Handler serves the metrics.
+func (e *Exporter) Handler() http.Handler { return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{}) }
+
+// Sent counts a request going out.
+func (e *Exporter) Sent(r *record.Record) {
+	if !r.Warmup {
+		e.inFlight.WithLabelValues(r.Model, r.Step).Inc()
+	}
+}
+
+// Observe counts a finished request. Failures count by kind and stay out
+// of the latency histograms.
+func (e *Exporter) Observe(r *record.Record) {
+	if r.Warmup {
+		return
+	}
+	e.inFlight.WithLabelValues(r.Model, r.Step).Dec()
+	if !r.OK() {
+		e.requests.WithLabelValues(r.Error.Kind, r.Model, r.Step).Inc()
+		return
+	}
+	e.requests.WithLabelValues("ok", r.Model, r.Step).Inc()
+	e.tokens.WithLabelValues("input", r.Model, r.Step).Add(float64(r.PromptTokens))
+	e.tokens.WithLabelValues("output", r.Model, r.Step).Add(float64(r.OutputTokens))
+	e.ttft.WithLabelValues(r.Model, r.Step).Observe(r.TTFT().Seconds())
+	if tpot, ok := r.TPOT(); ok {
+		e.tpot.WithLabelValues(r.Model, r.Step).Observe(tpot.Seconds())
+	}
+	e.duration.WithLabelValues(r.Model, r.Step).Observe(r.E2E().Seconds())
+}
+
+// Serve listens on addr and serves /metrics until the returned function
+// is called.
+func (e *Exporter) Serve(addr string) (stop func(), url string, err error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", e.Handler())
+	return serve(addr, mux)
+}
+
+func serve(addr string, h http.Handler) (func(), string, error) {
+	ln, err := listen(addr)
+	if err != nil {
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return func() { _ = srv.Close() }, "http://" + ln.Addr().String(), nil
+}

@@ -1,0 +1,276 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Proxy sits in front of an OpenAI-compatible server (or Ollama), passes
+// every request and every streamed chunk through unchanged and at once
+// (flushed chunk by chunk), and measures each generation request as the
+// client would: a record per request, to the exporter and a records file.
+// Headers, Authorization included, pass through and are never recorded.
+type Proxy struct {
+	upstream *url.URL
+	rp       *httputil.ReverseProxy
+	clock    *record.Clock
+	exporter *Exporter
+	records  *record.Writer
+	mu       sync.Mutex
+	seq      int
+}
+
+// NewProxy proxies to upstream; exporter and records may be nil.
+func NewProxy(upstream string, exporter *Exporter, records *record.Writer) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("--upstream: want an http:// or https:// URL with a host")
+	}
+	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(u)
+			r.Out.Host = u.Host
+			if r.In.Context().Value(recKey{}) != nil {
+				// measured responses must come uncompressed to be read
+				r.Out.Header.Del("Accept-Encoding")
+			}
+		},
+		FlushInterval: -1, // every write goes to the client at once
+		Transport:     measuringTransport{base: http.DefaultTransport},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			msg, _ := json.Marshal(map[string]any{"error": map[string]any{"message": "upstream: " + upstreamError(err), "type": "proxy_error", "code": 502}})
+			w.Write(msg)
+		},
+	}
+	return p, nil
+}
+
+// upstreamError describes a failure without the upstream URL's query.
+func upstreamError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Op + ": " + ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// measured returns the API of a generation endpoint, or "".
+func measured(r *http.Request) string {
+	if r.Method != http.MethodPost {
+		return ""
+	}
+	p := strings.TrimRight(r.URL.Path, "/")
+	switch {
+	case strings.HasSuffix(p, "/chat/completions"):
+		return client.APIChat
+	case strings.HasSuffix(p, "/completions"):
+		return client.APICompletions
+	case strings.HasSuffix(p, "/api/chat"), strings.HasSuffix(p, "/api/generate"):
+		return client.APIOllama
+	}
+	return ""
+}
+
+// maxRequestBody bounds what the proxy reads of a request to learn its
+// model and stream flag; the body passes on unchanged.
+const maxRequestBody = 16 << 20
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	api := measured(r)
+	if api == "" {
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil || len(body) > maxRequestBody {
+		http.Error(w, `{"error":{"message":"request body unreadable or over 16 MiB","type":"proxy_error"}}`, http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var req struct {
+		Model     string `json:"model"`
+		Stream    *bool  `json:"stream"`
+		MaxTokens int    `json:"max_tokens"`
+	}
+	_ = json.Unmarshal(body, &req) // a body the proxy cannot read still passes on
+	stream := req.Stream != nil && *req.Stream
+	if api == client.APIOllama {
+		stream = req.Stream == nil || *req.Stream // Ollama streams unless told not to
+	}
+	p.mu.Lock()
+	seq := p.seq
+	p.seq++
+	p.mu.Unlock()
+	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: req.Model,
+		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
+	rec.Scheduled = p.clock.Now()
+	m := &measure{ctx: r.Context(), rec: rec, api: api, stream: stream, proxy: p}
+	ctx := context.WithValue(r.Context(), recKey{}, m)
+	if p.exporter != nil {
+		p.exporter.Sent(rec)
+	}
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+type recKey struct{}
+
+// measure follows one request through the transport.
+type measure struct {
+	ctx    context.Context
+	rec    *record.Record
+	api    string
+	stream bool
+	proxy  *Proxy
+	once   sync.Once
+}
+
+func (m *measure) done() {
+	m.once.Do(func() {
+		p := m.proxy
+		if p.records != nil {
+			if p.records.Write(m.rec) == nil {
+				_ = p.records.Flush()
+			}
+		}
+		if p.exporter != nil {
+			p.exporter.Observe(m.rec)
+		}
+	})
+}
+
+// Transport wraps the proxy's upstream transport to time requests and
+// measure responses as their bytes pass.
+type measuringTransport struct{ base http.RoundTripper }
+
+func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	m, _ := r.Context().Value(recKey{}).(*measure)
+	if m == nil {
+		return t.base.RoundTrip(r)
+	}
+	rec, clock := m.rec, m.proxy.clock
+	rec.Sent = clock.Now()
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		rec.Done = clock.Now()
+		kind := record.KindConnect
+		var ne net.Error
+		switch {
+		case errors.Is(r.Context().Err(), context.Canceled):
+			kind = record.KindCanceled
+		case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, os.ErrDeadlineExceeded):
+			kind = record.KindTimeout
+		}
+		rec.Fail(kind, upstreamError(err))
+		m.done()
+		return nil, err
+	}
+	rec.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		rec.Done = clock.Now()
+		rec.Fail(record.KindHTTPStatus, "HTTP "+resp.Status)
+		m.done()
+		return resp, nil
+	}
+	resp.Body = newTap(resp.Body, m, resp.Header.Get("Content-Type"))
+	return resp, nil
+}
+
+// tap passes a response body through untouched while feeding a copy,
+// with the time each piece arrived, to the measuring parser.
+type tap struct {
+	body   io.ReadCloser
+	pieces chan piece
+	closed sync.Once
+	parsed chan struct{}
+}
+
+type piece struct {
+	b  []byte
+	at time.Time
+}
+
+func newTap(body io.ReadCloser, m *measure, contentType string) *tap {
+	t := &tap{body: body, pieces: make(chan piece, 256), parsed: make(chan struct{})}
+	pr := &pieceReader{ch: t.pieces}
+	go func() {
+		defer close(t.parsed)
+		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, contentType)
+		_, _ = io.Copy(io.Discard, pr) // drain, so the tap never blocks
+		if m.ctx.Err() != nil && m.rec.Error != nil && m.rec.Error.Kind == record.KindStreamCut {
+			m.rec.Error.Kind = record.KindCanceled // the client left
+		}
+		m.done()
+	}()
+	return t
+}
+
+func (t *tap) Read(p []byte) (int, error) {
+	n, err := t.body.Read(p)
+	if n > 0 {
+		t.pieces <- piece{b: append([]byte(nil), p[:n]...), at: time.Now()}
+	}
+	if err != nil {
+		t.finish()
+	}
+	return n, err
+}
+
+func (t *tap) finish() { t.closed.Do(func() { close(t.pieces) }) }
+
+func (t *tap) Close() error {
+	err := t.body.Close()
+	t.finish()
+	<-t.parsed
+	return err
+}
+
+// pieceReader reads the tapped pieces in order and remembers when the
+// last one arrived.
+type pieceReader struct {
+	ch   chan piece
+	cur  []byte
+	last time.Time
+}
+
+func (r *pieceReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		pc, ok := <-r.ch
+		if !ok {
+			return 0, io.EOF
+		}
+		r.cur, r.last = pc.b, pc.at
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+func (r *pieceReader) arrival() time.Time { return r.last }
+
+// Serve runs the proxy on addr, with /metrics from its exporter when it
+// has one (requests to that path are not proxied).
+func (p *Proxy) Serve(addr string) (stop func(), url string, err error) {
+	mux := http.NewServeMux()
+	if p.exporter != nil {
+		mux.Handle("/metrics", p.exporter.Handler())
+	}
+	mux.Handle("/", p)
+	return serve(addr, mux)
+}
