@@ -50,8 +50,8 @@ type result struct {
 	ShareITLUnder float64 `json:"share_itl_under_50us"`
 	// Arrival delay: client arrival - server send of each event (one
 	// machine, one clock).
-	DelayP50MS float64 `json:"delay_p50_ms,omitempty"`
-	DelayP99MS float64 `json:"delay_p99_ms,omitempty"`
+	DelayP50MS    float64 `json:"delay_p50_ms,omitempty"`
+	DelayP99MS    float64 `json:"delay_p99_ms,omitempty"`
 	ClientTTFTP50 float64 `json:"client_ttft_p50_ms,omitempty"`
 }
 
