@@ -71,7 +71,7 @@ func newRoot() *cobra.Command {
 			stopProfile()
 		}
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd())
 	return root
 }
 

@@ -70,6 +70,7 @@ type runFlags struct {
 	maxConc    int
 	serverMet  string
 	metricsAt  string
+	live       bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -121,6 +122,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
@@ -455,7 +457,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.Records = record.NewWriter(file)
 	}
 	var prog *progress
-	if !f.quiet {
+	var dash *dashboard
+	if f.live && !f.quiet {
+		dash = newDashboard(stderr, "run")
+		plan.OnRecord, plan.OnSend = dash.record, dash.send
+		dash.start(500 * time.Millisecond)
+	} else if !f.quiet {
 		prog = newProgress(stderr, steps)
 		plan.OnStep = prog.step
 		plan.OnRecord = prog.record
@@ -500,6 +507,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	res, runErr := tpsbench.Run(ctx, plan)
 	if prog != nil {
 		prog.stop()
+	}
+	if dash != nil {
+		dash.stop()
 	}
 	if res == nil {
 		return runErr

@@ -58,3 +58,45 @@ func TestLiveLineInTerminal(t *testing.T) {
 		t.Errorf("status line lacks its figures:\n%s", screen)
 	}
 }
+
+// TestWatchDashboard follows a records file that a run is writing, in a
+// tmux pane, and reads the full-screen view.
+func TestWatchDashboard(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is not installed (the test command installs it)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	srv := scripted.New(scripted.Script{TTFT: 5 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true})
+	defer srv.Close()
+	bin := binary(t)
+	dir := t.TempDir()
+	recs := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(recs, nil, 0o644)
+	sock := filepath.Join(dir, "tmux.sock")
+	if out, err := exec.Command(tmux, "-S", sock, "new-session", "-d", "-s", "w", "-x", "160", "-y", "30", bin+" watch --every 200ms "+recs).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
+	run := exec.Command(bin, "run", "--url", srv.URL, "--model", "m", "--concurrency", "4", "--duration", "2500ms", "--max-tokens", "10", "--records", recs, "-q")
+	if err := run.Run(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	var screen string
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		out, _ := exec.Command(tmux, "-S", sock, "capture-pane", "-p", "-t", "w").Output()
+		screen = string(out)
+		if strings.Contains(screen, "TPS, last") && strings.Contains(screen, "completed") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, want := range []string{"requests:", "completed, 0 failed", "system TPS", "TPS, last", "TTFT ms", "TPOT ms"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("dashboard lacks %q:\n%s", want, screen)
+		}
+	}
+}

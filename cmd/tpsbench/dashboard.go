@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// dashboard is the full-screen live view (run --live, watch): rolling TPS
+// as a sparkline, latency percentiles so far, in flight and failures. The
+// measurement only adds records under a lock; drawing works on summaries
+// taken on its own goroutine.
+type dashboard struct {
+	w     io.Writer
+	title string
+
+	mu    sync.Mutex
+	steps *metrics.Steps
+	sent  atomic.Int64
+	ended atomic.Int64
+
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newDashboard(w io.Writer, title string) *dashboard {
+	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{}), quit: make(chan struct{})}
+}
+
+func (d *dashboard) send(*record.Record) { d.sent.Add(1) }
+
+func (d *dashboard) record(r *record.Record) {
+	d.ended.Add(1)
+	d.mu.Lock()
+	d.steps.Add(r)
+	d.mu.Unlock()
+}
+
+func (d *dashboard) start(every time.Duration) {
+	fmt.Fprint(d.w, "\033[?25l") // hide the cursor while drawing
+	d.wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-d.quit:
+				return
+			case <-t.C:
+				d.draw()
+			}
+		}
+	})
+}
+
+func (d *dashboard) stop() {
+	close(d.quit)
+	d.wg.Wait()
+	d.draw()
+	fmt.Fprint(d.w, "\033[?25h\n")
+}
+
+var sparks = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws the last n values scaled to their maximum.
+func sparkline(vals []float64, n int) string {
+	if len(vals) > n {
+		vals = vals[len(vals)-n:]
+	}
+	top := 0.0
+	for _, v := range vals {
+		top = max(top, v)
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		i := 0
+		if top > 0 {
+			i = int(v / top * float64(len(sparks)-1))
+		}
+		b.WriteRune(sparks[i])
+	}
+	return b.String()
+}
+
+func (d *dashboard) draw() {
+	d.mu.Lock()
+	sums := d.steps.Summaries()
+	d.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("\033[H\033[2J")
+	fmt.Fprintf(&b, "tpsbench %s   %s\n\n", d.title, time.Now().Format("15:04:05"))
+	if sent := d.sent.Load(); sent > 0 {
+		fmt.Fprintf(&b, "in flight: %d\n", max(sent-d.ended.Load(), 0))
+	}
+	if len(sums) == 0 {
+		b.WriteString("waiting for requests to finish...\n")
+	}
+	for _, s := range sums {
+		fmt.Fprintf(&b, "%s  (%s)\n", s.Label, s.Model)
+		fmt.Fprintf(&b, "  requests: %d completed, %d failed", s.Requests.Completed, s.Requests.Failed)
+		for k, n := range s.Requests.Failures {
+			fmt.Fprintf(&b, " [%s %d]", k, n)
+		}
+		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %.1f\n", s.OutputTokens, s.SystemTPS, s.PeakTPS)
+		if s.Charts != nil {
+			// one bar a second: every tenth point of the 100 ms series
+			var per []float64
+			for i := len(s.Charts.Rolling1s) - 1; i >= 0 && len(per) < 60; i -= 10 {
+				per = append([]float64{s.Charts.Rolling1s[i].V}, per...)
+			}
+			if len(per) > 0 {
+				fmt.Fprintf(&b, "  TPS, last %d s: %s  (now %.1f)\n", len(per), sparkline(per, 60), per[len(per)-1])
+			}
+		}
+		fmt.Fprintf(&b, "  %-16s %10s %10s %10s\n", "", "p50", "p90", "p99")
+		for _, row := range []struct {
+			name string
+			d    metrics.Dist
+		}{{"TTFT ms", s.TTFT}, {"TPOT ms", s.TPOT}, {"ITL ms", s.ITL}, {"request TPS", s.RequestTPS}} {
+			fmt.Fprintf(&b, "  %-16s %10.2f %10.2f %10.2f\n", row.name, row.d.P50, row.d.P90, row.d.P99)
+		}
+		b.WriteString("\n")
+	}
+	io.WriteString(d.w, b.String())
+}
