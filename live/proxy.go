@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -25,6 +26,9 @@ import (
 // client would: a record per request, to the exporter and a records file.
 // Headers, Authorization included, pass through and are never recorded.
 type Proxy struct {
+	// APIKey, when set, is required from clients as a bearer token
+	// (compared in constant time); it is checked, then passed on.
+	APIKey   string
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	clock    *record.Clock
@@ -93,6 +97,15 @@ func measured(r *http.Request) string {
 const maxRequestBody = 16 << 20
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.APIKey != "" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(p.APIKey)) != 1 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"error":{"message":"a valid API key is required (Authorization: Bearer ...)","type":"authentication_error","code":401}}`))
+			return
+		}
+	}
 	api := measured(r)
 	if api == "" {
 		p.rp.ServeHTTP(w, r)

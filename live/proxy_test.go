@@ -3,7 +3,9 @@ package live
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -193,5 +195,63 @@ func TestProxyMeasuresLikeTheClient(t *testing.T) {
 	// on a loaded machine, over a 10 ms gap.
 	if d := tpotMine - tpotTheirs; d > 2*time.Millisecond || d < -2*time.Millisecond || theirs.OutputTokens != mine.OutputTokens {
 		t.Fatalf("client TPOT %v, proxy TPOT %v, tokens %d vs %d", tpotMine, tpotTheirs, mine.OutputTokens, theirs.OutputTokens)
+	}
+}
+
+func TestProxyAPIKey(t *testing.T) {
+	up := scripted.New(scripted.Script{Usage: true})
+	defer up.Close()
+	p, _ := NewProxy(up.URL, nil, nil)
+	p.APIKey = "sk-proxy"
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	resp, _ := post(t, srv.URL+"/v1/chat/completions", `{"model":"m","max_tokens":2}`, nil)
+	if resp.StatusCode != 401 {
+		t.Fatalf("no key: %d", resp.StatusCode)
+	}
+	resp, _ = post(t, srv.URL+"/v1/chat/completions", `{"model":"m","max_tokens":2}`, http.Header{"Authorization": {"Bearer sk-proxy"}})
+	if resp.StatusCode != 200 {
+		t.Fatalf("with the key: %d", resp.StatusCode)
+	}
+}
+
+// TestProxyUnderLoad: 1,000 connections through the proxy, half silent and
+// half leaving early; the proxy keeps serving and every request is
+// recorded once the clients are gone.
+func TestProxyUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test")
+	}
+	up := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: 5 * time.Millisecond, Usage: true})
+	defer up.Close()
+	proxy, buf, _ := proxyTo(t, up.URL)
+	addr := strings.TrimPrefix(proxy.URL, "http://")
+	body := `{"model":"m","max_tokens":20,"stream":true}`
+	req := fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	var conns []net.Conn
+	for i := 0; i < 1000; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		c.Write([]byte(req))
+		if i%2 == 1 {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			c.Read(make([]byte, 64))
+			c.Close()
+			continue
+		}
+		conns = append(conns, c)
+	}
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(proxy.URL + "/v1/models")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("proxy not serving under load: %v", err)
+	}
+	resp.Body.Close()
+	for _, c := range conns {
+		c.Close()
+	}
+	if got := len(records(t, buf, 1000)); got != 1000 {
+		t.Fatalf("%d records for 1,000 requests", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func newProxyCmd() *cobra.Command {
-	var upstream, listen, records string
+	var upstream, listen, records, apiKeyEnv string
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL",
 		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics",
@@ -35,6 +35,7 @@ func newProxyCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			p.APIKey = os.Getenv(apiKeyEnv)
 			stop, url, err := p.Serve(listen)
 			if err != nil {
 				return err
@@ -50,5 +51,6 @@ func newProxyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the server to forward to, e.g. http://127.0.0.1:8000")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "listen address (loopback unless told otherwise)")
 	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")
+	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_PROXY_API_KEY", "environment variable whose value, when set, clients must send as a bearer token")
 	return cmd
 }
