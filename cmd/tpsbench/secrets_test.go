@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,5 +66,57 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	if len(files) < 7 {
 		t.Errorf("only %d files written: %v", len(files), files)
+	}
+}
+
+// TestSecretsNeverLeakFromServers runs the long-lived commands (serve,
+// proxy) with the fake key as their required bearer token, sends them
+// requests with and without it, and looks for it in what they print.
+func TestSecretsNeverLeakFromServers(t *testing.T) {
+	const key = "sk-LEAKCHECK-serve-41c"
+	bin := binary(t)
+	up := scripted.New(scripted.Script{Usage: true})
+	defer up.Close()
+	for _, args := range [][]string{
+		{"serve", "--model", "tiny", "--addr", "127.0.0.1:0"},
+		{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--records", filepath.Join(t.TempDir(), "p.jsonl")},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "TPSBENCH_API_KEY="+key, "TPSBENCH_PROXY_API_KEY="+key, "OPENAI_API_KEY="+key)
+		var out, errs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// the address is in the first line on stderr
+		var url string
+		for i := 0; i < 100 && url == ""; i++ {
+			time.Sleep(50 * time.Millisecond)
+			if m := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(errs.String()); m != "" {
+				url = m
+			}
+		}
+		if url == "" {
+			cmd.Process.Kill()
+			t.Fatalf("%s printed no address: %s", args[0], errs.String())
+		}
+		for _, auth := range []string{"", "Bearer " + key, "Bearer wrong-" + key} {
+			req, _ := http.NewRequest("POST", url+"/v1/chat/completions", strings.NewReader(`{"model":"tpsbench-tiny-f32","messages":[{"role":"user","content":"`+key+`"}],"max_tokens":2}`))
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), key) && auth != "Bearer "+key {
+					t.Errorf("%s echoed the key to a client without it: %s", args[0], b)
+				}
+			}
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if strings.Contains(out.String()+errs.String(), key) {
+			t.Errorf("%s printed the key:\n%s%s", args[0], out.String(), errs.String())
+		}
 	}
 }
