@@ -14,7 +14,7 @@ run() { # $1: URL the client talks to
   "$out/scripted-server" -addr 127.0.0.1:18751 -ttft 20ms -gap 10ms -log >/dev/null 2>&1 &
   local s=$!
   sleep 0.4
-  "$out/clientbench" -url "$1" -mode paced -streams 64 -tokens 100
+  "$out/clientbench" -url "$1" -mode paced -streams ${STREAMS:-64} -tokens 100
   kill $s; wait $s 2>/dev/null || true
 }
 "$out/tpsbench" proxy --upstream http://127.0.0.1:18751 --listen 127.0.0.1:18752 2>/dev/null &

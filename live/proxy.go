@@ -206,12 +206,16 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // tap passes a response body through untouched while feeding a copy,
-// with the time each piece arrived, to the measuring parser.
+// with the time each piece arrived, to the measuring parser. A piece goes
+// to the parser only at the next Read, when the proxy has already written
+// and flushed it to the client: measuring never sits between a chunk and
+// its client.
 type tap struct {
-	body   io.ReadCloser
-	pieces chan piece
-	closed sync.Once
-	parsed chan struct{}
+	body    io.ReadCloser
+	pieces  chan piece
+	pending *piece
+	closed  sync.Once
+	parsed  chan struct{}
 }
 
 type piece struct {
@@ -235,9 +239,10 @@ func newTap(body io.ReadCloser, m *measure, contentType string) *tap {
 }
 
 func (t *tap) Read(p []byte) (int, error) {
+	t.hand()
 	n, err := t.body.Read(p)
 	if n > 0 {
-		t.pieces <- piece{b: append([]byte(nil), p[:n]...), at: time.Now()}
+		t.pending = &piece{b: append([]byte(nil), p[:n]...), at: time.Now()}
 	}
 	if err != nil {
 		t.finish()
@@ -245,7 +250,20 @@ func (t *tap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (t *tap) finish() { t.closed.Do(func() { close(t.pieces) }) }
+// hand gives the parser the piece the client has by now received.
+func (t *tap) hand() {
+	if t.pending != nil {
+		t.pieces <- *t.pending
+		t.pending = nil
+	}
+}
+
+func (t *tap) finish() {
+	t.closed.Do(func() {
+		t.hand()
+		close(t.pieces)
+	})
+}
 
 func (t *tap) Close() error {
 	err := t.body.Close()
