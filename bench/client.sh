@@ -8,15 +8,11 @@
 # Each case runs for tpsbench's client and for a plain Go client (net/http,
 # bufio.Scanner, encoding/json per event). Prints a Markdown table.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+source "$(dirname "$0")/lib.sh"
 go build -o "$out/scripted-server" ./bench/cmd/scripted-server
 go build -o "$out/clientbench" ./bench/cmd/clientbench
 port=18731
 url=http://127.0.0.1:$port
-pin0="" pin1=""
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin0="taskset -c 0" pin1="taskset -c 1"; fi
 
 serve() {
   $pin1 "$out/scripted-server" -addr 127.0.0.1:$port "$@" >/dev/null 2>&1 &

@@ -4,9 +4,7 @@
 # and through tpsbench proxy; the difference at p50 and p99 is the proxy's
 # cost (target: under 0.1 ms at p99).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+source "$(dirname "$0")/lib.sh"
 go build -o "$out/scripted-server" ./bench/cmd/scripted-server
 go build -o "$out/clientbench" ./bench/cmd/clientbench
 go build -o "$out/tpsbench" ./cmd/tpsbench

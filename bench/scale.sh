@@ -4,13 +4,9 @@
 # memory (target: under 1 GB) and its timing error against the server's
 # own send log.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=bench/out
-mkdir -p "$out"
+source "$(dirname "$0")/lib.sh"
 go build -o "$out/scripted-server" ./bench/cmd/scripted-server
 go build -o "$out/clientbench" ./bench/cmd/clientbench
-pin0="" pin1=""
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin0="taskset -c 0" pin1="taskset -c 1"; fi
 $pin1 "$out/scripted-server" -addr 127.0.0.1:18741 -ttft 20ms -gap 20ms -log >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT

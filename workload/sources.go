@@ -52,12 +52,7 @@ func Conversations(path string, maxTokens int, replyLength bool, seed uint64) ([
 	if err != nil {
 		return nil, fmt.Errorf("opening prompts: %w", err)
 	}
-	var convs []struct {
-		Conversations []struct {
-			From  string `json:"from"`
-			Value string `json:"value"`
-		} `json:"conversations"`
-	}
+	var convs []shareGPTConversation
 	if err := json.Unmarshal(data, &convs); err != nil {
 		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
 	}
@@ -125,13 +120,16 @@ func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
 	return items, nil
 }
 
+// shareGPTConversation is one entry of a ShareGPT file.
+type shareGPTConversation struct {
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
 func shareGPT(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
-	var convs []struct {
-		Conversations []struct {
-			From  string `json:"from"`
-			Value string `json:"value"`
-		} `json:"conversations"`
-	}
+	var convs []shareGPTConversation
 	if err := json.Unmarshal(data, &convs); err != nil {
 		return nil, fmt.Errorf("not a ShareGPT JSON array: %w", err)
 	}

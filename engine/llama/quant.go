@@ -19,19 +19,25 @@ const (
 	q8Scale0 = 127
 )
 
+// q8Scale is a Q8_0 block's scale (its largest magnitude maps to 127) and
+// the scale's inverse (0 for a block of zeros).
+func q8Scale(blk []float32) (d, id float32) {
+	amax := float32(0)
+	for _, v := range blk {
+		amax = max(amax, abs32(v))
+	}
+	d = amax / q8Scale0
+	if d != 0 {
+		id = 1 / d
+	}
+	return d, id
+}
+
 // QuantizeQ8_0 appends the Q8_0 encoding of x (len a multiple of 32).
 func QuantizeQ8_0(dst []byte, x []float32) []byte {
 	for b := 0; b < len(x); b += qk {
 		blk := x[b : b+qk]
-		amax := float32(0)
-		for _, v := range blk {
-			amax = max(amax, abs32(v))
-		}
-		d := amax / q8Scale0
-		id := float32(0)
-		if d != 0 {
-			id = 1 / d
-		}
+		d, id := q8Scale(blk)
 		dst = binary.LittleEndian.AppendUint16(dst, half.FromFloat32(d))
 		for _, v := range blk {
 			dst = append(dst, byte(int8(roundHalfAway(v*id))))
@@ -117,15 +123,7 @@ func (v *q8Vec) quantize(x []float32) {
 	v.q, v.d = v.q[:len(x)], v.d[:nb]
 	for b := 0; b < nb; b++ {
 		blk := x[b*qk : (b+1)*qk]
-		amax := float32(0)
-		for _, f := range blk {
-			amax = max(amax, abs32(f))
-		}
-		d := amax / q8Scale0
-		id := float32(0)
-		if d != 0 {
-			id = 1 / d
-		}
+		d, id := q8Scale(blk)
 		// The scale is stored as f16 in llama.cpp's block: round it the same way.
 		v.d[b] = half.Table(half.FromFloat32(d))
 		q := v.q[b*qk : (b+1)*qk]
