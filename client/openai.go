@@ -42,6 +42,9 @@ type OpenAIConfig struct {
 	Concurrency int            // sizes the connection pool
 	Clock       *record.Clock
 	OnToken     TokenFunc
+	// CountTokens, when set, counts the generated text of a response whose
+	// server reports no usage (token source "tokenizer").
+	CountTokens func(text string) int
 }
 
 // OpenAI is a client for /v1/chat/completions and /v1/completions.
@@ -254,7 +257,7 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
 		return
 	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, countTokens: c.cfg.CountTokens}
 	if c.cfg.API == APIOllama {
 		st.readNDJSON(resp.Body)
 	} else if c.cfg.Stream {

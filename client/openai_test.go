@@ -172,3 +172,22 @@ func TestEndpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestClientTokenizerWhenNoUsage(t *testing.T) {
+	url := rawServer(t, 200, "text/event-stream", chunk("Hello,")+chunk(" wor")+chunk("ld!")+"data: [DONE]\n\n")
+	words := func(s string) int { return len(strings.Fields(s)) + strings.Count(s, ",") + strings.Count(s, "!") }
+	cl := newClient(t, url, func(c *OpenAIConfig) { c.CountTokens = words })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	// "Hello, world!": 2 words, a comma and a bang: 4 tokens over 3 chunks
+	if rec.Error != nil || rec.OutputTokens != 4 || rec.TokenSource != record.SourceTokenizer || len(rec.Chunks) != 3 {
+		t.Fatalf("%+v", rec)
+	}
+	total := 0
+	for _, c := range rec.Chunks {
+		total += c.Tokens
+	}
+	if total != 4 {
+		t.Errorf("chunk tokens add up to %d", total)
+	}
+}

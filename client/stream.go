@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tpsbench/tpsbench/record"
@@ -16,6 +17,9 @@ type streamState struct {
 	clock   *record.Clock
 	onToken TokenFunc
 	stamp   func() time.Time // arrival time of the bytes last read; nil: now
+
+	countTokens func(string) int // a client-side tokenizer, when configured
+	text        strings.Builder  // the generated text, kept only to count it
 
 	err  error
 	kind string
@@ -158,8 +162,14 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	rec.Last = at
 	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens})
 	st.bytesPer = append(st.bytesPer, ci.textBytes)
-	if st.onToken != nil {
-		st.onToken(at, tokens, ci.text())
+	if st.onToken != nil || st.countTokens != nil {
+		text := ci.text()
+		if st.countTokens != nil {
+			st.text.WriteString(text)
+		}
+		if st.onToken != nil {
+			st.onToken(at, tokens, text)
+		}
 	}
 }
 
@@ -177,6 +187,13 @@ func (st *streamState) finish() {
 		rec.TokenSource = record.SourceUsage
 		if !st.chunkUsage && len(rec.Chunks) > 0 && st.usageTokens != chunks {
 			apportion(rec.Chunks, st.bytesPer, st.usageTokens)
+		}
+	case st.countTokens != nil && len(rec.Chunks) > 0:
+		n := st.countTokens(st.text.String())
+		rec.OutputTokens = n
+		rec.TokenSource = record.SourceTokenizer
+		if n != chunks {
+			apportion(rec.Chunks, st.bytesPer, n)
 		}
 	default:
 		rec.OutputTokens = chunks

@@ -523,3 +523,16 @@ func TestExactPromptLengthsWithEngine(t *testing.T) {
 		t.Fatalf("%d records", n)
 	}
 }
+
+func TestTokenizerFlag(t *testing.T) {
+	// a server that reports no usage: the tokenizer counts the text
+	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Word: " house"})
+	defer srv.Close()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--tokenizer", "cl100k", "--format", "json", "-q")
+	if code != 0 || !strings.Contains(out, `"tokenizer": 1`) || !strings.Contains(out, `"output_tokens": 5`) {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--tokenizer", "gpt2"); code != exitUsage {
+		t.Errorf("unknown tokenizer: exit %d", code)
+	}
+}

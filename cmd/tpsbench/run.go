@@ -23,6 +23,7 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/servermetrics"
+	"github.com/tpsbench/tpsbench/tokencount"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -71,6 +72,7 @@ type runFlags struct {
 	serverMet  string
 	metricsAt  string
 	live       bool
+	tokenizer  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -122,6 +124,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
+	fl.StringVar(&f.tokenizer, "tokenizer", "", "client-side tokenizer (cl100k or o200k, built in): counts output when the server reports no usage, and sizes synthetic prompts when it has no /tokenize")
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
@@ -346,10 +349,23 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	var countTokens tokencount.Counter
+	if f.tokenizer != "" {
+		if countTokens, err = tokencount.New(f.tokenizer); err != nil {
+			return usageError{err}
+		}
+	}
 	if syn, ok := src.(workload.Synthetic); ok && len(tgts) > 0 {
 		// exact lengths where the server has a tokenizer endpoint
 		tk, err := client.NewTokenizer(ctx, tgts[0].url, f.api, tgts[0].model, key)
 		switch {
+		case err != nil && countTokens != nil:
+			if syn.Calibrate(func(s string) (int, error) { return countTokens(s), nil }) == nil {
+				src = syn
+				if !f.quiet {
+					fmt.Fprintf(stderr, "prompt lengths sized with the %s tokenizer (the server has no /tokenize; its template is not counted)\n", f.tokenizer)
+				}
+			}
 		case err != nil:
 			if !f.quiet {
 				fmt.Fprintf(stderr, "prompt lengths are in words (about a token each): the server has no /tokenize (%v)\n", err)
@@ -395,7 +411,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		cfg := client.OpenAIConfig{
 			URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
 			Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
-			Concurrency: max(prof.Concurrency, 1), Clock: clock,
+			Concurrency: max(prof.Concurrency, 1), Clock: clock, CountTokens: countTokens,
 		}
 		if tokens != nil {
 			cfg.OnToken = tokens.token
