@@ -244,7 +244,6 @@ func (s *Step) Add(r *record.Record) {
 func (s *Step) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
-		Convention:  map[bool]string{true: s.convention}[s.convention != ConventionTpsbench && s.convention != ""],
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
@@ -254,6 +253,9 @@ func (s *Step) Summary() Summary {
 	}
 	if measured := s.req.Completed + s.req.Failed; measured > 0 {
 		sum.ErrorRate = float64(s.req.Failed) / float64(measured)
+	}
+	if s.convention != ConventionTpsbench {
+		sum.Convention = s.convention
 	}
 	window := float64(s.end-s.start) / 1e9
 	if s.sentCount > 0 && window > 0 {

@@ -20,7 +20,7 @@ type column struct {
 
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
-func columns(steps []metrics.Summary) []column {
+func columns() []column {
 	cols := []column{
 		{"label", "steps", func(s *metrics.Summary) string { return s.Label }},
 		{"model", "steps", func(s *metrics.Summary) string { return s.Model }},

@@ -7,7 +7,7 @@ import (
 
 // CSV writes one header row and one row per step.
 func CSV(w io.Writer, r *Report) error {
-	cols := columns(r.Steps)
+	cols := columns()
 	cw := csv.NewWriter(w)
 	row := make([]string, len(cols))
 	for i, c := range cols {

@@ -9,7 +9,7 @@ import (
 // then one table per distribution), each with a row per step.
 func Markdown(w io.Writer, r *Report) error {
 	ew := &errWriter{w: w}
-	cols := columns(r.Steps)
+	cols := columns()
 	var groups []string
 	seen := map[string]bool{}
 	for _, c := range cols {
