@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestSecretsNeverLeakFromServers(t *testing.T) {
 	} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "TPSBENCH_API_KEY="+key, "TPSBENCH_PROXY_API_KEY="+key, "OPENAI_API_KEY="+key)
-		var out, errs bytes.Buffer
+		var out, errs syncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errs
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -119,4 +120,22 @@ func TestSecretsNeverLeakFromServers(t *testing.T) {
 			t.Errorf("%s printed the key:\n%s%s", args[0], out.String(), errs.String())
 		}
 	}
+}
+
+// syncBuffer is a buffer a child process writes to while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
