@@ -171,7 +171,7 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		sort.Strings(src)
 		ew.printf("%sToken counts from: %s", prefix, strings.Join(src, ", "))
 		if s.TokenMismatch > 0 {
-			ew.printf(" (%d requests streamed a different number of chunks than their usage count)", s.TokenMismatch)
+			ew.printf(" (%s streamed a different number of chunks than their usage count)", requests(s.TokenMismatch))
 		}
 		ew.printf("\n")
 	}
@@ -194,7 +194,7 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		ew.printf("\n")
 	}
 	if s.ShortOutputs > 0 {
-		ew.printf("%sOutput lengths: %d of %d requests ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, s.Requests.Completed)
+		ew.printf("%sOutput lengths: %d of %s ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, requests(s.Requests.Completed))
 	}
 	// Lag matters when it is large against the requests themselves.
 	if s.ClientLag.P99 > 10 && s.ClientLag.P99 > 0.05*s.E2E.P50 {
@@ -300,4 +300,12 @@ func ratios(ew *errWriter, steps []metrics.Summary) {
 		fmt.Fprintf(tw, "\n")
 	}
 	_ = tw.Flush()
+}
+
+// requests is "1 request" or "n requests".
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }
