@@ -120,7 +120,8 @@ func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 // readNDJSON consumes Ollama's stream: one JSON object a line, each
 // stamped when its bytes arrive.
 func (st *streamState) readNDJSON(body io.Reader) {
-	sse := newSSEReader(body, 64<<10) // for its timed line reader
+	sse := newSSEReader(body) // for its timed line reader
+	defer sse.release()
 	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = false

@@ -9,7 +9,7 @@ import (
 
 func readAllEvents(t *testing.T, in string) (events []string, types []string, err error) {
 	t.Helper()
-	r := newSSEReader(strings.NewReader(in), 16)
+	r := newSSEReaderSize(strings.NewReader(in), 16)
 	for {
 		ev, data, _, err := r.next()
 		if err != nil {
@@ -70,7 +70,7 @@ func FuzzSSE(f *testing.F) {
 	f.Add("data: a\r\n\r\nevent: error\ndata: b\ndata: c\n\n: x\ndata: [DONE]")
 	f.Add("data:\n\n\n\ndata")
 	f.Fuzz(func(t *testing.T, in string) {
-		r := newSSEReader(strings.NewReader(in), 16)
+		r := newSSEReaderSize(strings.NewReader(in), 16)
 		for i := 0; i < len(in)+2; i++ {
 			_, data, _, err := r.next()
 			if err != nil {

@@ -42,7 +42,8 @@ var doneMarker = []byte("[DONE]")
 
 // readStream consumes an SSE body.
 func (st *streamState) readStream(body io.Reader) {
-	sse := newSSEReader(body, 64<<10)
+	sse := newSSEReader(body)
+	defer sse.release()
 	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = true

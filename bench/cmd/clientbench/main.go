@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -82,7 +83,14 @@ func main() {
 	streams := flag.Int("streams", 8, "concurrent streams")
 	tokens := flag.Int("tokens", 20000, "tokens per request")
 	requests := flag.Int("requests", 0, "requests in all (default: one a stream)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the client here")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 
 	var got []stream
 	cpu0, wall0 := cpuSeconds(), time.Now()
