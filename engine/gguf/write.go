@@ -187,29 +187,20 @@ func (e *encoder) value(v Value) error {
 	return nil
 }
 
-// Strings makes a string array.
-func Strings(ss []string) *Array {
-	a := &Array{Type: TypeString, Values: make([]any, len(ss))}
-	for i, s := range ss {
-		a.Values[i] = s
+// arrayOf makes a metadata array of element type t.
+func arrayOf[T any](t ValueType, xs []T) *Array {
+	a := &Array{Type: t, Values: make([]any, len(xs))}
+	for i, x := range xs {
+		a.Values[i] = x
 	}
 	return a
 }
+
+// Strings makes a string array.
+func Strings(ss []string) *Array { return arrayOf(TypeString, ss) }
 
 // Float32s makes a float32 array.
-func Float32s(fs []float32) *Array {
-	a := &Array{Type: TypeFloat32, Values: make([]any, len(fs))}
-	for i, f := range fs {
-		a.Values[i] = f
-	}
-	return a
-}
+func Float32s(fs []float32) *Array { return arrayOf(TypeFloat32, fs) }
 
 // Int32s makes an int32 array.
-func Int32s(is []int32) *Array {
-	a := &Array{Type: TypeInt32, Values: make([]any, len(is))}
-	for i, v := range is {
-		a.Values[i] = v
-	}
-	return a
-}
+func Int32s(is []int32) *Array { return arrayOf(TypeInt32, is) }
