@@ -79,7 +79,7 @@ func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Measure a server: one request, a batch, a fixed concurrency, a request rate, a sweep or a model comparison",
+		Short: "Measure a server (the embedded engine unless --url): one request, a batch, a concurrency, a rate, a sweep, a comparison, a limit search",
 		Example: `  tpsbench run --url http://127.0.0.1:8000 --model M --prompt "Explain AI" --max-tokens 100
   tpsbench run --url URL --requests 100 --concurrency 100 --max-tokens 50
   tpsbench run --url URL --show-tokens

@@ -88,7 +88,7 @@ func newServeCmd() *cobra.Command {
 	var addr, apiKey, apiKeyEnv string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/models, /health)",
+		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/models, /health, /metrics, /tokenize)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if apiKey == "" {
