@@ -14,7 +14,7 @@ func dotF16AVX2(a *uint16, b *float32, n int) float32
 func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 
 //go:noescape
-func dotQ4AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+func dotQ4AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
 
 //go:noescape
 func axpyAVX2(a float32, x, y *float32, n int)
@@ -91,7 +91,7 @@ func dotQ4(row []byte, x *q8Vec) float32 {
 		return dotQ4Go(row, x)
 	}
 	_ = row[nb*q4Bytes-1]
-	return dotQ4AVX2(&row[0], &x.q[0], &x.d[0], nb)
+	return dotQ4AVX2(&row[0], &x.q[0], &x.d[0], &x.bias[0], nb)
 }
 
 // rowBatch4 computes row r of m against ins[0:4] at once when the

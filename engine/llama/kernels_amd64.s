@@ -137,17 +137,19 @@ q8done:
 	VZEROUPPER
 	RET
 
-// func dotQ4AVX2(w *byte, xq *int8, xd *float32, nb int) float32
+// func dotQ4AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
 // w: nb Q4_0 blocks (f16 d, 16 bytes: element j low nibble, j+16 high).
-TEXT ·dotQ4AVX2(SB), NOSPLIT, $0-36
+// The raw nibbles (0..15) multiply the activation quants; bias (eight lanes
+// of minus each block's quant sum) takes away the 8 every nibble carries.
+TEXT ·dotQ4AVX2(SB), NOSPLIT, $0-44
 	MOVQ w+0(FP), SI
 	MOVQ xq+8(FP), DI
 	MOVQ xd+16(FP), DX
-	MOVQ nb+24(FP), CX
+	MOVQ bias+24(FP), R8
+	MOVQ nb+32(FP), CX
 	VXORPS Y0, Y0, Y0
 	VMOVDQU ones16<>(SB), Y7
 	VMOVDQU nib<>(SB), Y9
-	VMOVDQU eights<>(SB), Y10
 q4loop:
 	CMPQ CX, $0
 	JLE q4done
@@ -160,17 +162,15 @@ q4loop:
 	VPSRLW $4, X2, X3
 	VINSERTI128 $1, X3, Y2, Y2
 	VPAND Y9, Y2, Y2
-	VPSUBB Y10, Y2, Y2
-	VMOVDQU 0(DI), Y3
-	VPSIGNB Y2, Y2, Y4
-	VPSIGNB Y2, Y3, Y5
-	VPMADDUBSW Y5, Y4, Y6
+	VPMADDUBSW 0(DI), Y2, Y6
 	VPMADDWD Y7, Y6, Y6
+	VPADDD 0(R8), Y6, Y6
 	VCVTDQ2PS Y6, Y6
 	VFMADD231PS Y6, Y1, Y0
 	ADDQ $18, SI
 	ADDQ $32, DI
 	ADDQ $4, DX
+	ADDQ $32, R8
 	DECQ CX
 	JMP q4loop
 q4done:
@@ -178,7 +178,7 @@ q4done:
 	VADDPS X1, X0, X0
 	VHADDPS X0, X0, X0
 	VHADDPS X0, X0, X0
-	VMOVSS X0, ret+32(FP)
+	VMOVSS X0, ret+40(FP)
 	VZEROUPPER
 	RET
 
