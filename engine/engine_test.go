@@ -187,8 +187,12 @@ func TestDisconnectFreesSequence(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	for i := 0; i < 3 && sc.Scan(); i++ {
 	}
-	if e.Sched.Stats().Running != 1 {
-		t.Fatalf("running %d, want 1", e.Sched.Stats().Running)
+	// the scheduler publishes its counts after each step
+	for wait := time.Now().Add(5 * time.Second); e.Sched.Stats().Running != 1; {
+		if time.Now().After(wait) {
+			t.Fatalf("running %d, want 1", e.Sched.Stats().Running)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
 	resp.Body.Close()
