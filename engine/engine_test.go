@@ -177,9 +177,17 @@ func get(t *testing.T, url string) (*http.Response, string) {
 }
 
 func TestDisconnectFreesSequence(t *testing.T) {
-	e, url := start(t)
+	// a model slow enough that 2,000 tokens take seconds: the client leaves
+	// long before the end
+	e, err := engine.Load(engine.Options{Model: "15m", Format: "q4_0", Threads: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.Handler)
+	defer func() { srv.Close(); e.Close() }()
+	url := srv.URL
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":200,"ignore_eos":true,"stream":true}`))
+	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":2000,"ignore_eos":true,"stream":true}`))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
