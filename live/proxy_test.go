@@ -191,9 +191,11 @@ func TestProxyMeasuresLikeTheClient(t *testing.T) {
 	theirs := recs[0]
 	tpotMine, _ := mine.TPOT()
 	tpotTheirs, _ := theirs.TPOT()
-	// The proxy sees each chunk a little before the client: within 2 ms
-	// on a loaded machine, over a 10 ms gap.
-	if d := tpotMine - tpotTheirs; d > 2*time.Millisecond || d < -2*time.Millisecond || theirs.OutputTokens != mine.OutputTokens {
+	// The proxy sees each chunk a little before the client; the two TPOTs
+	// differ by the change in that hop's delay between the first and last
+	// chunk, over 9 gaps: under 5 ms even if the hop varies by 45 ms on a
+	// loaded machine.
+	if d := tpotMine - tpotTheirs; d > 5*time.Millisecond || d < -5*time.Millisecond || theirs.OutputTokens != mine.OutputTokens {
 		t.Fatalf("client TPOT %v, proxy TPOT %v, tokens %d vs %d", tpotMine, tpotTheirs, mine.OutputTokens, theirs.OutputTokens)
 	}
 }
