@@ -39,6 +39,9 @@ func dot4F32AVX2(w, x *float32, stride, n int, out *[4]float32)
 //go:noescape
 func dot4QAVX2(w *byte, q4 bool, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
 
+//go:noescape
+func dot4Q4AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, bias *[4]*int32, nb int, out *[4]float32)
+
 // simd reports whether the assembly kernels can run here.
 var simd = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
 
@@ -120,7 +123,15 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		for k := 0; k < 4; k++ {
 			xq[k], xd[k] = &ins[k].q8.q[0], &ins[k].q8.d[0]
 		}
-		dot4QAVX2(&m.q[r*m.rowBytes], m.Type == typeQ4_0, &xq, &xd, n/qk, out)
+		if m.Type == typeQ4_0 {
+			var bias [4]*int32
+			for k := 0; k < 4; k++ {
+				bias[k] = &ins[k].q8.bias[0]
+			}
+			dot4Q4AVX2(&m.q[r*m.rowBytes], &xq, &xd, &bias, n/qk, out)
+			return true
+		}
+		dot4QAVX2(&m.q[r*m.rowBytes], false, &xq, &xd, n/qk, out)
 		return true
 	}
 	return false

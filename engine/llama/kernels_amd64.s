@@ -139,8 +139,9 @@ q8done:
 
 // func dotQ4AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
 // w: nb Q4_0 blocks (f16 d, 16 bytes: element j low nibble, j+16 high).
-// The raw nibbles (0..15) multiply the activation quants; bias (eight lanes
-// of minus each block's quant sum) takes away the 8 every nibble carries.
+// The raw nibbles (0..15) multiply the activation quants; bias (minus each
+// block's quant sum, added to each of 8 lanes) takes away the 8 every
+// nibble carries.
 TEXT ·dotQ4AVX2(SB), NOSPLIT, $0-44
 	MOVQ w+0(FP), SI
 	MOVQ xq+8(FP), DI
@@ -164,13 +165,14 @@ q4loop:
 	VPAND Y9, Y2, Y2
 	VPMADDUBSW 0(DI), Y2, Y6
 	VPMADDWD Y7, Y6, Y6
-	VPADDD 0(R8), Y6, Y6
+	VPBROADCASTD 0(R8), Y10
+	VPADDD Y10, Y6, Y6
 	VCVTDQ2PS Y6, Y6
 	VFMADD231PS Y6, Y1, Y0
 	ADDQ $18, SI
 	ADDQ $32, DI
 	ADDQ $4, DX
-	ADDQ $32, R8
+	ADDQ $4, R8
 	DECQ CX
 	JMP q4loop
 q4done:
@@ -414,5 +416,127 @@ sumdone:
 	VHADDPS X0, X0, X0
 	VHADDPS X0, X0, X0
 	VMOVSS X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func dot4Q4AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, bias *[4]*int32, nb int, out *[4]float32)
+// One Q4_0 weight row against 4 activation vectors: each block is loaded
+// and unpacked once; raw nibbles multiply each input's quants and the
+// input's per-block bias takes away the 8s (see dotQ4AVX2).
+TEXT ·dot4Q4AVX2(SB), NOSPLIT, $32-48
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), AX
+	MOVQ 0(AX), R8
+	MOVQ 8(AX), R9
+	MOVQ 16(AX), R10
+	MOVQ 24(AX), R11
+	MOVQ xd+16(FP), AX
+	MOVQ 0(AX), R12
+	MOVQ 8(AX), R13
+	MOVQ 16(AX), DI
+	MOVQ 24(AX), DX
+	MOVQ bias+24(FP), AX
+	MOVQ 0(AX), BX
+	MOVQ BX, 0(SP)
+	MOVQ 8(AX), BX
+	MOVQ BX, 8(SP)
+	MOVQ 16(AX), BX
+	MOVQ BX, 16(SP)
+	MOVQ 24(AX), BX
+	MOVQ BX, 24(SP)
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y3, Y3, Y3
+	VXORPS Y13, Y13, Y13
+	VMOVDQU ones16<>(SB), Y7
+	VMOVDQU nib<>(SB), Y9
+d4q4loop:
+	CMPQ CX, $0
+	JLE d4q4done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X8
+	VCVTPH2PS X8, X8
+	VMOVDQU 2(SI), X2
+	VPSRLW $4, X2, X11
+	VINSERTI128 $1, X11, Y2, Y2
+	VPAND Y9, Y2, Y2
+	// input 0
+	VPMADDUBSW (R8), Y2, Y5
+	VPMADDWD Y7, Y5, Y5
+	MOVQ 0(SP), AX
+	VPBROADCASTD (AX), Y10
+	VPADDD Y10, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VMULSS (R12), X8, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS Y5, Y6, Y0
+	// input 1
+	VPMADDUBSW (R9), Y2, Y5
+	VPMADDWD Y7, Y5, Y5
+	MOVQ 8(SP), AX
+	VPBROADCASTD (AX), Y10
+	VPADDD Y10, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VMULSS (R13), X8, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS Y5, Y6, Y1
+	// input 2
+	VPMADDUBSW (R10), Y2, Y5
+	VPMADDWD Y7, Y5, Y5
+	MOVQ 16(SP), AX
+	VPBROADCASTD (AX), Y10
+	VPADDD Y10, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VMULSS (DI), X8, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS Y5, Y6, Y3
+	// input 3
+	VPMADDUBSW (R11), Y2, Y5
+	VPMADDWD Y7, Y5, Y5
+	MOVQ 24(SP), AX
+	VPBROADCASTD (AX), Y10
+	VPADDD Y10, Y5, Y5
+	VCVTDQ2PS Y5, Y5
+	VMULSS (DX), X8, X6
+	VBROADCASTSS X6, Y6
+	VFMADD231PS Y5, Y6, Y13
+	ADDQ $18, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $4, R12
+	ADDQ $4, R13
+	ADDQ $4, DI
+	ADDQ $4, DX
+	ADDQ $4, 0(SP)
+	ADDQ $4, 8(SP)
+	ADDQ $4, 16(SP)
+	ADDQ $4, 24(SP)
+	DECQ CX
+	JMP d4q4loop
+d4q4done:
+	MOVQ out+40(FP), AX
+	VEXTRACTF128 $1, Y0, X4
+	VADDPS X4, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, 0(AX)
+	VEXTRACTF128 $1, Y1, X4
+	VADDPS X4, X1, X1
+	VHADDPS X1, X1, X1
+	VHADDPS X1, X1, X1
+	VMOVSS X1, 4(AX)
+	VEXTRACTF128 $1, Y3, X4
+	VADDPS X4, X3, X3
+	VHADDPS X3, X3, X3
+	VHADDPS X3, X3, X3
+	VMOVSS X3, 8(AX)
+	VEXTRACTF128 $1, Y13, X4
+	VADDPS X4, X13, X13
+	VHADDPS X13, X13, X13
+	VHADDPS X13, X13, X13
+	VMOVSS X13, 12(AX)
 	VZEROUPPER
 	RET

@@ -112,9 +112,10 @@ func dequantRow(dst []float32, m *Matrix, row int) {
 type q8Vec struct {
 	q []int8
 	d []float32
-	// bias holds, for each block, eight lanes of minus the sum of its
-	// quants: Q4_0 kernels multiply raw nibbles (0..15) and add this to
-	// take away the 8 every nibble carries, instead of re-signing each one.
+	// bias holds, for each block, minus the sum of its quants: Q4_0
+	// kernels multiply raw nibbles (0..15) and add it to each of eight
+	// lanes to take away the 8 every nibble carries, instead of re-signing
+	// each one.
 	bias []int32
 }
 
@@ -123,9 +124,9 @@ func (v *q8Vec) quantize(x []float32) {
 	if cap(v.q) < len(x) {
 		v.q = make([]int8, len(x))
 		v.d = make([]float32, nb)
-		v.bias = make([]int32, nb*8)
+		v.bias = make([]int32, nb)
 	}
-	v.q, v.d, v.bias = v.q[:len(x)], v.d[:nb], v.bias[:nb*8]
+	v.q, v.d, v.bias = v.q[:len(x)], v.d[:nb], v.bias[:nb]
 	for b := 0; b < nb; b++ {
 		blk := x[b*qk : (b+1)*qk]
 		d, id := q8Scale(blk)
@@ -137,9 +138,7 @@ func (v *q8Vec) quantize(x []float32) {
 			q[j] = int8(roundHalfAway(f * id))
 			sum += int32(q[j])
 		}
-		for k := 0; k < 8; k++ {
-			v.bias[b*8+k] = -sum
-		}
+		v.bias[b] = -sum
 	}
 }
 
