@@ -37,7 +37,7 @@ func axpy(a float32, x, y []float32) {
 func dot4F32AVX2(w, x *float32, stride, n int, out *[4]float32)
 
 //go:noescape
-func dot4QAVX2(w *byte, q4 bool, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
+func dot4Q8AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
 
 //go:noescape
 func dot4Q4AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, bias *[4]*int32, nb int, out *[4]float32)
@@ -131,7 +131,7 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 			dot4Q4AVX2(&m.q[r*m.rowBytes], &xq, &xd, &bias, n/qk, out)
 			return true
 		}
-		dot4QAVX2(&m.q[r*m.rowBytes], false, &xq, &xd, n/qk, out)
+		dot4Q8AVX2(&m.q[r*m.rowBytes], &xq, &xd, n/qk, out)
 		return true
 	}
 	return false

@@ -91,11 +91,6 @@ DATA nib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA nib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
 GLOBL nib<>(SB), RODATA|NOPTR, $32
 
-DATA eights<>+0(SB)/8, $0x0808080808080808
-DATA eights<>+8(SB)/8, $0x0808080808080808
-DATA eights<>+16(SB)/8, $0x0808080808080808
-DATA eights<>+24(SB)/8, $0x0808080808080808
-GLOBL eights<>(SB), RODATA|NOPTR, $32
 
 // func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 // w: nb Q8_0 blocks (f16 d, 32 int8); xq, xd: the activation's quants and scales.
@@ -237,51 +232,35 @@ d4f32done:
 	VZEROUPPER
 	RET
 
-// func dot4QAVX2(w *byte, q4 bool, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
-// One Q8_0 (q4 false) or Q4_0 (q4 true) weight row against 4 activation
-// vectors in Q8_0: each weight block is loaded and unpacked once.
-TEXT ·dot4QAVX2(SB), NOSPLIT, $0-48
+// func dot4Q8AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
+// One Q8_0 weight row against 4 activation vectors in Q8_0: each weight
+// block is loaded once for the four.
+TEXT ·dot4Q8AVX2(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), SI
-	MOVBQZX q4+8(FP), BX
-	MOVQ xq+16(FP), AX
+	MOVQ xq+8(FP), AX
 	MOVQ 0(AX), R8
 	MOVQ 8(AX), R9
 	MOVQ 16(AX), R10
 	MOVQ 24(AX), R11
-	MOVQ xd+24(FP), AX
+	MOVQ xd+16(FP), AX
 	MOVQ 0(AX), R12
 	MOVQ 8(AX), R13
 	MOVQ 16(AX), DI
 	MOVQ 24(AX), DX
-	MOVQ nb+32(FP), CX
+	MOVQ nb+24(FP), CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y3, Y3, Y3
 	VXORPS Y13, Y13, Y13
 	VMOVDQU ones16<>(SB), Y7
-	VMOVDQU nib<>(SB), Y9
-	VMOVDQU eights<>(SB), Y10
 d4qloop:
 	CMPQ CX, $0
 	JLE d4qdone
 	MOVWLZX 0(SI), AX
 	VMOVD AX, X8
 	VCVTPH2PS X8, X8
-	CMPQ BX, $0
-	JNE d4qnib
 	VMOVDQU 2(SI), Y2
 	ADDQ $34, SI
-	JMP d4qhave
-d4qnib:
-	VMOVDQU 2(SI), X11
-	VPSRLW $4, X11, X12
-	VINSERTI128 $1, X12, Y11, Y11
-	VPAND Y9, Y11, Y11
-	VPSUBB Y10, Y11, Y11
-	ADDQ $18, SI
-	// the unpacked row block goes in Y2 below
-	VMOVDQA Y11, Y2
-d4qhave:
 	VPSIGNB Y2, Y2, Y4 // |w|
 	// vector 0
 	VMOVDQU (R8), Y5
@@ -330,7 +309,7 @@ d4qhave:
 	DECQ CX
 	JMP d4qloop
 d4qdone:
-	MOVQ out+40(FP), AX
+	MOVQ out+32(FP), AX
 	VEXTRACTF128 $1, Y0, X4
 	VADDPS X4, X0, X0
 	VHADDPS X0, X0, X0
