@@ -1,11 +1,13 @@
 // Package tokencount counts tokens on the client side, for servers that do
 // not say how many they made and for sizing prompts: OpenAI's BPE
-// encodings (cl100k_base, o200k_base), embedded so they work offline. It
-// stays out of the core packages, which take a plain counting function.
+// encodings (cl100k_base, o200k_base), embedded so they work offline, and
+// any model's Hugging Face tokenizer.json. It stays out of the core
+// packages, which take a plain counting function.
 package tokencount
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -22,13 +24,20 @@ var setLoader sync.Once
 type Counter func(text string) int
 
 // New returns a counter for an encoding name (cl100k, o200k, or their
-// _base forms).
+// _base forms), or for a tokenizer.json (or a directory holding one).
 func New(name string) (Counter, error) {
 	enc := strings.TrimSuffix(strings.ToLower(name), "_base") + "_base"
 	switch enc {
 	case "cl100k_base", "o200k_base":
 	default:
-		return nil, fmt.Errorf("tokenizer %q: want cl100k or o200k", name)
+		if _, err := os.Stat(name); err != nil {
+			return nil, fmt.Errorf("tokenizer %q: want cl100k, o200k or the path of a Hugging Face tokenizer.json", name)
+		}
+		t, err := LoadHF(name)
+		if err != nil {
+			return nil, err
+		}
+		return t.Count, nil
 	}
 	setLoader.Do(func() { tiktoken.SetBpeLoader(loader.NewOfflineLoader()) })
 	e, err := tiktoken.GetEncoding(enc)

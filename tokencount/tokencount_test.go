@@ -1,6 +1,9 @@
 package tokencount
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCounts(t *testing.T) {
 	// Reference counts from OpenAI's tiktoken for these strings.
@@ -21,5 +24,20 @@ func TestCounts(t *testing.T) {
 	}
 	if _, err := New("gpt2"); err == nil {
 		t.Error("unknown encoding accepted")
+	}
+}
+
+func TestNewReadsTokenizerJSON(t *testing.T) {
+	for _, path := range []string{"testdata/tiny-tokenizer.json"} {
+		c, err := New(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c("ab ab"); got != 2 {
+			t.Errorf("%s: %d tokens, want 2", path, got)
+		}
+	}
+	if _, err := New("testdata/none.json"); err == nil || !strings.Contains(err.Error(), "tokenizer.json") {
+		t.Errorf("missing file: %v", err)
 	}
 }

@@ -535,4 +535,11 @@ func TestTokenizerFlag(t *testing.T) {
 	if code, _, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--tokenizer", "gpt2"); code != exitUsage {
 		t.Errorf("unknown tokenizer: exit %d", code)
 	}
+	// a tokenizer.json: its vocabulary has none of " house"'s letters, so
+	// each word is ▁ and one unknown token
+	code, out, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--format", "json", "-q",
+		"--tokenizer", filepath.Join("..", "..", "tokencount", "testdata", "tiny-tokenizer.json"))
+	if code != 0 || !strings.Contains(out, `"output_tokens": 10`) {
+		t.Fatalf("tokenizer.json: exit %d\n%s%s", code, out, errs)
+	}
 }
