@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,15 +16,22 @@ import (
 
 // ollamaServer streams n tokens the way Ollama's /api/chat does, and lists
 // one model at /api/tags.
-func ollamaServer(t *testing.T, n int) (string, *map[string]any) {
+func ollamaServer(t *testing.T, n int) (string, func() map[string]any) {
 	t.Helper()
+	// behind a lock: the race detector does not see the socket between
+	// handler and client, as the client reads it with recvmsg
+	var mu sync.Mutex
 	got := map[string]any{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/tags", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"models":[{"name":"llama3.2:1b"}]}`)
 	})
 	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
-		json.NewDecoder(r.Body).Decode(&got)
+		req := map[string]any{}
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		got = req
+		mu.Unlock()
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(w, `{"model":"m","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":" w%d"},"done":false}`+"\n", i)
@@ -34,7 +42,11 @@ func ollamaServer(t *testing.T, n int) (string, *map[string]any) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL, &got
+	return srv.URL, func() map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
 }
 
 func TestOllama(t *testing.T) {
@@ -55,8 +67,8 @@ func TestOllama(t *testing.T) {
 	if rec.Server == nil || rec.Server.EvalNS != 80000000 || rec.Server.TotalNS != 90000000 {
 		t.Fatalf("server timings %+v", rec.Server)
 	}
-	if opts, _ := (*got)["options"].(map[string]any); opts["num_predict"] != float64(5) || !strings.Contains(fmt.Sprint((*got)["messages"]), "hi") {
-		t.Fatalf("request %v", *got)
+	if opts, _ := got()["options"].(map[string]any); opts["num_predict"] != float64(5) || !strings.Contains(fmt.Sprint(got()["messages"]), "hi") {
+		t.Fatalf("request %v", got())
 	}
 	// A stream that stops before done: true is cut.
 	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -69,9 +69,16 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if pool < 1 {
 		pool = 1
 	}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return stampArrivals(c), nil
+		},
 		MaxIdleConns:        pool + 16,
 		MaxIdleConnsPerHost: pool + 16, // a pool smaller than the concurrency would serialize streams
 		IdleConnTimeout:     90 * time.Second,
@@ -204,14 +211,22 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 	}
-	// The trace hook runs on the transport's writer goroutine.
+	// The trace hooks run on the transport's goroutines.
 	var wroteAt atomic.Int64
+	var arrival atomic.Pointer[func() time.Time]
 	began := clock.Now()
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
-			wroteAt.CompareAndSwap(0, clock.Now())
-		}
-	}}
+	trace := &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			if f := arrivalOf(info.Conn); f != nil {
+				arrival.Store(&f)
+			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				wroteAt.CompareAndSwap(0, clock.Now())
+			}
+		},
+	}
 	sentStamp := func() int64 {
 		if at := wroteAt.Load(); at != 0 {
 			return at
@@ -258,6 +273,9 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		return
 	}
 	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, countTokens: c.cfg.CountTokens}
+	if f := arrival.Load(); f != nil {
+		st.stamp = *f // the kernel's arrival time of each read's bytes
+	}
 	if c.cfg.API == APIOllama {
 		st.readNDJSON(resp.Body)
 	} else if c.cfg.Stream {
