@@ -7,14 +7,15 @@ import (
 )
 
 // arrivalStamper is a connection that knows when the bytes of its last
-// read arrived (see stampArrivals).
+// read arrived (see StampArrivals).
 type arrivalStamper interface {
 	Arrived() (time.Time, bool)
 }
 
-// arrivalOf returns the stamp function for reads from c: when the bytes
-// the last read returned arrived, or nil where c cannot tell.
-func arrivalOf(c net.Conn) func() time.Time {
+// ArrivalOf returns the stamp function for reads from c (a connection
+// from StampArrivals, or TLS over one): when the bytes the last read
+// returned arrived, or nil where c cannot tell.
+func ArrivalOf(c net.Conn) func() time.Time {
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
 	}

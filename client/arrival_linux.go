@@ -37,9 +37,10 @@ type arrivalConn struct {
 // arrivalEpoch anchors stored arrival times on the monotonic clock.
 var arrivalEpoch = time.Now()
 
-// stampArrivals wraps a TCP connection so its reads learn when their bytes
-// arrived; anything else, or a kernel that refuses, is returned as is.
-func stampArrivals(c net.Conn) net.Conn {
+// StampArrivals wraps a TCP connection so its reads learn when their bytes
+// arrived (see ArrivalOf); anything else, or a kernel that refuses, is
+// returned as is.
+func StampArrivals(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return c

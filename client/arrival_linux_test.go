@@ -32,7 +32,7 @@ func TestArrivalConnStampsArrival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := stampArrivals(raw)
+	c := StampArrivals(raw)
 	defer c.Close()
 	stamper, ok := c.(arrivalStamper)
 	if !ok {

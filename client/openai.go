@@ -77,7 +77,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 			if err != nil {
 				return nil, err
 			}
-			return stampArrivals(c), nil
+			return StampArrivals(c), nil
 		},
 		MaxIdleConns:        pool + 16,
 		MaxIdleConnsPerHost: pool + 16, // a pool smaller than the concurrency would serialize streams
@@ -217,7 +217,7 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 	began := clock.Now()
 	trace := &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
-			if f := arrivalOf(info.Conn); f != nil {
+			if f := ArrivalOf(info.Conn); f != nil {
 				arrival.Store(&f)
 			}
 		},

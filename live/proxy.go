@@ -9,11 +9,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
@@ -55,7 +57,7 @@ func NewProxy(upstream string, exporter *Exporter, records *record.Writer) (*Pro
 			}
 		},
 		FlushInterval: -1, // every write goes to the client at once
-		Transport:     measuringTransport{base: http.DefaultTransport},
+		Transport:     measuringTransport{base: upstreamTransport()},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadGateway)
@@ -152,6 +154,8 @@ type measure struct {
 	stream bool
 	proxy  *Proxy
 	once   sync.Once
+	// arrival stamps upstream reads with the kernel's receive time
+	arrival atomic.Pointer[func() time.Time]
 }
 
 func (m *measure) done() {
@@ -168,6 +172,21 @@ func (m *measure) done() {
 	})
 }
 
+// upstreamTransport is http.DefaultTransport whose connections know when
+// their bytes arrived, so a busy proxy still stamps chunks truly.
+func upstreamTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return client.StampArrivals(c), nil
+	}
+	return tr
+}
+
 // Transport wraps the proxy's upstream transport to time requests and
 // measure responses as their bytes pass.
 type measuringTransport struct{ base http.RoundTripper }
@@ -178,6 +197,13 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(r)
 	}
 	rec, clock := m.rec, m.proxy.clock
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			if f := client.ArrivalOf(info.Conn); f != nil {
+				m.arrival.Store(&f)
+			}
+		},
+	}))
 	rec.Sent = clock.Now()
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
@@ -204,96 +230,6 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp.Body = newTap(resp.Body, m, resp.Header.Get("Content-Type"))
 	return resp, nil
 }
-
-// tap passes a response body through untouched while feeding a copy,
-// with the time each piece arrived, to the measuring parser. A piece goes
-// to the parser only at the next Read, when the proxy has already written
-// and flushed it to the client: measuring never sits between a chunk and
-// its client.
-type tap struct {
-	body    io.ReadCloser
-	pieces  chan piece
-	pending *piece
-	closed  sync.Once
-	parsed  chan struct{}
-}
-
-type piece struct {
-	b  []byte
-	at time.Time
-}
-
-func newTap(body io.ReadCloser, m *measure, contentType string) *tap {
-	t := &tap{body: body, pieces: make(chan piece, 256), parsed: make(chan struct{})}
-	pr := &pieceReader{ch: t.pieces}
-	go func() {
-		defer close(t.parsed)
-		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, contentType)
-		_, _ = io.Copy(io.Discard, pr) // drain, so the tap never blocks
-		if m.ctx.Err() != nil && m.rec.Error != nil && m.rec.Error.Kind == record.KindStreamCut {
-			m.rec.Error.Kind = record.KindCanceled // the client left
-		}
-		m.done()
-	}()
-	return t
-}
-
-func (t *tap) Read(p []byte) (int, error) {
-	t.hand()
-	n, err := t.body.Read(p)
-	if n > 0 {
-		t.pending = &piece{b: append([]byte(nil), p[:n]...), at: time.Now()}
-	}
-	if err != nil {
-		t.finish()
-	}
-	return n, err
-}
-
-// hand gives the parser the piece the client has by now received.
-func (t *tap) hand() {
-	if t.pending != nil {
-		t.pieces <- *t.pending
-		t.pending = nil
-	}
-}
-
-func (t *tap) finish() {
-	t.closed.Do(func() {
-		t.hand()
-		close(t.pieces)
-	})
-}
-
-func (t *tap) Close() error {
-	err := t.body.Close()
-	t.finish()
-	<-t.parsed
-	return err
-}
-
-// pieceReader reads the tapped pieces in order and remembers when the
-// last one arrived.
-type pieceReader struct {
-	ch   chan piece
-	cur  []byte
-	last time.Time
-}
-
-func (r *pieceReader) Read(p []byte) (int, error) {
-	for len(r.cur) == 0 {
-		pc, ok := <-r.ch
-		if !ok {
-			return 0, io.EOF
-		}
-		r.cur, r.last = pc.b, pc.at
-	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
-}
-
-func (r *pieceReader) arrival() time.Time { return r.last }
 
 // Serve runs the proxy on addr, with /metrics from its exporter when it
 // has one (requests to that path are not proxied).
