@@ -117,8 +117,8 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.attnNorm, c.Eps)
 		}
 		m.matMul(q, ly.wq, xb, n)
-		m.matMul(k, ly.wk, xb, n)
-		m.matMul(v, ly.wv, xb, n)
+		m.matMulSameInput(k, ly.wk, xb, n)
+		m.matMulSameInput(v, ly.wv, xb, n)
 		for i, e := range entries {
 			rope(q[i*dim:(i+1)*dim], c.Heads, hd, c.RopeDim, st.pos[i], c.RopeBase)
 			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, c.RopeDim, st.pos[i], c.RopeBase)
@@ -135,9 +135,9 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.ffnNorm, c.Eps)
 		}
 		m.matMul(hb, ly.wGate, xb, n)
-		m.matMul(hb2, ly.wUp, xb, n)
+		m.matMulSameInput(hb2, ly.wUp, xb, n)
 		for j, g := range hb {
-			hb[j] = g / (1 + float32(math.Exp(float64(-g)))) * hb2[j] // SiLU(gate) * up
+			hb[j] = g / (1 + exp32(-g)) * hb2[j] // SiLU(gate) * up
 		}
 		m.matMul(xb2, ly.wDown, hb, n)
 		for j := range x {

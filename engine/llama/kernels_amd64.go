@@ -47,6 +47,9 @@ var simd = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
 
 // Kernels names the dot-product implementation in use.
 func Kernels() string {
+	if vnni {
+		return "avx2+avx512-vnni"
+	}
 	if simd {
 		return "avx2"
 	}
@@ -160,4 +163,46 @@ func Sum(a []float32) float32 {
 	}
 	s := sumAVX2(&a[0], n)
 	return s + sumGo(a[n:])
+}
+
+//go:noescape
+func q4r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+
+//go:noescape
+func q4r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+
+// vnni reports whether the packed Q4_0 kernels can run here.
+var vnni = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+
+// q4r16x4 computes a packed group of 16 rows against four inputs:
+// out[k*stride+r] = row r · ins[k].
+func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	_ = out[3*stride+q4GroupRows-1]
+	if !vnni {
+		for k := range 4 {
+			q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+		}
+		return
+	}
+	nb := len(ins[0].q8.d)
+	_ = w[nb*q4GroupBlock-1]
+	var xq [4]*int8
+	var xsb [4]*uint32
+	for k := range 4 {
+		x := &ins[k].q8
+		_, _ = x.q[nb*qk-1], x.sb[2*nb-1]
+		xq[k], xsb[k] = &x.q[0], &x.sb[0]
+	}
+	q4r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+}
+
+// q4r16x1 computes a packed group of 16 rows against one input.
+func q4r16x1(w []byte, x *q8Vec, out *[16]float32) {
+	if !vnni {
+		q4r16x1Go(w, x, out)
+		return
+	}
+	nb := len(x.d)
+	_, _, _ = w[nb*q4GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 }

@@ -519,3 +519,135 @@ d4q4done:
 	VMOVSS X13, 12(AX)
 	VZEROUPPER
 	RET
+
+
+DATA nib32<>+0(SB)/4, $0x0f0f0f0f
+GLOBL nib32<>(SB), RODATA|NOPTR, $4
+
+// dword shifts: none in the low half, a nibble in the high half
+DATA shift0x4<>+0(SB)/8, $0
+DATA shift0x4<>+8(SB)/8, $0
+DATA shift0x4<>+16(SB)/8, $0
+DATA shift0x4<>+24(SB)/8, $0
+DATA shift0x4<>+32(SB)/8, $0x0000000400000004
+DATA shift0x4<>+40(SB)/8, $0x0000000400000004
+DATA shift0x4<>+48(SB)/8, $0x0000000400000004
+DATA shift0x4<>+56(SB)/8, $0x0000000400000004
+GLOBL shift0x4<>(SB), RODATA|NOPTR, $64
+
+// Run g of a packed block (see q4pack.go): lane r of zw gets row r's four
+// weights (rows 8..15 from the high nibbles).
+#define Q4RUN(g, zw) \
+	VBROADCASTI64X4 (32+32*g)(SI), zw \
+	VPSRLVD Z26, zw, zw \
+	VPANDD Z25, zw, zw
+
+// The block's 16 row sums against one input: two chains of four runs each
+// start from the input's bias (the second from zero), then the input's and
+// the rows' scales take them into the float sums.
+#define Q4INPUT(xq, xsb, acc, acc2, tmp, f) \
+	VPBROADCASTD 4(xsb), acc \
+	VPXORD acc2, acc2, acc2 \
+	VPDPBUSD.BCST 0(xq), Z16, acc \
+	VPDPBUSD.BCST 4(xq), Z17, acc2 \
+	VPDPBUSD.BCST 8(xq), Z18, acc \
+	VPDPBUSD.BCST 12(xq), Z19, acc2 \
+	VPDPBUSD.BCST 16(xq), Z20, acc \
+	VPDPBUSD.BCST 20(xq), Z21, acc2 \
+	VPDPBUSD.BCST 24(xq), Z22, acc \
+	VPDPBUSD.BCST 28(xq), Z23, acc2 \
+	VPADDD acc2, acc, acc \
+	VCVTDQ2PS acc, acc \
+	VMULPS.BCST 0(xsb), Z24, tmp \
+	VFMADD231PS acc, tmp, f
+
+#define Q4BLOCK \
+	Q4RUN(0, Z16) \
+	Q4RUN(1, Z17) \
+	Q4RUN(2, Z18) \
+	Q4RUN(3, Z19) \
+	Q4RUN(4, Z20) \
+	Q4RUN(5, Z21) \
+	Q4RUN(6, Z22) \
+	Q4RUN(7, Z23) \
+	VCVTPH2PS (SI), Z24
+
+// func q4r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+// Sixteen packed Q4_0 rows (a group, nb blocks) against four inputs: the
+// 16 floats at out + k*ostride bytes get row r · input k. xsb[k] holds
+// input k's scale and bias a block (q8Vec.sb). Needs AVX512F, AVX512VL
+// and AVX512_VNNI.
+TEXT ·q4r16x4VNNI(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), AX
+	MOVQ 0(AX), R8
+	MOVQ 8(AX), R9
+	MOVQ 16(AX), R10
+	MOVQ 24(AX), R11
+	MOVQ xsb+16(FP), AX
+	MOVQ 0(AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), DI
+	MOVQ 24(AX), R12
+	MOVQ nb+24(FP), CX
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPBROADCASTD nib32<>(SB), Z25
+	VMOVDQU32 shift0x4<>(SB), Z26
+q4r16x4loop:
+	CMPQ CX, $0
+	JLE q4r16x4done
+	Q4BLOCK
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
+	Q4INPUT(R9, DX, Z1, Z5, Z13, Z9)
+	Q4INPUT(R10, DI, Z2, Z6, Z14, Z10)
+	Q4INPUT(R11, R12, Z3, Z7, Z15, Z11)
+	ADDQ $288, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $8, BX
+	ADDQ $8, DX
+	ADDQ $8, DI
+	ADDQ $8, R12
+	DECQ CX
+	JMP q4r16x4loop
+q4r16x4done:
+	MOVQ out+32(FP), AX
+	MOVQ ostride+40(FP), BX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, (AX)(BX*1)
+	VMOVUPS Z10, (AX)(BX*2)
+	LEAQ (AX)(BX*2), AX
+	VMOVUPS Z11, (AX)(BX*1)
+	VZEROUPPER
+	RET
+
+// func q4r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+// Sixteen packed Q4_0 rows against one input: out[r] = row r · input.
+TEXT ·q4r16x1VNNI(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), R8
+	MOVQ xsb+16(FP), BX
+	MOVQ nb+24(FP), CX
+	VPXORD Z8, Z8, Z8
+	VPBROADCASTD nib32<>(SB), Z25
+	VMOVDQU32 shift0x4<>(SB), Z26
+q4r16x1loop:
+	CMPQ CX, $0
+	JLE q4r16x1done
+	Q4BLOCK
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
+	ADDQ $288, SI
+	ADDQ $32, R8
+	ADDQ $8, BX
+	DECQ CX
+	JMP q4r16x1loop
+q4r16x1done:
+	MOVQ out+32(FP), AX
+	VMOVUPS Z8, 0(AX)
+	VZEROUPPER
+	RET

@@ -12,6 +12,18 @@ func dotQ4(row []byte, x *q8Vec) float32     { return dotQ4Go(row, x) }
 
 func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return false }
 
+// The packed Q4_0 layout is for the VNNI kernels; here its portable
+// kernels exist for the tests.
+const vnni = false
+
+func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }
+
+func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	for k := range 4 {
+		q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+	}
+}
+
 func axpy(a float32, x, y []float32) { axpyGo(a, x, y) }
 
 func dot4Strided(q, base []float32, stride int, out *[4]float32) { dot4StridedGo(q, base, stride, out) }

@@ -56,8 +56,12 @@ type Model struct {
 		out []float32
 		w   *Matrix
 		ins []vecInput
+		// the activations the inputs were prepared from, and their first
+		// element's address (what matMulSameInput checks)
+		x  []float32
+		x0 *float32
 	}
-	mmRows func(lo, hi int)
+	mmRows, mmPacked, mmPrepare func(lo, hi int)
 	// The attention being run, likewise.
 	attn struct {
 		entries []Entry
@@ -232,6 +236,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.st.grow(c, 1, 1)
 	m.pool = NewPool(threads)
 	m.mmRows = func(lo, hi int) { m.mm.w.rowsBatch(m.mm.out, m.mm.ins, lo, hi) }
+	m.mmPrepare = m.prepareRange
+	m.mmPacked = func(lo, hi int) { m.mm.w.rowsPacked(m.mm.out, m.mm.ins, lo, hi) }
 	m.attnRows = m.attend
 	return m, nil
 }
@@ -274,11 +280,62 @@ func (m *Model) Params() int {
 // products with every row of w: out[b*w.Rows+r] = w[r] · x[b]. Each weight
 // row is read once for the whole batch.
 func (m *Model) matMul(out []float32, w *Matrix, x []float32, n int) {
-	ins := m.st.ins[:n]
-	for b := range ins {
-		ins[b].prepare(x[b*w.Cols:(b+1)*w.Cols], w.Type, m.st.half[b*w.Cols:(b+1)*w.Cols])
+	m.prepareInputs(w, x, n)
+	m.product(out, w)
+}
+
+// matMulSameInput is matMul with the x of the last product, unchanged
+// since: the inputs are not prepared again where w takes them in the same
+// form (q, k and v share theirs, and so do gate and up).
+func (m *Model) matMulSameInput(out []float32, w *Matrix, x []float32, n int) {
+	if inputForm(w) != inputForm(m.mm.w) || n != len(m.mm.ins) || &x[0] != m.mm.x0 {
+		m.prepareInputs(w, x, n)
 	}
-	m.mm.out, m.mm.w, m.mm.ins = out, w, ins
+	m.product(out, w)
+}
+
+// inputForm tells apart the forms activations take for products with a
+// matrix: as is, rounded to F16, quantized, quantized and packed.
+func inputForm(w *Matrix) int {
+	switch {
+	case w.packed != nil:
+		return 3
+	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
+		return 2
+	case w.Type == typeF16:
+		return 1
+	}
+	return 0
+}
+
+// prepareInputs readies the n rows of x for products with w, spread over
+// the threads.
+func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
+	m.mm.w, m.mm.x, m.mm.x0, m.mm.ins = w, x, &x[0], m.st.ins[:n]
+	m.pool.Run(n, m.mmPrepare)
+}
+
+// prepareRange prepares inputs [lo, hi) of the product being set up.
+func (m *Model) prepareRange(lo, hi int) {
+	w, cols := m.mm.w, m.mm.w.Cols
+	for b := lo; b < hi; b++ {
+		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
+		if w.packed != nil {
+			in.q8.quantize(x)
+			in.q8.scaleBias()
+			continue
+		}
+		in.prepare(x, w.Type, m.st.half[b*cols:(b+1)*cols])
+	}
+}
+
+// product runs w against the prepared inputs.
+func (m *Model) product(out []float32, w *Matrix) {
+	m.mm.out, m.mm.w = out, w
+	if w.packed != nil {
+		m.pool.Run(w.Rows/q4GroupRows, m.mmPacked)
+		return
+	}
 	m.pool.Run(w.Rows, m.mmRows)
 }
 

@@ -117,6 +117,9 @@ type q8Vec struct {
 	// lanes to take away the 8 every nibble carries, instead of re-signing
 	// each one.
 	bias []int32
+	// sb interleaves each block's scale and eight times its bias, for
+	// the packed Q4_0 kernels (see scaleBias).
+	sb []uint32
 }
 
 func (v *q8Vec) quantize(x []float32) {

@@ -1,0 +1,128 @@
+package llama
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tpsbench/tpsbench/engine/half"
+)
+
+// Q4_0 weights repacked for the VNNI kernels (kernels_amd64.s, q4r16x4).
+//
+// Rows go in groups of 16, and for each group and block the packed form
+// holds the 16 rows' f16 scales (row r's at 2r), then for each of the
+// block's eight runs of four elements 32 bytes: byte 4r+j holds element
+// 4g+j of row r in its low nibble and of row r+8 in its high one. One
+// 32-byte load, unpacked to its low nibbles then its high ones, puts row
+// r's four weights in 32-bit lane r of a 64-byte register: an integer dot
+// product instruction (VPDPBUSD) against four bytes of the input
+// broadcast to every lane then advances sixteen rows at once, and each
+// lane ends a block holding one row's whole sum, which its scale and the
+// input's multiply without any shuffling. The size is the file's: 288
+// bytes a group and block.
+
+const (
+	q4GroupRows  = 16
+	q4GroupBlock = q4GroupRows * q4Bytes // 288: scales, then nibbles
+	q4GroupNib   = 2 * q4GroupRows       // nibbles start after the scales
+)
+
+// q4Packable reports whether a matrix's shape fits the packed layout.
+func q4Packable(rows, cols int) bool { return rows%q4GroupRows == 0 && cols%qk == 0 }
+
+// packQ4 repacks Q4_0 rows into the layout above.
+func packQ4(q []byte, rows, cols int) []byte {
+	nb := cols / qk
+	rowBytes := nb * q4Bytes
+	out := make([]byte, len(q))
+	for g := 0; g < rows/q4GroupRows; g++ {
+		for b := 0; b < nb; b++ {
+			dst := out[(g*nb+b)*q4GroupBlock:][:q4GroupBlock]
+			for r := 0; r < q4GroupRows; r++ {
+				blk := q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:q4Bytes]
+				copy(dst[2*r:], blk[:2])
+			}
+			for run := 0; run < qk/4; run++ {
+				for r := 0; r < q4GroupRows/2; r++ {
+					lo := q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:q4Bytes]
+					hi := q[(g*q4GroupRows+r+8)*rowBytes+b*q4Bytes:][:q4Bytes]
+					for j := 0; j < 4; j++ {
+						e := 4*run + j
+						dst[q4GroupNib+32*run+4*r+j] = nibble(lo, e) | nibble(hi, e)<<4
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nibble is element e (0..31) of a Q4_0 block.
+func nibble(blk []byte, e int) byte {
+	if e < qk/2 {
+		return blk[2+e] & 0xf
+	}
+	return blk[2+e-qk/2] >> 4
+}
+
+// scaleBias writes, for each block of x, its scale (float32 bits) and
+// minus 8 times the sum of its quants: the nibbles are unsigned, and
+// starting each row's sum there takes away the 8 each carries.
+func (v *q8Vec) scaleBias() {
+	nb := len(v.d)
+	if cap(v.sb) < 2*nb {
+		v.sb = make([]uint32, 2*nb)
+	}
+	v.sb = v.sb[:2*nb]
+	for b := range nb {
+		v.sb[2*b] = math.Float32bits(v.d[b])
+		v.sb[2*b+1] = uint32(8 * v.bias[b]) // bias is minus the sum
+	}
+}
+
+// q4r16x1Go is the portable form of the packed kernel: 16 rows of a
+// packed group against one input, lane by lane as the assembly goes.
+func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) {
+	*out = [16]float32{}
+	for b := range x.d {
+		blk := w[b*q4GroupBlock:][:q4GroupBlock]
+		xq := x.q[b*qk : (b+1)*qk]
+		for r := range q4GroupRows {
+			dot := int32(x.sb[2*b+1])
+			for run := 0; run < qk/4; run++ {
+				for j := 0; j < 4; j++ {
+					n := blk[q4GroupNib+32*run+4*(r%8)+j]
+					if r >= 8 {
+						n >>= 4
+					}
+					dot += int32(n&0xf) * int32(xq[4*run+j])
+				}
+			}
+			ws := half.Table(binary.LittleEndian.Uint16(blk[2*r:]))
+			out[r] += float32(dot) * (ws * x.d[b])
+		}
+	}
+}
+
+// rowsPacked computes out[b*m.Rows+r] = row r · ins[b] for the rows of
+// groups [lo, hi) of a packed matrix.
+func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
+	nb, rows := m.Cols/qk, m.Rows
+	// inputs in tiles that stay in cache while the rows stream past, as
+	// in rowsBatch
+	const tile = 32
+	for t := 0; t < len(ins); t += tile {
+		end := min(t+tile, len(ins))
+		for g := lo; g < hi; g++ {
+			w := m.packed[g*nb*q4GroupBlock : (g+1)*nb*q4GroupBlock]
+			r0 := g * q4GroupRows
+			b := t
+			for ; b+4 <= end; b += 4 {
+				q4r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+			}
+			for ; b < end; b++ {
+				q4r16x1(w, &ins[b].q8, (*[q4GroupRows]float32)(out[b*rows+r0:]))
+			}
+		}
+	}
+}
