@@ -206,3 +206,17 @@ func q4r16x1(w []byte, x *q8Vec, out *[16]float32) {
 	_, _, _ = w[nb*q4GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
 	q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 }
+
+//go:noescape
+func quantizeQ8AVX2(x *float32, q *int8, d *float32, bias *int32, nb int)
+
+// quantizeBlocks fills v from x block by block, as quantizeGo does.
+func (v *q8Vec) quantizeBlocks(x []float32) {
+	nb := len(v.d)
+	if !simd || nb == 0 {
+		v.quantizeGo(x)
+		return
+	}
+	_, _, _ = x[nb*qk-1], v.q[nb*qk-1], v.bias[nb-1]
+	quantizeQ8AVX2(&x[0], &v.q[0], &v.d[0], &v.bias[0], nb)
+}

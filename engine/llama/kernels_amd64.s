@@ -651,3 +651,126 @@ q4r16x1done:
 	VMOVUPS Z8, 0(AX)
 	VZEROUPPER
 	RET
+
+DATA absmask<>+0(SB)/4, $0x7fffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $4
+DATA signmask<>+0(SB)/4, $0x80000000
+GLOBL signmask<>(SB), RODATA|NOPTR, $4
+DATA f32half<>+0(SB)/4, $0x3f000000
+GLOBL f32half<>(SB), RODATA|NOPTR, $4
+DATA f32one<>+0(SB)/4, $0x3f800000
+GLOBL f32one<>(SB), RODATA|NOPTR, $4
+DATA f32q8max<>+0(SB)/4, $0x42fe0000
+GLOBL f32q8max<>(SB), RODATA|NOPTR, $4
+DATA packorder<>+0(SB)/4, $0
+DATA packorder<>+4(SB)/4, $4
+DATA packorder<>+8(SB)/4, $1
+DATA packorder<>+12(SB)/4, $5
+DATA packorder<>+16(SB)/4, $2
+DATA packorder<>+20(SB)/4, $6
+DATA packorder<>+24(SB)/4, $3
+DATA packorder<>+28(SB)/4, $7
+GLOBL packorder<>(SB), RODATA|NOPTR, $32
+
+// y (8 floats, scaled) to integers rounded half away from zero, exactly as
+// C's roundf: truncate, then step away from zero where the dropped part
+// is at least a half. Leaves int32s in y; adds them to Y15.
+#define Q8ROUND(y) \
+	VROUNDPS $3, y, Y9 \
+	VSUBPS Y9, y, Y10 \
+	VANDPS Y11, Y10, Y10 \
+	VCMPPS $13, Y12, Y10, Y10 \
+	VANDPS Y13, y, y \
+	VORPS Y14, y, y \
+	VANDPS Y10, y, y \
+	VADDPS Y9, y, y \
+	VCVTTPS2DQ y, y \
+	VPADDD y, Y15, Y15
+
+// func quantizeQ8AVX2(x *float32, q *int8, d *float32, bias *int32, nb int)
+// Each block of 32 floats to Q8_0 as q8Vec.quantize does: d = amax/127
+// (kept rounded to f16), q = roundf(x / d) computed as x * (1/d), bias
+// = minus the sum of q.
+TEXT ·quantizeQ8AVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ q+8(FP), DI
+	MOVQ d+16(FP), DX
+	MOVQ bias+24(FP), R8
+	MOVQ nb+32(FP), CX
+	VBROADCASTSS absmask<>(SB), Y11
+	VBROADCASTSS f32half<>(SB), Y12
+	VBROADCASTSS signmask<>(SB), Y13
+	VBROADCASTSS f32one<>(SB), Y14
+	VMOVDQU packorder<>(SB), Y8
+q8qloop:
+	CMPQ CX, $0
+	JLE q8qdone
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	// amax
+	VANDPS Y11, Y0, Y4
+	VANDPS Y11, Y1, Y5
+	VANDPS Y11, Y2, Y6
+	VANDPS Y11, Y3, Y7
+	VMAXPS Y5, Y4, Y4
+	VMAXPS Y7, Y6, Y6
+	VMAXPS Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VMAXPS X5, X4, X4
+	VMOVHLPS X4, X4, X5
+	VMAXPS X5, X4, X4
+	VMOVSHDUP X4, X5
+	VMAXSS X5, X4, X4
+	// d = amax / 127, id = 1/d (0 when d is 0)
+	VMOVSS f32q8max<>(SB), X5
+	VDIVSS X5, X4, X4
+	VCVTPS2PH $0, X4, X6
+	VCVTPH2PS X6, X6
+	VMOVSS X6, 0(DX)
+	VXORPS X7, X7, X7
+	VUCOMISS X7, X4
+	JEQ q8qzero
+	VMOVSS f32one<>(SB), X5
+	VDIVSS X4, X5, X5
+	VBROADCASTSS X5, Y5
+	VMULPS Y5, Y0, Y0
+	VMULPS Y5, Y1, Y1
+	VMULPS Y5, Y2, Y2
+	VMULPS Y5, Y3, Y3
+	VPXOR Y15, Y15, Y15
+	Q8ROUND(Y0)
+	Q8ROUND(Y1)
+	Q8ROUND(Y2)
+	Q8ROUND(Y3)
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y3, Y2, Y2
+	VPACKSSWB Y2, Y0, Y0
+	VPERMD Y0, Y8, Y0
+	VMOVDQU Y0, 0(DI)
+	// bias = -(sum of the quants)
+	VEXTRACTI128 $1, Y15, X5
+	VPADDD X5, X15, X15
+	VPSHUFD $0x4e, X15, X5
+	VPADDD X5, X15, X15
+	VPSHUFD $0xb1, X15, X5
+	VPADDD X5, X15, X15
+	VMOVD X15, AX
+	NEGL AX
+	MOVL AX, 0(R8)
+	JMP q8qnext
+q8qzero:
+	VPXOR Y0, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	MOVL $0, 0(R8)
+q8qnext:
+	ADDQ $128, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	ADDQ $4, R8
+	DECQ CX
+	JMP q8qloop
+q8qdone:
+	VZEROUPPER
+	RET

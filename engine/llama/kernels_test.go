@@ -138,3 +138,37 @@ func TestBatchKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantizeMatchesPortable: the assembly quantizer gives the portable
+// one's quants, scales and biases bit for bit, halves and zeros included.
+func TestQuantizeMatchesPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float32, 64*qk)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64()) * float32(1+i%7)
+	}
+	// a block whose largest value is 127: quants are the values, and the
+	// halves among them show the rounding
+	for j := 0; j < qk; j++ {
+		x[qk+j] = float32(j) - 15.5
+	}
+	x[qk] = 127
+	clear(x[2*qk : 3*qk])     // zeros
+	x[3*qk+5] = -1e-30        // a scale below f16's range
+	x[4*qk+1] = 3e4           // a large one
+	x[5*qk+2] = float32(-0.0) // and a negative zero among zeros
+	var a, b q8Vec
+	a.quantize(x)
+	b.q, b.d, b.bias = make([]int8, len(x)), make([]float32, len(x)/qk), make([]int32, len(x)/qk)
+	b.quantizeGo(x)
+	for i := range a.q {
+		if a.q[i] != b.q[i] {
+			t.Fatalf("quant %d (block %d): %d, portable %d (x %v, scale %v)", i, i/qk, a.q[i], b.q[i], x[i], b.d[i/qk])
+		}
+	}
+	for i := range a.d {
+		if math.Float32bits(a.d[i]) != math.Float32bits(b.d[i]) || a.bias[i] != b.bias[i] {
+			t.Fatalf("block %d: scale %v bias %d, portable %v %d", i, a.d[i], a.bias[i], b.d[i], b.bias[i])
+		}
+	}
+}

@@ -130,7 +130,14 @@ func (v *q8Vec) quantize(x []float32) {
 		v.bias = make([]int32, nb)
 	}
 	v.q, v.d, v.bias = v.q[:len(x)], v.d[:nb], v.bias[:nb]
-	for b := 0; b < nb; b++ {
+	v.quantizeBlocks(x)
+}
+
+// quantizeGo is quantize's portable form: each block's scale maps its
+// largest magnitude to 127; quants round half away from zero, as C's
+// roundf does.
+func (v *q8Vec) quantizeGo(x []float32) {
+	for b := range v.d {
 		blk := x[b*qk : (b+1)*qk]
 		d, id := q8Scale(blk)
 		// The scale is stored as f16 in llama.cpp's block: round it the same way.
