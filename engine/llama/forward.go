@@ -136,9 +136,8 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 		}
 		m.matMul(hb, ly.wGate, xb, n)
 		m.matMulSameInput(hb2, ly.wUp, xb, n)
-		for j, g := range hb {
-			hb[j] = g / (1 + exp32(-g)) * hb2[j] // SiLU(gate) * up
-		}
+		m.glu.gate, m.glu.up = hb, hb2 // SiLU(gate) * up, over the threads
+		m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
 		m.matMul(xb2, ly.wDown, hb, n)
 		for j := range x {
 			x[j] += xb2[j]
@@ -239,6 +238,9 @@ func (s *Sequence) ImportKV(data []float32, n int) error {
 // attend computes attention for the (entry, head) pairs [lo, hi) of the
 // step in m.attn: each query head against its key/value head's cache up to
 // the entry's position. It runs on the pool; pairs are independent.
+// gluChunk is how many SwiGLU elements make one unit of pool work.
+const gluChunk = 512
+
 func (m *Model) attend(lo, hi int) {
 	c := m.Config
 	a := &m.attn
@@ -271,7 +273,11 @@ func (m *Model) attend(lo, hi int) {
 		softmax(att)
 		out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
 		clear(out)
-		for t := 0; t <= pos; t++ {
+		t = 0
+		for ; t+4 <= pos+1; t += 4 { // four cached values a call
+			axpy4Strided((*[4]float32)(att[t:]), vc[t*kvDim+kvOff:], kvDim, out)
+		}
+		for ; t <= pos; t++ {
 			axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
 		}
 	}

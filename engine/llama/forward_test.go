@@ -418,14 +418,17 @@ func benchStep(b *testing.B, preset string, typ gguf.TensorType, batch int) {
 				_, m := load(b, preset, typ, 2)
 				seqs := make([]*llama.Sequence, batch)
 				entries := make([]llama.Entry, batch)
+				// room for the 128 positions used, as the scheduler reserves
+				// a request's prompt and output
+				const positions = 128
 				for i := range seqs {
-					seqs[i] = m.NewSequence(m.Context)
+					seqs[i] = m.NewSequence(positions)
 				}
 				b.ResetTimer()
 				for it := 0; it < b.N; it++ {
-					if seqs[0].Pos() >= 128 {
+					if seqs[0].Pos() >= positions {
 						for i := range seqs {
-							seqs[i] = m.NewSequence(m.Context)
+							seqs[i] = m.NewSequence(positions)
 						}
 					}
 					for i := range entries {

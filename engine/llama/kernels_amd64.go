@@ -152,6 +152,20 @@ func dot4Strided(q, base []float32, stride int, out *[4]float32) {
 }
 
 //go:noescape
+func axpy4AVX2(a *[4]float32, v *float32, stride, n int, y *float32)
+
+// axpy4Strided adds a[k]*v[k*stride : k*stride+len(y)] to y for k < 4.
+func axpy4Strided(a *[4]float32, v []float32, stride int, y []float32) {
+	n := len(y)
+	_ = v[3*stride+n-1]
+	if simd && n%8 == 0 && n > 0 {
+		axpy4AVX2(a, &v[0], stride, n, &y[0])
+		return
+	}
+	axpy4StridedGo(a, v, stride, y)
+}
+
+//go:noescape
 func sumAVX2(a *float32, n int) float32
 
 // Sum adds a vector's values, reading it once as fast as the machine can

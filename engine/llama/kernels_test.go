@@ -37,6 +37,18 @@ func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 		for i := range y1 {
 			check("axpy", y1[i], y2[i], 1)
 		}
+		if n >= 8 { // four strided rows into one output, as attention reads values
+			rows, coef := make([]float32, 4*n), [4]float32{0.5, -1.25, 2, 0.125}
+			for i := range rows {
+				rows[i] = r.Float32()*2 - 1
+			}
+			y1, y2 = append(y1[:0], b[:n/4]...), append(y2[:0], b[:n/4]...)
+			axpy4Strided(&coef, rows, n, y1)
+			axpy4StridedGo(&coef, rows, n, y2)
+			for i := range y1 {
+				check("axpy4", y1[i], y2[i], 4)
+			}
+		}
 		check("f16", dotF16(h, b), dotF16Go(h, b), math.Sqrt(float64(n)))
 		if n%32 != 0 {
 			continue

@@ -237,3 +237,9 @@ func dot4StridedGo(q, base []float32, stride int, out *[4]float32) {
 		out[k] = dotF32Go(q, base[k*stride:k*stride+len(q)])
 	}
 }
+
+func axpy4StridedGo(a *[4]float32, v []float32, stride int, y []float32) {
+	for k := 0; k < 4; k++ {
+		axpyGo(a[k], v[k*stride:k*stride+len(y)], y)
+	}
+}

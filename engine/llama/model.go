@@ -69,6 +69,11 @@ type Model struct {
 		q, out  []float32
 	}
 	attnRows func(lo, hi int)
+	// SwiGLU's gate, likewise: gate[j] = SiLU(gate[j]) * up[j]
+	glu struct {
+		gate, up []float32
+	}
+	gluRange func(lo, hi int)
 }
 
 // scratch holds the buffers of a forward pass. They are sized for the
@@ -239,6 +244,12 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.mmPrepare = m.prepareRange
 	m.mmPacked = func(lo, hi int) { m.mm.w.rowsPacked(m.mm.out, m.mm.ins, lo, hi) }
 	m.attnRows = m.attend
+	m.gluRange = func(lo, hi int) {
+		gate, up := m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:]
+		for j, g := range gate {
+			gate[j] = g / (1 + exp32(-g)) * up[j]
+		}
+	}
 	return m, nil
 }
 
