@@ -102,6 +102,9 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
+	// Attention tasks: each entry's heads, split into groups enough to
+	// keep every thread busy when the batch is small.
+	m.attn.groups = min(max(1, (4*m.pool.Threads()+n-1)/n), c.Heads)
 	dim, kvDim, hidden := c.Dim, c.KVDim(), c.Hidden
 	hd := c.HeadDim()
 	x := st.x[:n*dim]
@@ -126,7 +129,7 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
 		}
 		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, xb
-		m.pool.Run(n*c.Heads, m.attnRows)
+		m.pool.Run(n*m.attn.groups, m.attnRows)
 		m.matMul(xb2, ly.wo, xb, n)
 		for j := range x {
 			x[j] += xb2[j]
@@ -241,44 +244,67 @@ func (s *Sequence) ImportKV(data []float32, n int) error {
 // gluChunk is how many SwiGLU elements make one unit of pool work.
 const gluChunk = 512
 
+// attnBlock is how many cached positions attention takes at a time.
+const attnBlock = 16
+
 func (m *Model) attend(lo, hi int) {
 	c := m.Config
 	a := &m.attn
 	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.Dim
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
-	var local [4096]float32 // scores; on this goroutine's stack
+	var four [4]float32
+	// scores of a group's heads, in a buffer of this thread's own
+	slot := a.claim()
+	defer a.busy[slot].Store(false)
 	for idx := lo; idx < hi; idx++ {
-		i, h := idx/c.Heads, idx%c.Heads
+		i, g := idx/a.groups, idx%a.groups
+		h0, h1 := g*c.Heads/a.groups, (g+1)*c.Heads/a.groups
 		e := a.entries[i]
-		pos := m.st.pos[i]
+		n := m.st.pos[i] + 1
 		kc, vc := e.Seq.k[a.layer], e.Seq.v[a.layer]
-		q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
-		kvOff := (h / group) * hd
-		var att []float32
-		if pos < len(local) {
-			att = local[:pos+1]
-		} else {
-			att = make([]float32, pos+1) // contexts past 4096 positions only
+		if len(a.scratch[slot]) < (h1-h0)*n {
+			a.scratch[slot] = make([]float32, 2*(h1-h0)*n) // doubling: steps rarely allocate
 		}
-		t := 0
-		var four [4]float32
-		for ; t+4 <= pos+1; t += 4 { // four cached keys a call
-			dot4Strided(q, kc[t*kvDim+kvOff:], kvDim, &four)
-			att[t], att[t+1], att[t+2], att[t+3] = four[0]*scale, four[1]*scale, four[2]*scale, four[3]*scale
+		buf := a.scratch[slot]
+		scores := func(h int) []float32 { return buf[(h-h0)*n:][:n] }
+		// Positions in blocks whose cached rows stay in cache while every
+		// head of the group reads its part: each row comes from memory
+		// once, not once a head.
+		for tb := 0; tb < n; tb += attnBlock {
+			te := min(tb+attnBlock, n)
+			for h := h0; h < h1; h++ {
+				q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
+				kvOff := (h / group) * hd
+				att := scores(h)
+				t := tb
+				for ; t+4 <= te; t += 4 { // four cached keys a call
+					dot4Strided(q, kc[t*kvDim+kvOff:], kvDim, &four)
+					att[t], att[t+1], att[t+2], att[t+3] = four[0]*scale, four[1]*scale, four[2]*scale, four[3]*scale
+				}
+				for ; t < te; t++ {
+					att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
+				}
+			}
 		}
-		for ; t <= pos; t++ {
-			att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
+		for h := h0; h < h1; h++ {
+			softmax(scores(h))
+			clear(a.out[i*dim+h*hd : i*dim+(h+1)*hd])
 		}
-		softmax(att)
-		out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
-		clear(out)
-		t = 0
-		for ; t+4 <= pos+1; t += 4 { // four cached values a call
-			axpy4Strided((*[4]float32)(att[t:]), vc[t*kvDim+kvOff:], kvDim, out)
-		}
-		for ; t <= pos; t++ {
-			axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
+		for tb := 0; tb < n; tb += attnBlock {
+			te := min(tb+attnBlock, n)
+			for h := h0; h < h1; h++ {
+				out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
+				kvOff := (h / group) * hd
+				att := scores(h)
+				t := tb
+				for ; t+4 <= te; t += 4 { // four cached values a call
+					axpy4Strided((*[4]float32)(att[t:]), vc[t*kvDim+kvOff:], kvDim, out)
+				}
+				for ; t < te; t++ {
+					axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
+				}
+			}
 		}
 	}
 }

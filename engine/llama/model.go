@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
 )
@@ -63,11 +64,7 @@ type Model struct {
 	}
 	mmRows, mmPacked, mmPrepare func(lo, hi int)
 	// The attention being run, likewise.
-	attn struct {
-		entries []Entry
-		layer   int
-		q, out  []float32
-	}
+	attn     attention
 	attnRows func(lo, hi int)
 	// SwiGLU's gate, likewise: gate[j] = SiLU(gate[j]) * up[j]
 	glu struct {
@@ -76,12 +73,34 @@ type Model struct {
 	gluRange func(lo, hi int)
 }
 
+// attention is the attention being run, read by the pool's threads.
+type attention struct {
+	entries []Entry
+	layer   int
+	q, out  []float32
+	groups  int // tasks an entry's heads are split into
+	// a scores buffer for each thread at work, claimed by busy
+	scratch [][]float32
+	busy    []atomic.Bool
+}
+
+// claim takes a free scratch slot: at most as many tasks run at once as
+// there are slots, so one is always free.
+func (a *attention) claim() int {
+	for {
+		for i := range a.busy {
+			if !a.busy[i].Load() && a.busy[i].CompareAndSwap(false, true) {
+				return i
+			}
+		}
+	}
+}
+
 // scratch holds the buffers of a forward pass. They are sized for the
 // largest batch seen so far, so steady-state steps allocate nothing.
 type scratch struct {
 	batch                        int // entries the buffers hold
 	x, xb, xb2, q, k, v, hb, hb2 []float32
-	att                          []float32
 	logits, outIn                []float32
 	half                         []float32
 	ins                          []vecInput
@@ -102,9 +121,6 @@ func (st *scratch) grow(c Config, n, nl int) {
 		st.pos = make([]int, n)
 		st.outRows = make([][]float32, n)
 		st.outIn = make([]float32, n*c.Dim)
-	}
-	if st.att == nil {
-		st.att = make([]float32, c.Context)
 	}
 	if len(st.logits) < nl*c.Vocab {
 		st.logits = make([]float32, nl*c.Vocab)
@@ -244,6 +260,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.mmPrepare = m.prepareRange
 	m.mmPacked = func(lo, hi int) { m.mm.w.rowsPacked(m.mm.out, m.mm.ins, lo, hi) }
 	m.attnRows = m.attend
+	m.attn.scratch = make([][]float32, m.pool.Threads())
+	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
 	m.gluRange = func(lo, hi int) {
 		gate, up := m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:]
 		for j, g := range gate {
