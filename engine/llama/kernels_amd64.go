@@ -234,3 +234,16 @@ func (v *q8Vec) quantizeBlocks(x []float32) {
 	_, _, _ = x[nb*qk-1], v.q[nb*qk-1], v.bias[nb-1]
 	quantizeQ8AVX2(&x[0], &v.q[0], &v.d[0], &v.bias[0], nb)
 }
+
+//go:noescape
+func siluMulAVX2(gate, up *float32, n int)
+
+// siluMul sets gate[j] = SiLU(gate[j]) * up[j] (SwiGLU).
+func siluMul(gate, up []float32) {
+	n := len(gate) &^ 7
+	if simd && n > 0 {
+		_ = up[len(gate)-1]
+		siluMulAVX2(&gate[0], &up[0], n)
+	}
+	siluMulGo(gate[n:], up[n:])
+}

@@ -808,3 +808,79 @@ axpy4loop:
 axpy4done:
 	VZEROUPPER
 	RET
+
+DATA expconst<>+0(SB)/4, $0x3fb8aa3b  // log2(e)
+DATA expconst<>+4(SB)/4, $0x3f318000  // ln2 high part, 0.693359375
+DATA expconst<>+8(SB)/4, $0xb95e8083  // ln2 low part, -2.12194440e-4
+DATA expconst<>+12(SB)/4, $0x42b0c0a5 // 88.3762626647949
+DATA expconst<>+16(SB)/4, $0xc2aeac50 // -87.3365447504019
+DATA expconst<>+20(SB)/4, $0x39506967 // polynomial, highest first (Cephes expf)
+DATA expconst<>+24(SB)/4, $0x3ab743ce
+DATA expconst<>+28(SB)/4, $0x3c088908
+DATA expconst<>+32(SB)/4, $0x3d2aa9c1
+DATA expconst<>+36(SB)/4, $0x3e2aaaaa
+DATA expconst<>+40(SB)/4, $0x3f000000
+GLOBL expconst<>(SB), RODATA|NOPTR, $44
+
+// func siluMulAVX2(gate, up *float32, n int)
+// gate[i] = gate[i] / (1 + e^-gate[i]) * up[i] for n floats (a multiple
+// of 8): SwiGLU, with e^x as exp32 computes it (the argument clamped to
+// the range where e^x is a finite, normal float32).
+TEXT ·siluMulAVX2(SB), NOSPLIT, $0-24
+	MOVQ gate+0(FP), DI
+	MOVQ up+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS expconst<>+0(SB), Y8
+	VBROADCASTSS expconst<>+4(SB), Y9
+	VBROADCASTSS expconst<>+8(SB), Y10
+	VBROADCASTSS expconst<>+12(SB), Y11
+	VBROADCASTSS expconst<>+16(SB), Y12
+	VBROADCASTSS f32half<>(SB), Y13
+	VBROADCASTSS f32one<>(SB), Y14
+	VBROADCASTSS signmask<>(SB), Y15
+siluloop:
+	CMPQ CX, $0
+	JLE silufone
+	VMOVUPS (DI), Y0
+	VXORPS Y15, Y0, Y1
+	VMINPS Y11, Y1, Y1
+	VMAXPS Y12, Y1, Y1
+	// x = -g = n ln2 + r
+	VMOVAPS Y13, Y2
+	VFMADD231PS Y8, Y1, Y2
+	VROUNDPS $1, Y2, Y2
+	VMOVAPS Y1, Y3
+	VFNMADD231PS Y9, Y2, Y3
+	VFNMADD231PS Y10, Y2, Y3
+	// p(r)
+	VBROADCASTSS expconst<>+20(SB), Y4
+	VBROADCASTSS expconst<>+24(SB), Y5
+	VFMADD213PS Y5, Y3, Y4
+	VBROADCASTSS expconst<>+28(SB), Y5
+	VFMADD213PS Y5, Y3, Y4
+	VBROADCASTSS expconst<>+32(SB), Y5
+	VFMADD213PS Y5, Y3, Y4
+	VBROADCASTSS expconst<>+36(SB), Y5
+	VFMADD213PS Y5, Y3, Y4
+	VBROADCASTSS expconst<>+40(SB), Y5
+	VFMADD213PS Y5, Y3, Y4
+	// e^r = p r^2 + r + 1
+	VMULPS Y3, Y3, Y5
+	VADDPS Y14, Y3, Y6
+	VFMADD231PS Y5, Y4, Y6
+	// times 2^n
+	VCVTPS2DQ Y2, Y2
+	VPSLLD $23, Y2, Y2
+	VPADDD Y2, Y6, Y6
+	// g / (1 + e^-g) * up
+	VADDPS Y14, Y6, Y6
+	VDIVPS Y6, Y0, Y0
+	VMULPS (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP siluloop
+silufone:
+	VZEROUPPER
+	RET

@@ -26,6 +26,8 @@ func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 
 func (v *q8Vec) quantizeBlocks(x []float32) { v.quantizeGo(x) }
 
+func siluMul(gate, up []float32) { siluMulGo(gate, up) }
+
 func axpy(a float32, x, y []float32) { axpyGo(a, x, y) }
 
 func dot4Strided(q, base []float32, stride int, out *[4]float32) { dot4StridedGo(q, base, stride, out) }

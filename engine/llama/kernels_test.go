@@ -37,6 +37,17 @@ func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 		for i := range y1 {
 			check("axpy", y1[i], y2[i], 1)
 		}
+		g1, g2 := make([]float32, n), make([]float32, n)
+		for i := range g1 {
+			g1[i] = (r.Float32()*2 - 1) * 12
+		}
+		g1[0], g1[n-1] = 95, -95 // past exp's float32 range either way
+		copy(g2, g1)
+		siluMul(g1, b)
+		siluMulGo(g2, b)
+		for i := range g1 {
+			check("silu", g1[i], g2[i], 1+math.Abs(float64(g2[i])))
+		}
 		if n >= 8 { // four strided rows into one output, as attention reads values
 			rows, coef := make([]float32, 4*n), [4]float32{0.5, -1.25, 2, 0.125}
 			for i := range rows {

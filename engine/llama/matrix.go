@@ -243,3 +243,10 @@ func axpy4StridedGo(a *[4]float32, v []float32, stride int, y []float32) {
 		axpyGo(a[k], v[k*stride:k*stride+len(y)], y)
 	}
 }
+
+func siluMulGo(gate, up []float32) {
+	up = up[:len(gate)]
+	for j, g := range gate {
+		gate[j] = g / (1 + exp32(-g)) * up[j]
+	}
+}

@@ -263,10 +263,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.attn.scratch = make([][]float32, m.pool.Threads())
 	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
 	m.gluRange = func(lo, hi int) {
-		gate, up := m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:]
-		for j, g := range gate {
-			gate[j] = g / (1 + exp32(-g)) * up[j]
-		}
+		siluMul(m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:])
 	}
 	return m, nil
 }
