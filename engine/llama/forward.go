@@ -102,6 +102,9 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
+	for i := range entries {
+		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c.RopeDim, st.pos[i], c.RopeBase)
+	}
 	// Attention tasks: each entry's heads, split into groups enough to
 	// keep every thread busy when the batch is small.
 	m.attn.groups = min(max(1, (4*m.pool.Threads()+n-1)/n), c.Heads)
@@ -123,8 +126,9 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 		m.matMulSameInput(k, ly.wk, xb, n)
 		m.matMulSameInput(v, ly.wv, xb, n)
 		for i, e := range entries {
-			rope(q[i*dim:(i+1)*dim], c.Heads, hd, c.RopeDim, st.pos[i], c.RopeBase)
-			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, c.RopeDim, st.pos[i], c.RopeBase)
+			cs := st.rope[i*c.RopeDim : (i+1)*c.RopeDim]
+			rope(q[i*dim:(i+1)*dim], c.Heads, hd, cs)
+			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, cs)
 			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
 			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
 		}
@@ -173,11 +177,20 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 
 // rope rotates each head's pairs (2i, 2i+1) by pos * base^(-2i/dims), the
 // "normal" RoPE of llama.cpp's llama architecture.
-func rope(x []float32, heads, hd, dims, pos int, base float32) {
+// ropeAngles writes the cosine and sine of each rotated pair's angle at
+// pos (dims values): every layer's q and k of an entry rotate by these.
+func ropeAngles(cs []float32, dims, pos int, base float32) {
 	for i := 0; i < dims; i += 2 {
 		theta := float64(pos) * math.Pow(float64(base), -float64(i)/float64(dims))
 		sin, cos := math.Sincos(theta)
-		s, c := float32(sin), float32(cos)
+		cs[i], cs[i+1] = float32(cos), float32(sin)
+	}
+}
+
+// rope rotates the first dims values of each head by the angles of cs.
+func rope(x []float32, heads, hd int, cs []float32) {
+	for i := 0; i < len(cs); i += 2 {
+		c, s := cs[i], cs[i+1]
 		for h := 0; h < heads; h++ {
 			v := x[h*hd+i : h*hd+i+2]
 			x0, x1 := v[0], v[1]

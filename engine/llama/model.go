@@ -105,6 +105,7 @@ type scratch struct {
 	half                         []float32
 	ins                          []vecInput
 	pos                          []int
+	rope                         []float32 // each entry's rotation (ropeAngles)
 	outRows                      [][]float32
 }
 
@@ -119,6 +120,7 @@ func (st *scratch) grow(c Config, n, nl int) {
 		st.half = make([]float32, n*max(c.Dim, c.Hidden))
 		st.ins = make([]vecInput, n)
 		st.pos = make([]int, n)
+		st.rope = make([]float32, n*c.RopeDim)
 		st.outRows = make([][]float32, n)
 		st.outIn = make([]float32, n*c.Dim)
 	}
