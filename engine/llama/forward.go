@@ -119,8 +119,10 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 	hb, hb2 := st.hb[:n*hidden], st.hb2[:n*hidden]
 	for l := range m.layers {
 		ly := &m.layers[l]
-		for i := 0; i < n; i++ {
-			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.attnNorm, c.Eps)
+		if l == 0 {
+			m.addNorm(xb, x, nil, ly.attnNorm, n)
+		} else {
+			m.addNorm(xb, x, xb2, ly.attnNorm, n) // the last layer's output joins the stream
 		}
 		m.matMul(q, ly.wq, xb, n)
 		m.matMulSameInput(k, ly.wk, xb, n)
@@ -135,20 +137,15 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, xb
 		m.pool.Run(n*m.attn.groups, m.attnRows)
 		m.matMul(xb2, ly.wo, xb, n)
-		for j := range x {
-			x[j] += xb2[j]
-		}
-		for i := 0; i < n; i++ {
-			rmsNorm(xb[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], ly.ffnNorm, c.Eps)
-		}
+		m.addNorm(xb, x, xb2, ly.ffnNorm, n)
 		m.matMul(hb, ly.wGate, xb, n)
 		m.matMulSameInput(hb2, ly.wUp, xb, n)
 		m.glu.gate, m.glu.up = hb, hb2 // SiLU(gate) * up, over the threads
 		m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
 		m.matMul(xb2, ly.wDown, hb, n)
-		for j := range x {
-			x[j] += xb2[j]
-		}
+	}
+	for j := range x {
+		x[j] += xb2[j]
 	}
 	for _, e := range entries {
 		e.Seq.pos++

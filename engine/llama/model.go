@@ -71,6 +71,11 @@ type Model struct {
 		gate, up []float32
 	}
 	gluRange func(lo, hi int)
+	// the residual sum and norm being run, likewise (addNorm)
+	norm struct {
+		out, x, add, w []float32
+	}
+	normRange func(lo, hi int)
 }
 
 // attention is the attention being run, read by the pool's threads.
@@ -262,6 +267,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.mmPrepare = m.prepareRange
 	m.mmPacked = func(lo, hi int) { m.mm.w.rowsPacked(m.mm.out, m.mm.ins, lo, hi) }
 	m.attnRows = m.attend
+	m.normRange = m.normEntries
 	m.attn.scratch = make([][]float32, m.pool.Threads())
 	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
 	m.gluRange = func(lo, hi int) {
@@ -365,6 +371,26 @@ func (m *Model) product(out []float32, w *Matrix) {
 		return
 	}
 	m.pool.Run(w.Rows, m.mmRows)
+}
+
+// addNorm adds add (when not nil) to x and sets out to x's RMS norm
+// scaled by w, for each of n entries, over the threads.
+func (m *Model) addNorm(out, x, add, w []float32, n int) {
+	m.norm.out, m.norm.x, m.norm.add, m.norm.w = out, x, add, w
+	m.pool.Run(n, m.normRange)
+}
+
+func (m *Model) normEntries(lo, hi int) {
+	a, dim := &m.norm, m.Dim
+	for i := lo; i < hi; i++ {
+		x := a.x[i*dim : (i+1)*dim]
+		if a.add != nil {
+			for j, v := range a.add[i*dim : (i+1)*dim] {
+				x[j] += v
+			}
+		}
+		rmsNorm(a.out[i*dim:(i+1)*dim], x, a.w, m.Eps)
+	}
 }
 
 func rmsNorm(out, x, w []float32, eps float32) {
