@@ -1,6 +1,7 @@
 // Command enginebench measures the embedded engine on a GGUF file the way
-// bench/llamacpp/llamaref measures llama.cpp: a prompt of P tokens, then G
-// generated tokens at batch 1, on T threads. It prints one JSON line.
+// bench/llamacpp/llamaref measures llama.cpp: a prompt of P tokens in one
+// step, then G generated tokens at batch 1, on T threads. It prints one
+// JSON line.
 package main
 
 import (
@@ -42,12 +43,16 @@ func main() {
 		_, _ = warm.Forward(tok(3 + i))
 	}
 	s := m.NewSequence(*prompt + *gen)
+	// the prompt in one step, logits for its last token only, as llamaref
+	// decodes it (and the scheduler, in chunks)
+	entries := make([]llama.Entry, *prompt)
+	for i := range entries {
+		entries[i] = llama.Entry{Seq: s, Token: tok(300 + i%1000), Logits: i == len(entries)-1}
+	}
 	t0 := time.Now()
-	for i := 0; i < *prompt; i++ {
-		if _, err := s.Forward(tok(300 + i%1000)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
+	if _, err := m.Step(entries); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	pp := time.Since(t0)
 	t0 = time.Now()
