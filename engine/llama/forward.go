@@ -124,9 +124,7 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 		} else {
 			m.addNorm(xb, x, xb2, ly.attnNorm, n) // the last layer's output joins the stream
 		}
-		m.matMul(q, ly.wq, xb, n)
-		m.matMulSameInput(k, ly.wk, xb, n)
-		m.matMulSameInput(v, ly.wv, xb, n)
+		m.matMuls(xb, n, product{out: q, w: ly.wq}, product{out: k, w: ly.wk}, product{out: v, w: ly.wv})
 		for i, e := range entries {
 			cs := st.rope[i*c.RopeDim : (i+1)*c.RopeDim]
 			rope(q[i*dim:(i+1)*dim], c.Heads, hd, cs)
@@ -138,8 +136,7 @@ func (m *Model) Step(entries []Entry) ([][]float32, error) {
 		m.pool.Run(n*m.attn.groups, m.attnRows)
 		m.matMul(xb2, ly.wo, xb, n)
 		m.addNorm(xb, x, xb2, ly.ffnNorm, n)
-		m.matMul(hb, ly.wGate, xb, n)
-		m.matMulSameInput(hb2, ly.wUp, xb, n)
+		m.matMuls(xb, n, product{out: hb, w: ly.wGate}, product{out: hb2, w: ly.wUp})
 		m.glu.gate, m.glu.up = hb, hb2 // SiLU(gate) * up, over the threads
 		m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
 		m.matMul(xb2, ly.wDown, hb, n)

@@ -54,15 +54,14 @@ type Model struct {
 	// The product being run, read by the pool's threads; mmRows is made
 	// once so that a product allocates nothing.
 	mm struct {
-		out []float32
-		w   *Matrix
-		ins []vecInput
-		// the activations the inputs were prepared from, and their first
-		// element's address (what matMulSameInput checks)
-		x  []float32
-		x0 *float32
+		jobs  [3]product // the products of one pass: q, k and v at most
+		njobs int
+		ins   []vecInput
+		// the matrix the inputs are being prepared for, and the activations
+		prep *Matrix
+		x    []float32
 	}
-	mmRows, mmPacked, mmPrepare func(lo, hi int)
+	mmUnits, mmPrepare func(lo, hi int)
 	// The attention being run, likewise.
 	attn     attention
 	attnRows func(lo, hi int)
@@ -263,9 +262,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	}
 	m.st.grow(c, 1, 1)
 	m.pool = NewPool(threads)
-	m.mmRows = func(lo, hi int) { m.mm.w.rowsBatch(m.mm.out, m.mm.ins, lo, hi) }
+	m.mmUnits = m.productUnits
 	m.mmPrepare = m.prepareRange
-	m.mmPacked = func(lo, hi int) { m.mm.w.rowsPacked(m.mm.out, m.mm.ins, lo, hi) }
 	m.attnRows = m.attend
 	m.normRange = m.normEntries
 	m.attn.scratch = make([][]float32, m.pool.Threads())
@@ -310,22 +308,62 @@ func (m *Model) Params() int {
 	return n
 }
 
+// product is one weight matrix's share of a pass: out[b*w.Rows+r] =
+// w[r] · x[b], over units [first, first+units) of the pass (rows, or
+// groups of 16 rows for packed matrices).
+type product struct {
+	out          []float32
+	w            *Matrix
+	first, units int
+}
+
 // matMul computes, for each of the n rows of x (each w.Cols long), the
 // products with every row of w: out[b*w.Rows+r] = w[r] · x[b]. Each weight
 // row is read once for the whole batch.
 func (m *Model) matMul(out []float32, w *Matrix, x []float32, n int) {
-	m.prepareInputs(w, x, n)
-	m.product(out, w)
+	m.matMuls(x, n, product{out: out, w: w})
 }
 
-// matMulSameInput is matMul with the x of the last product, unchanged
-// since: the inputs are not prepared again where w takes them in the same
-// form (q, k and v share theirs, and so do gate and up).
-func (m *Model) matMulSameInput(out []float32, w *Matrix, x []float32, n int) {
-	if inputForm(w) != inputForm(m.mm.w) || n != len(m.mm.ins) || &x[0] != m.mm.x0 {
-		m.prepareInputs(w, x, n)
+// matMuls computes several products of the same x (q, k and v; gate and
+// up): the inputs are prepared once, and the products share one pass
+// over the threads, so no thread waits between them. Matrices that take
+// their inputs in different forms go one after another.
+func (m *Model) matMuls(x []float32, n int, ps ...product) {
+	for _, p := range ps[1:] {
+		if inputForm(p.w) != inputForm(ps[0].w) || p.w.Cols != ps[0].w.Cols {
+			for _, p := range ps {
+				m.matMuls(x, n, p)
+			}
+			return
+		}
 	}
-	m.product(out, w)
+	m.prepareInputs(ps[0].w, x, n)
+	total := 0
+	for i, p := range ps {
+		p.first, p.units = total, p.w.Rows
+		if p.w.packed != nil {
+			p.units = p.w.Rows / q4GroupRows
+		}
+		total += p.units
+		m.mm.jobs[i] = p
+	}
+	m.mm.njobs = len(ps)
+	m.pool.Run(total, m.mmUnits)
+}
+
+// productUnits runs units [lo, hi) of the pass being run.
+func (m *Model) productUnits(lo, hi int) {
+	for _, p := range m.mm.jobs[:m.mm.njobs] {
+		a, b := max(lo, p.first)-p.first, min(hi, p.first+p.units)-p.first
+		if a >= b {
+			continue
+		}
+		if p.w.packed != nil {
+			p.w.rowsPacked(p.out, m.mm.ins, a, b)
+		} else {
+			p.w.rowsBatch(p.out, m.mm.ins, a, b)
+		}
+	}
 }
 
 // inputForm tells apart the forms activations take for products with a
@@ -345,13 +383,13 @@ func inputForm(w *Matrix) int {
 // prepareInputs readies the n rows of x for products with w, spread over
 // the threads.
 func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
-	m.mm.w, m.mm.x, m.mm.x0, m.mm.ins = w, x, &x[0], m.st.ins[:n]
+	m.mm.prep, m.mm.x, m.mm.ins = w, x, m.st.ins[:n]
 	m.pool.Run(n, m.mmPrepare)
 }
 
 // prepareRange prepares inputs [lo, hi) of the product being set up.
 func (m *Model) prepareRange(lo, hi int) {
-	w, cols := m.mm.w, m.mm.w.Cols
+	w, cols := m.mm.prep, m.mm.prep.Cols
 	for b := lo; b < hi; b++ {
 		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
 		if w.packed != nil {
@@ -361,16 +399,6 @@ func (m *Model) prepareRange(lo, hi int) {
 		}
 		in.prepare(x, w.Type, m.st.half[b*cols:(b+1)*cols])
 	}
-}
-
-// product runs w against the prepared inputs.
-func (m *Model) product(out []float32, w *Matrix) {
-	m.mm.out, m.mm.w = out, w
-	if w.packed != nil {
-		m.pool.Run(w.Rows/q4GroupRows, m.mmPacked)
-		return
-	}
-	m.pool.Run(w.Rows, m.mmRows)
 }
 
 // addNorm adds add (when not nil) to x and sets out to x's RMS norm
