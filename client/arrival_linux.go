@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,7 +24,9 @@ type arrivalConn struct {
 	raw    syscall.RawConn
 	recvFn func(fd uintptr) bool // a.recv, bound once: Read allocates nothing
 
-	// the read under way, filled in by recv
+	// the read under way, filled in by recv; mu keeps concurrent Reads
+	// (which net.Conn allows) from sharing it
+	mu  sync.Mutex
 	p   []byte
 	n   int
 	err error
@@ -64,10 +67,12 @@ func (a *arrivalConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	a.mu.Lock()
 	a.p = p
 	err := a.raw.Read(a.recvFn) // deadlines and Close apply as to a plain Read
 	n, rerr := a.n, a.err
 	a.p, a.iov.Base = nil, nil
+	a.mu.Unlock()
 	switch {
 	case err != nil:
 		return 0, err

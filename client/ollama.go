@@ -147,7 +147,7 @@ func (st *streamState) readNDJSON(body io.Reader) {
 		if len(line) == 0 {
 			continue
 		}
-		at := st.clock.Since(sse.tr.last)
+		at := st.stampOf(sse.tr.last)
 		if err := scanOllama(line, &ci, srv); err != nil {
 			st.rec.Done = at
 			st.fail(record.KindMalformed, fmt.Errorf("line %d: %w: %.80q", len(st.bytesPer)+1, err, line))

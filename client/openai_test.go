@@ -196,3 +196,25 @@ func TestClientTokenizerWhenNoUsage(t *testing.T) {
 		t.Errorf("chunk tokens add up to %d", total)
 	}
 }
+
+// TestStampsNeverPrecedeTheSend: an arrival stamped before the request's
+// send (the kernel's receive time can precede the hook that stamps the
+// send) is recorded at the send, and chunks keep their order.
+func TestStampsNeverPrecedeTheSend(t *testing.T) {
+	clock := record.NewClock()
+	rec := record.Record{Sent: int64(50 * time.Millisecond)}
+	early := clock.Time(rec.Sent - int64(time.Millisecond))
+	body := strings.NewReader(chunk("a") + chunk("b") + "data: [DONE]\n\n")
+	Measure(body, func() time.Time { return early }, &rec, clock, APIChat, true, "text/event-stream")
+	if rec.Error != nil || len(rec.Chunks) != 2 {
+		t.Fatalf("record %+v", rec)
+	}
+	for i, c := range rec.Chunks {
+		if c.At != 0 {
+			t.Errorf("chunk %d at %d ns after the send, want 0", i, c.At)
+		}
+	}
+	if rec.First != rec.Sent || rec.Done < rec.Last {
+		t.Errorf("first %d, sent %d, last %d, done %d", rec.First, rec.Sent, rec.Last, rec.Done)
+	}
+}

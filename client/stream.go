@@ -40,6 +40,15 @@ func (st *streamState) fail(kind string, err error) {
 
 var doneMarker = []byte("[DONE]")
 
+// stampOf turns an arrival time into a record stamp, never before the
+// request was sent nor before the chunk before it: with kernel receive
+// times, a reply can arrive before the hook that stamps the send has run,
+// and a read the kernel did not stamp can order itself a few microseconds
+// off its neighbours.
+func (st *streamState) stampOf(at time.Time) int64 {
+	return max(st.clock.Since(at), st.rec.Sent, st.rec.Last)
+}
+
 // readStream consumes an SSE body.
 func (st *streamState) readStream(body io.Reader) {
 	sse := newSSEReader(body)
@@ -70,16 +79,16 @@ func (st *streamState) readStream(body io.Reader) {
 		}
 		if string(data) == string(doneMarker) {
 			st.doneSeen = true
-			st.rec.Done = st.clock.Since(at)
+			st.rec.Done = st.stampOf(at)
 			continue
 		}
 		if err := scanChunk(data, &ci); err != nil {
-			st.rec.Done = st.clock.Since(at)
+			st.rec.Done = st.stampOf(at)
 			st.fail(record.KindMalformed, fmt.Errorf("event %d: %w: %.80q", len(st.bytesPer), err, data))
 			return
 		}
 		if ci.hasError || string(event) == "error" {
-			st.rec.Done = st.clock.Since(at)
+			st.rec.Done = st.stampOf(at)
 			msg := "error event"
 			if ci.errMsg != nil {
 				msg = unquote(ci.errMsg)
@@ -87,7 +96,7 @@ func (st *streamState) readStream(body io.Reader) {
 			st.fail(record.KindServerError, errors.New("server error mid-stream: "+msg))
 			return
 		}
-		st.take(&ci, st.clock.Since(at))
+		st.take(&ci, st.stampOf(at))
 	}
 }
 
@@ -97,7 +106,7 @@ func (st *streamState) readWhole(body io.Reader, contentType string) {
 	b, err := io.ReadAll(io.LimitReader(body, maxEvent+1))
 	now := st.clock.Now()
 	if st.stamp != nil {
-		now = st.clock.Since(st.stamp())
+		now = st.stampOf(st.stamp())
 	}
 	st.rec.Done = now
 	if err != nil {
