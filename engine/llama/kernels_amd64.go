@@ -185,21 +185,38 @@ func q4r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 //go:noescape
 func q4r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
-// vnni reports whether the packed Q4_0 kernels can run here.
+//go:noescape
+func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+
+//go:noescape
+func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+
+// vnni reports whether the packed kernels can run here.
 var vnni = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
 
-// q4r16x4 computes a packed group of 16 rows against four inputs:
+// q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].
 func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	r16x4(w, q4GroupBlock, ins, out, stride, q4r16x1Go, q4r16x4VNNI)
+}
+
+// q8r16x4 is q4r16x4 for packed Q8_0.
+func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	r16x4(w, q8GroupBlock, ins, out, stride, q8r16x1Go, q8r16x4VNNI)
+}
+
+func r16x4(w []byte, block int, ins []vecInput, out []float32, stride int,
+	portable func([]byte, *q8Vec, *[16]float32),
+	kernel func(*byte, *[4]*int8, *[4]*uint32, int, *float32, int)) {
 	_ = out[3*stride+q4GroupRows-1]
 	if !vnni {
 		for k := range 4 {
-			q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+			portable(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 		}
 		return
 	}
 	nb := len(ins[0].q8.d)
-	_ = w[nb*q4GroupBlock-1]
+	_ = w[nb*block-1]
 	var xq [4]*int8
 	var xsb [4]*uint32
 	for k := range 4 {
@@ -207,18 +224,28 @@ func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 		_, _ = x.q[nb*qk-1], x.sb[2*nb-1]
 		xq[k], xsb[k] = &x.q[0], &x.sb[0]
 	}
-	q4r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	kernel(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
 }
 
-// q4r16x1 computes a packed group of 16 rows against one input.
+// q4r16x1 computes a packed Q4_0 group of 16 rows against one input.
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) {
+	r16x1(w, q4GroupBlock, x, out, q4r16x1Go, q4r16x1VNNI)
+}
+
+// q8r16x1 is q4r16x1 for packed Q8_0.
+func q8r16x1(w []byte, x *q8Vec, out *[16]float32) {
+	r16x1(w, q8GroupBlock, x, out, q8r16x1Go, q8r16x1VNNI)
+}
+
+func r16x1(w []byte, block int, x *q8Vec, out *[16]float32,
+	portable func([]byte, *q8Vec, *[16]float32), kernel func(*byte, *int8, *uint32, int, *float32)) {
 	if !vnni {
-		q4r16x1Go(w, x, out)
+		portable(w, x, out)
 		return
 	}
 	nb := len(x.d)
-	_, _, _ = w[nb*q4GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	kernel(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 }
 
 //go:noescape

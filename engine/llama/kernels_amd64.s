@@ -884,3 +884,89 @@ siluloop:
 silufone:
 	VZEROUPPER
 	RET
+
+// A packed Q8_0 block (see q4pack.go): its eight runs of offset weights,
+// and its rows' scales.
+#define Q8BLOCK \
+	VMOVDQU32 32(SI), Z16 \
+	VMOVDQU32 96(SI), Z17 \
+	VMOVDQU32 160(SI), Z18 \
+	VMOVDQU32 224(SI), Z19 \
+	VMOVDQU32 288(SI), Z20 \
+	VMOVDQU32 352(SI), Z21 \
+	VMOVDQU32 416(SI), Z22 \
+	VMOVDQU32 480(SI), Z23 \
+	VCVTPH2PS (SI), Z24
+
+// func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+// q4r16x4VNNI for a packed Q8_0 group.
+TEXT ·q8r16x4VNNI(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), AX
+	MOVQ 0(AX), R8
+	MOVQ 8(AX), R9
+	MOVQ 16(AX), R10
+	MOVQ 24(AX), R11
+	MOVQ xsb+16(FP), AX
+	MOVQ 0(AX), BX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), DI
+	MOVQ 24(AX), R12
+	MOVQ nb+24(FP), CX
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+q8r16x4loop:
+	CMPQ CX, $0
+	JLE q8r16x4done
+	Q8BLOCK
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
+	Q4INPUT(R9, DX, Z1, Z5, Z13, Z9)
+	Q4INPUT(R10, DI, Z2, Z6, Z14, Z10)
+	Q4INPUT(R11, R12, Z3, Z7, Z15, Z11)
+	ADDQ $544, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $8, BX
+	ADDQ $8, DX
+	ADDQ $8, DI
+	ADDQ $8, R12
+	DECQ CX
+	JMP q8r16x4loop
+q8r16x4done:
+	MOVQ out+32(FP), AX
+	MOVQ ostride+40(FP), BX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, (AX)(BX*1)
+	VMOVUPS Z10, (AX)(BX*2)
+	LEAQ (AX)(BX*2), AX
+	VMOVUPS Z11, (AX)(BX*1)
+	VZEROUPPER
+	RET
+
+// func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+// q4r16x1VNNI for a packed Q8_0 group.
+TEXT ·q8r16x1VNNI(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), R8
+	MOVQ xsb+16(FP), BX
+	MOVQ nb+24(FP), CX
+	VPXORD Z8, Z8, Z8
+q8r16x1loop:
+	CMPQ CX, $0
+	JLE q8r16x1done
+	Q8BLOCK
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
+	ADDQ $544, SI
+	ADDQ $32, R8
+	ADDQ $8, BX
+	DECQ CX
+	JMP q8r16x1loop
+q8r16x1done:
+	MOVQ out+32(FP), AX
+	VMOVUPS Z8, 0(AX)
+	VZEROUPPER
+	RET

@@ -17,10 +17,17 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return
 const vnni = false
 
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }
+func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { q8r16x1Go(w, x, out) }
 
 func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 	for k := range 4 {
 		q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+	}
+}
+
+func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	for k := range 4 {
+		q8r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 	}
 }
 

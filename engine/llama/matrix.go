@@ -25,7 +25,7 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0 matrix repacked for the VNNI kernels (q4pack.go),
+	// packed is a Q4_0 or Q8_0 matrix repacked for the VNNI kernels (q4pack.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
 }
@@ -50,8 +50,8 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		m.f16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(t.Data))), len(t.Data)/2)
 	case typeQ8_0, typeQ4_0:
 		m.q = t.Data
-		if t.Type == typeQ4_0 && vnni && q4Packable(m.Rows, m.Cols) {
-			m.packed = packQ4(m.q, m.Rows, m.Cols)
+		if vnni && packable(t.Type, m.Rows, m.Cols) {
+			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		}
 	default:
 		return nil, fmt.Errorf("tensor %s: format %s is not supported (F32, F16, Q8_0, Q4_0 are)", t.Name, t.Type)

@@ -370,6 +370,8 @@ func (m *Model) productUnits(lo, hi int) {
 // matrix: as is, rounded to F16, quantized, quantized and packed.
 func inputForm(w *Matrix) int {
 	switch {
+	case w.packed != nil && w.Type == typeQ8_0:
+		return 4
 	case w.packed != nil:
 		return 3
 	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
@@ -394,7 +396,7 @@ func (m *Model) prepareRange(lo, hi int) {
 		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
 		if w.packed != nil {
 			in.q8.quantize(x)
-			in.q8.scaleBias()
+			in.q8.scaleBias(packOffset(w.Type))
 			continue
 		}
 		in.prepare(x, w.Type, m.st.half[b*cols:(b+1)*cols])

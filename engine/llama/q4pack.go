@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/half"
 )
 
@@ -21,14 +22,54 @@ import (
 // input's multiply without any shuffling. The size is the file's: 288
 // bytes a group and block.
 
+//
+// Q8_0 packs the same way (q8Pack): after the scales, each run's 64 bytes
+// hold row r's four weights at 4r, each plus 128, so that they are the
+// unsigned operand as the nibbles are; the input's bias is then minus 128
+// times its sum.
+
 const (
 	q4GroupRows  = 16
 	q4GroupBlock = q4GroupRows * q4Bytes // 288: scales, then nibbles
-	q4GroupNib   = 2 * q4GroupRows       // nibbles start after the scales
+	q8GroupBlock = q4GroupRows * q8Bytes // 544: scales, then weights
+	q4GroupNib   = 2 * q4GroupRows       // weights start after the scales
 )
 
-// q4Packable reports whether a matrix's shape fits the packed layout.
-func q4Packable(rows, cols int) bool { return rows%q4GroupRows == 0 && cols%qk == 0 }
+// packable reports whether a matrix fits the packed layout: Q4_0 or Q8_0,
+// rows in whole groups.
+func packable(typ gguf.TensorType, rows, cols int) bool {
+	return (typ == typeQ4_0 || typ == typeQ8_0) && rows%q4GroupRows == 0 && cols%qk == 0
+}
+
+// pack repacks a Q4_0 or Q8_0 matrix for the VNNI kernels.
+func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
+	if typ == typeQ8_0 {
+		return packQ8(q, rows, cols)
+	}
+	return packQ4(q, rows, cols)
+}
+
+// packQ8 repacks Q8_0 rows into the layout above.
+func packQ8(q []byte, rows, cols int) []byte {
+	nb := cols / qk
+	rowBytes := nb * q8Bytes
+	out := make([]byte, len(q))
+	for g := 0; g < rows/q4GroupRows; g++ {
+		for b := 0; b < nb; b++ {
+			dst := out[(g*nb+b)*q8GroupBlock:][:q8GroupBlock]
+			for r := 0; r < q4GroupRows; r++ {
+				blk := q[(g*q4GroupRows+r)*rowBytes+b*q8Bytes:][:q8Bytes]
+				copy(dst[2*r:], blk[:2])
+				for run := 0; run < qk/4; run++ {
+					for j := 0; j < 4; j++ {
+						dst[q4GroupNib+64*run+4*r+j] = blk[2+4*run+j] + 128 // int8 to offset uint8
+					}
+				}
+			}
+		}
+	}
+	return out
+}
 
 // packQ4 repacks Q4_0 rows into the layout above.
 func packQ4(q []byte, rows, cols int) []byte {
@@ -66,9 +107,10 @@ func nibble(blk []byte, e int) byte {
 }
 
 // scaleBias writes, for each block of x, its scale (float32 bits) and
-// minus 8 times the sum of its quants: the nibbles are unsigned, and
-// starting each row's sum there takes away the 8 each carries.
-func (v *q8Vec) scaleBias() {
+// minus offset times the sum of its quants: the packed weights are
+// unsigned, carrying offset (8 for Q4_0 nibbles, 128 for Q8_0), and
+// starting each row's sum there takes it away.
+func (v *q8Vec) scaleBias(offset int32) {
 	nb := len(v.d)
 	if cap(v.sb) < 2*nb {
 		v.sb = make([]uint32, 2*nb)
@@ -76,7 +118,26 @@ func (v *q8Vec) scaleBias() {
 	v.sb = v.sb[:2*nb]
 	for b := range nb {
 		v.sb[2*b] = math.Float32bits(v.d[b])
-		v.sb[2*b+1] = uint32(8 * v.bias[b]) // bias is minus the sum
+		v.sb[2*b+1] = uint32(offset * v.bias[b]) // bias is minus the sum
+	}
+}
+
+// q8r16x1Go is q4r16x1Go for packed Q8_0.
+func q8r16x1Go(w []byte, x *q8Vec, out *[16]float32) {
+	*out = [16]float32{}
+	for b := range x.d {
+		blk := w[b*q8GroupBlock:][:q8GroupBlock]
+		xq := x.q[b*qk : (b+1)*qk]
+		for r := range q4GroupRows {
+			dot := int32(x.sb[2*b+1])
+			for run := 0; run < qk/4; run++ {
+				for j := 0; j < 4; j++ {
+					dot += int32(blk[q4GroupNib+64*run+4*r+j]) * int32(xq[4*run+j])
+				}
+			}
+			ws := half.Table(binary.LittleEndian.Uint16(blk[2*r:]))
+			out[r] += float32(dot) * (ws * x.d[b])
+		}
 	}
 }
 
@@ -108,21 +169,33 @@ func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) {
 // groups [lo, hi) of a packed matrix.
 func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 	nb, rows := m.Cols/qk, m.Rows
+	block, x4, x1 := q4GroupBlock, q4r16x4, q4r16x1
+	if m.Type == typeQ8_0 {
+		block, x4, x1 = q8GroupBlock, q8r16x4, q8r16x1
+	}
 	// inputs in tiles that stay in cache while the rows stream past, as
 	// in rowsBatch
 	const tile = 32
 	for t := 0; t < len(ins); t += tile {
 		end := min(t+tile, len(ins))
 		for g := lo; g < hi; g++ {
-			w := m.packed[g*nb*q4GroupBlock : (g+1)*nb*q4GroupBlock]
+			w := m.packed[g*nb*block : (g+1)*nb*block]
 			r0 := g * q4GroupRows
 			b := t
 			for ; b+4 <= end; b += 4 {
-				q4r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 			}
 			for ; b < end; b++ {
-				q4r16x1(w, &ins[b].q8, (*[q4GroupRows]float32)(out[b*rows+r0:]))
+				x1(w, &ins[b].q8, (*[q4GroupRows]float32)(out[b*rows+r0:]))
 			}
 		}
 	}
+}
+
+// packOffset is what a packed weight of the type carries over its value.
+func packOffset(typ gguf.TensorType) int32 {
+	if typ == typeQ8_0 {
+		return 128
+	}
+	return 8
 }
