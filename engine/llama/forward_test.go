@@ -221,39 +221,44 @@ func TestForwardMatchesReference(t *testing.T) {
 	tol := map[gguf.TensorType]float64{gguf.F32: 1e-4, gguf.F16: 5e-3, gguf.Q8_0: 5e-3, gguf.Q4_0: 5e-3}
 	for _, typ := range synth.Formats {
 		for _, threads := range []int{1, 2} {
-			t.Run(fmt.Sprintf("%s/%d-threads", typ, threads), func(t *testing.T) {
-				f, m := load(t, "tiny", typ, threads)
-				ref := &reference{f: f, dim: m.Dim, hidden: m.Hidden, layers: m.Layers, heads: m.Heads, kvh: m.KVHeads, eps: 1e-5,
-					kc: make([][][]float64, m.Layers), vc: make([][][]float64, m.Layers)}
-				seq := m.NewSequence(16)
-				tokens := []int{1, 300, 301, 7, 450, 299, 511, 2, 42, 100}
-				for pos, tok := range tokens {
-					got, err := seq.Forward(tok)
-					if err != nil {
-						t.Fatal(err)
+			for _, packed := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%d-threads/packed-%v", typ, threads, packed), func(t *testing.T) {
+					// without packing, the kernels machines without VNNI run
+					restore := llama.SetVNNIForTest(packed)
+					f, m := load(t, "tiny", typ, threads)
+					restore()
+					ref := &reference{f: f, dim: m.Dim, hidden: m.Hidden, layers: m.Layers, heads: m.Heads, kvh: m.KVHeads, eps: 1e-5,
+						kc: make([][][]float64, m.Layers), vc: make([][][]float64, m.Layers)}
+					seq := m.NewSequence(16)
+					tokens := []int{1, 300, 301, 7, 450, 299, 511, 2, 42, 100}
+					for pos, tok := range tokens {
+						got, err := seq.Forward(tok)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := ref.forward(tok, pos)
+						mean, sd := 0.0, 0.0
+						for _, v := range want {
+							mean += v
+						}
+						mean /= float64(len(want))
+						for _, v := range want {
+							sd += (v - mean) * (v - mean)
+						}
+						sd = math.Sqrt(sd / float64(len(want)))
+						if sd < 1 {
+							t.Fatalf("position %d: reference logits spread only %.3f; the dummy weights should spread them", pos, sd)
+						}
+						worst := 0.0
+						for i := range want {
+							worst = math.Max(worst, math.Abs(float64(got[i])-want[i]))
+						}
+						if worst/sd > tol[typ] {
+							t.Errorf("position %d: max logit error %.4g is %.3g of the spread %.3f (tolerance %.g)", pos, worst, worst/sd, sd, tol[typ])
+						}
 					}
-					want := ref.forward(tok, pos)
-					mean, sd := 0.0, 0.0
-					for _, v := range want {
-						mean += v
-					}
-					mean /= float64(len(want))
-					for _, v := range want {
-						sd += (v - mean) * (v - mean)
-					}
-					sd = math.Sqrt(sd / float64(len(want)))
-					if sd < 1 {
-						t.Fatalf("position %d: reference logits spread only %.3f; the dummy weights should spread them", pos, sd)
-					}
-					worst := 0.0
-					for i := range want {
-						worst = math.Max(worst, math.Abs(float64(got[i])-want[i]))
-					}
-					if worst/sd > tol[typ] {
-						t.Errorf("position %d: max logit error %.4g is %.3g of the spread %.3f (tolerance %.g)", pos, worst, worst/sd, sd, tol[typ])
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
