@@ -196,26 +196,31 @@ var vnni = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX51
 
 // q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].
-func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
-	r16x4(w, q4GroupBlock, ins, out, stride, q4r16x1Go, q4r16x4VNNI)
-}
+func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, false, ins, out, stride) }
 
 // q8r16x4 is q4r16x4 for packed Q8_0.
-func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) {
-	r16x4(w, q8GroupBlock, ins, out, stride, q8r16x1Go, q8r16x4VNNI)
-}
+func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, true, ins, out, stride) }
 
-func r16x4(w []byte, block int, ins []vecInput, out []float32, stride int,
-	portable func([]byte, *q8Vec, *[16]float32),
-	kernel func(*byte, *[4]*int8, *[4]*uint32, int, *float32, int)) {
+// r16x4 runs the four-input kernel of a packed group's format. The
+// assembly is called directly, never through a function value, which
+// would move the pointer arrays to the heap on every call.
+func r16x4(w []byte, q8 bool, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
 	if !vnni {
 		for k := range 4 {
-			portable(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+			if q8 {
+				q8r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+			} else {
+				q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+			}
 		}
 		return
 	}
 	nb := len(ins[0].q8.d)
+	block := q4GroupBlock
+	if q8 {
+		block = q8GroupBlock
+	}
 	_ = w[nb*block-1]
 	var xq [4]*int8
 	var xsb [4]*uint32
@@ -224,28 +229,33 @@ func r16x4(w []byte, block int, ins []vecInput, out []float32, stride int,
 		_, _ = x.q[nb*qk-1], x.sb[2*nb-1]
 		xq[k], xsb[k] = &x.q[0], &x.sb[0]
 	}
-	kernel(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	if q8 {
+		q8r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	} else {
+		q4r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	}
 }
 
 // q4r16x1 computes a packed Q4_0 group of 16 rows against one input.
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) {
-	r16x1(w, q4GroupBlock, x, out, q4r16x1Go, q4r16x1VNNI)
+	if !vnni {
+		q4r16x1Go(w, x, out)
+		return
+	}
+	nb := len(x.d)
+	_, _, _ = w[nb*q4GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 }
 
 // q8r16x1 is q4r16x1 for packed Q8_0.
 func q8r16x1(w []byte, x *q8Vec, out *[16]float32) {
-	r16x1(w, q8GroupBlock, x, out, q8r16x1Go, q8r16x1VNNI)
-}
-
-func r16x1(w []byte, block int, x *q8Vec, out *[16]float32,
-	portable func([]byte, *q8Vec, *[16]float32), kernel func(*byte, *int8, *uint32, int, *float32)) {
 	if !vnni {
-		portable(w, x, out)
+		q8r16x1Go(w, x, out)
 		return
 	}
 	nb := len(x.d)
-	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	kernel(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	_, _, _ = w[nb*q8GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	q8r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 }
 
 //go:noescape
