@@ -535,7 +535,7 @@ DATA shift0x4<>+48(SB)/8, $0x0000000400000004
 DATA shift0x4<>+56(SB)/8, $0x0000000400000004
 GLOBL shift0x4<>(SB), RODATA|NOPTR, $64
 
-// Run g of a packed block (see q4pack.go): lane r of zw gets row r's four
+// Run g of a packed block (see packed.go): lane r of zw gets row r's four
 // weights (rows 8..15 from the high nibbles).
 #define Q4RUN(g, zw) \
 	VBROADCASTI64X4 (32+32*g)(SI), zw \
@@ -885,7 +885,7 @@ silufone:
 	VZEROUPPER
 	RET
 
-// A packed Q8_0 block (see q4pack.go): its eight runs of offset weights,
+// A packed Q8_0 block (see packed.go): its eight runs of offset weights,
 // and its rows' scales.
 #define Q8BLOCK \
 	VMOVDQU32 32(SI), Z16 \

@@ -25,7 +25,7 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0 or Q8_0 matrix repacked for the VNNI kernels (q4pack.go),
+	// packed is a Q4_0 or Q8_0 matrix repacked for the VNNI kernels (packed.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
 }

@@ -51,7 +51,7 @@ type Model struct {
 
 	mu sync.Mutex
 	st scratch
-	// The product being run, read by the pool's threads; mmRows is made
+	// The products being run, read by the pool's threads; mmUnits is made
 	// once so that a product allocates nothing.
 	mm struct {
 		jobs  [3]product // the products of one pass: q, k and v at most
@@ -367,7 +367,8 @@ func (m *Model) productUnits(lo, hi int) {
 }
 
 // inputForm tells apart the forms activations take for products with a
-// matrix: as is, rounded to F16, quantized, quantized and packed.
+// matrix: as is, rounded to F16, quantized, quantized for packed Q4_0 or
+// for packed Q8_0 (their biases differ).
 func inputForm(w *Matrix) int {
 	switch {
 	case w.packed != nil && w.Type == typeQ8_0:

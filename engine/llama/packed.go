@@ -8,7 +8,8 @@ import (
 	"github.com/tpsbench/tpsbench/engine/half"
 )
 
-// Q4_0 weights repacked for the VNNI kernels (kernels_amd64.s, q4r16x4).
+// Q4_0 and Q8_0 weights repacked for the VNNI kernels (kernels_amd64.s,
+// q4r16x4, q8r16x4).
 //
 // Rows go in groups of 16, and for each group and block the packed form
 // holds the 16 rows' f16 scales (row r's at 2r), then for each of the
@@ -21,9 +22,8 @@ import (
 // lane ends a block holding one row's whole sum, which its scale and the
 // input's multiply without any shuffling. The size is the file's: 288
 // bytes a group and block.
-
 //
-// Q8_0 packs the same way (q8Pack): after the scales, each run's 64 bytes
+// Q8_0 packs the same way (packQ8): after the scales, each run's 64 bytes
 // hold row r's four weights at 4r, each plus 128, so that they are the
 // unsigned operand as the nibbles are; the input's bias is then minus 128
 // times its sum.
