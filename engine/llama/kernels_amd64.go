@@ -2,7 +2,11 @@
 
 package llama
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:noescape
 func dotF32AVX2(a, b *float32, n int) float32
@@ -191,8 +195,44 @@ func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 //go:noescape
 func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
-// vnni reports whether the packed kernels can run here.
-var vnni = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+// avx512 reports whether the 512-bit kernels can run here, and vnni
+// whether the packed ones can.
+var (
+	avx512 = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	vnni   = avx512 && cpu.X86.HasAVX512VNNI
+)
+
+//go:noescape
+func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[16]float32)
+
+// tile4x4 computes F32 rows [lo, done) against the inputs in fours, four
+// rows and four inputs a kernel call, and returns done: lo where it
+// cannot (another format, no AVX-512, inputs not laid out in one buffer).
+func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done int) {
+	n, rows, quads := m.Cols, m.Rows, len(ins)/4
+	if !avx512 || m.Type != typeF32 || quads == 0 || n%16 != 0 {
+		return lo
+	}
+	// the inputs are consecutive rows of one activation buffer
+	f0 := unsafe.Pointer(&ins[0].f[0])
+	for k := 1; k < 4*quads; k++ {
+		if len(ins[k].f) != n || unsafe.Pointer(&ins[k].f[0]) != unsafe.Add(f0, 4*k*n) {
+			return lo
+		}
+	}
+	var o [16]float32
+	r := lo
+	for ; r+4 <= hi; r += 4 {
+		_ = m.f32[(r+4)*n-1]
+		for b := 0; b < 4*quads; b += 4 {
+			f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o)
+			for k := 0; k < 4; k++ {
+				copy(out[(first+b+k)*rows+r:][:4], o[4*k:4*k+4])
+			}
+		}
+	}
+	return r
+}
 
 // q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].

@@ -994,3 +994,98 @@ q8r16x1done:
 	VMOVUPS Z8, 0(AX)
 	VZEROUPPER
 	RET
+
+// out = the sum of acc's 16 float lanes (acc's register is spent)
+#define HSUM16(z, y, x, out) \
+	VEXTRACTF64X4 $1, z, Y28 \
+	VADDPS Y28, y, y \
+	VEXTRACTF32X4 $1, y, X28 \
+	VADDPS X28, x, x \
+	VHADDPS x, x, x \
+	VHADDPS x, x, x \
+	VMOVSS x, out
+
+// func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[16]float32)
+// Four F32 rows (w, w+wstride, ... in elements) against four inputs (x,
+// x+xstride, ...): out[4k+r] = row r · input k over n floats (a multiple
+// of 16). Each 16 floats of a row meet the four inputs from registers:
+// two multiply-adds a load. Needs AVX512F and AVX512VL.
+TEXT ·f32r4x4AVX512(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	SHLQ $2, R8
+	LEAQ (SI)(R8*2), R9
+	MOVQ x+16(FP), DI
+	MOVQ xstride+24(FP), R10
+	SHLQ $2, R10
+	LEAQ (DI)(R10*2), R11
+	MOVQ n+32(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+f32r4x4loop:
+	CMPQ CX, $0
+	JLE f32r4x4done
+	VMOVUPS (SI), Z16
+	VMOVUPS (SI)(R8*1), Z17
+	VMOVUPS (R9), Z18
+	VMOVUPS (R9)(R8*1), Z19
+	VMOVUPS (DI), Z20
+	VMOVUPS (DI)(R10*1), Z21
+	VMOVUPS (R11), Z22
+	VMOVUPS (R11)(R10*1), Z23
+	VFMADD231PS Z20, Z16, Z0
+	VFMADD231PS Z20, Z17, Z1
+	VFMADD231PS Z20, Z18, Z2
+	VFMADD231PS Z20, Z19, Z3
+	VFMADD231PS Z21, Z16, Z4
+	VFMADD231PS Z21, Z17, Z5
+	VFMADD231PS Z21, Z18, Z6
+	VFMADD231PS Z21, Z19, Z7
+	VFMADD231PS Z22, Z16, Z8
+	VFMADD231PS Z22, Z17, Z9
+	VFMADD231PS Z22, Z18, Z10
+	VFMADD231PS Z22, Z19, Z11
+	VFMADD231PS Z23, Z16, Z12
+	VFMADD231PS Z23, Z17, Z13
+	VFMADD231PS Z23, Z18, Z14
+	VFMADD231PS Z23, Z19, Z15
+	ADDQ $64, SI
+	ADDQ $64, R9
+	ADDQ $64, DI
+	ADDQ $64, R11
+	SUBQ $16, CX
+	JMP f32r4x4loop
+f32r4x4done:
+	MOVQ out+40(FP), AX
+	HSUM16(Z0, Y0, X0, 0(AX))
+	HSUM16(Z1, Y1, X1, 4(AX))
+	HSUM16(Z2, Y2, X2, 8(AX))
+	HSUM16(Z3, Y3, X3, 12(AX))
+	HSUM16(Z4, Y4, X4, 16(AX))
+	HSUM16(Z5, Y5, X5, 20(AX))
+	HSUM16(Z6, Y6, X6, 24(AX))
+	HSUM16(Z7, Y7, X7, 28(AX))
+	HSUM16(Z8, Y8, X8, 32(AX))
+	HSUM16(Z9, Y9, X9, 36(AX))
+	HSUM16(Z10, Y10, X10, 40(AX))
+	HSUM16(Z11, Y11, X11, 44(AX))
+	HSUM16(Z12, Y12, X12, 48(AX))
+	HSUM16(Z13, Y13, X13, 52(AX))
+	HSUM16(Z14, Y14, X14, 56(AX))
+	HSUM16(Z15, Y15, X15, 60(AX))
+	VZEROUPPER
+	RET

@@ -12,6 +12,8 @@ func dotQ4(row []byte, x *q8Vec) float32     { return dotQ4Go(row, x) }
 
 func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return false }
 
+func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) int { return lo }
+
 // The packed Q4_0 layout is for the VNNI kernels; here its portable
 // kernels exist for the tests.
 const vnni = false

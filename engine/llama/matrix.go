@@ -105,8 +105,12 @@ func (m *Matrix) rowsBatch(out []float32, ins []vecInput, lo, hi int) {
 func (m *Matrix) rowsTile(out []float32, ins []vecInput, first, lo, hi int) {
 	n, rows := m.Cols, m.Rows
 	var four [4]float32
+	done := m.tile4x4(out, ins, first, lo, hi) // rows [lo, done) against the inputs in fours
 	for r := lo; r < hi; r++ {
 		b := 0
+		if r < done {
+			b = len(ins) &^ 3
+		}
 		// four inputs at a time where a kernel takes them: the row is
 		// loaded (and unpacked) once for the four
 		for ; b+4 <= len(ins); b += 4 {
