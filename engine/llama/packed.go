@@ -3,6 +3,8 @@ package llama
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/half"
@@ -41,69 +43,71 @@ func packable(typ gguf.TensorType, rows, cols int) bool {
 	return (typ == typeQ4_0 || typ == typeQ8_0) && rows%q4GroupRows == 0 && cols%qk == 0
 }
 
-// pack repacks a Q4_0 or Q8_0 matrix for the VNNI kernels.
+// pack repacks a Q4_0 or Q8_0 matrix for the VNNI kernels, its groups
+// spread over the CPUs: a 7B model's weights are gigabytes.
 func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
-	if typ == typeQ8_0 {
-		return packQ8(q, rows, cols)
+	out := make([]byte, len(q))
+	groups := rows / q4GroupRows
+	workers := min(runtime.GOMAXPROCS(0), groups)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for g := w; g < groups; g += workers {
+				if typ == typeQ8_0 {
+					packQ8Group(out, q, g, cols)
+				} else {
+					packQ4Group(out, q, g, cols)
+				}
+			}
+		})
 	}
-	return packQ4(q, rows, cols)
+	wg.Wait()
+	return out
 }
 
-// packQ8 repacks Q8_0 rows into the layout above.
-func packQ8(q []byte, rows, cols int) []byte {
+// packQ8Group repacks 16-row group g of Q8_0 rows into the layout above.
+func packQ8Group(out, q []byte, g, cols int) {
 	nb := cols / qk
 	rowBytes := nb * q8Bytes
-	out := make([]byte, len(q))
-	for g := 0; g < rows/q4GroupRows; g++ {
-		for b := 0; b < nb; b++ {
-			dst := out[(g*nb+b)*q8GroupBlock:][:q8GroupBlock]
-			for r := 0; r < q4GroupRows; r++ {
-				blk := q[(g*q4GroupRows+r)*rowBytes+b*q8Bytes:][:q8Bytes]
-				copy(dst[2*r:], blk[:2])
-				for run := 0; run < qk/4; run++ {
-					for j := 0; j < 4; j++ {
-						dst[q4GroupNib+64*run+4*r+j] = blk[2+4*run+j] + 128 // int8 to offset uint8
-					}
+	for b := 0; b < nb; b++ {
+		dst := out[(g*nb+b)*q8GroupBlock:][:q8GroupBlock]
+		for r := 0; r < q4GroupRows; r++ {
+			blk := q[(g*q4GroupRows+r)*rowBytes+b*q8Bytes:][:q8Bytes]
+			copy(dst[2*r:], blk[:2])
+			for run := 0; run < qk/4; run++ {
+				for j := 0; j < 4; j++ {
+					dst[q4GroupNib+64*run+4*r+j] = blk[2+4*run+j] + 128 // int8 to offset uint8
 				}
 			}
 		}
 	}
-	return out
 }
 
-// packQ4 repacks Q4_0 rows into the layout above.
-func packQ4(q []byte, rows, cols int) []byte {
+// packQ4Group repacks 16-row group g of Q4_0 rows into the layout above.
+func packQ4Group(out, q []byte, g, cols int) {
 	nb := cols / qk
 	rowBytes := nb * q4Bytes
-	out := make([]byte, len(q))
-	for g := 0; g < rows/q4GroupRows; g++ {
-		for b := 0; b < nb; b++ {
-			dst := out[(g*nb+b)*q4GroupBlock:][:q4GroupBlock]
-			for r := 0; r < q4GroupRows; r++ {
-				blk := q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:q4Bytes]
-				copy(dst[2*r:], blk[:2])
-			}
-			for run := 0; run < qk/4; run++ {
-				for r := 0; r < q4GroupRows/2; r++ {
-					lo := q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:q4Bytes]
-					hi := q[(g*q4GroupRows+r+8)*rowBytes+b*q4Bytes:][:q4Bytes]
-					for j := 0; j < 4; j++ {
-						e := 4*run + j
-						dst[q4GroupNib+32*run+4*r+j] = nibble(lo, e) | nibble(hi, e)<<4
-					}
-				}
+	var lo, hi [qk]byte // the nibbles of rows r and r+8
+	for b := 0; b < nb; b++ {
+		dst := out[(g*nb+b)*q4GroupBlock:][:q4GroupBlock]
+		for r := 0; r < q4GroupRows; r++ {
+			copy(dst[2*r:], q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:2])
+		}
+		for r := 0; r < q4GroupRows/2; r++ {
+			nibbles(&lo, q[(g*q4GroupRows+r)*rowBytes+b*q4Bytes:][:q4Bytes])
+			nibbles(&hi, q[(g*q4GroupRows+r+8)*rowBytes+b*q4Bytes:][:q4Bytes])
+			for e := range qk {
+				dst[q4GroupNib+32*(e/4)+4*r+e%4] = lo[e] | hi[e]<<4
 			}
 		}
 	}
-	return out
 }
 
-// nibble is element e (0..31) of a Q4_0 block.
-func nibble(blk []byte, e int) byte {
-	if e < qk/2 {
-		return blk[2+e] & 0xf
+// nibbles unpacks a Q4_0 block's 32 elements.
+func nibbles(dst *[qk]byte, blk []byte) {
+	for j := 0; j < qk/2; j++ {
+		dst[j], dst[j+qk/2] = blk[2+j]&0xf, blk[2+j]>>4
 	}
-	return blk[2+e-qk/2] >> 4
 }
 
 // scaleBias writes, for each block of x, its scale (float32 bits) and
