@@ -25,8 +25,13 @@ type bpe struct {
 
 type merge struct{ rank, id int }
 
-// cacheLimit bounds the word cache; past it the cache starts over.
-const cacheLimit = 1 << 16
+// The word cache keeps words up to cacheWord bytes (a tokenizer without a
+// pre-tokenizer makes the whole text one word, which would not repeat) and
+// up to cacheLimit of them; past that it starts over.
+const (
+	cacheLimit = 1 << 16
+	cacheWord  = 256
+)
 
 func parseBPE(raw json.RawMessage) (*bpe, error) {
 	if isNull(raw) {
@@ -116,6 +121,9 @@ func (b *bpe) encodeWord(word string, ids []int) []int {
 		if id, ok := b.vocab[word]; ok {
 			return append(ids, id)
 		}
+	}
+	if len(word) > cacheWord {
+		return append(ids, b.merge(b.symbols(word))...)
 	}
 	b.mu.Lock()
 	cached, ok := b.cache[word]
