@@ -205,15 +205,19 @@ var (
 //go:noescape
 func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[16]float32)
 
-// tile4x4 computes F32 rows [lo, done) against the inputs in fours, four
-// rows and four inputs a kernel call, and returns done: lo where it
-// cannot (another format, no AVX-512, inputs not laid out in one buffer).
+//go:noescape
+func f16r4x4AVX512(w *uint16, wstride int, x *float32, xstride int, n int, out *[16]float32)
+
+// tile4x4 computes F32 or F16 rows [lo, done) against the inputs in fours,
+// four rows and four inputs a kernel call, and returns done: lo where it
+// cannot (another format, no AVX-512, inputs not in one buffer).
 func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done int) {
 	n, rows, quads := m.Cols, m.Rows, len(ins)/4
-	if !avx512 || m.Type != typeF32 || quads == 0 || n%16 != 0 {
+	if !avx512 || (m.Type != typeF32 && m.Type != typeF16) || quads == 0 || n%16 != 0 {
 		return lo
 	}
-	// the inputs are consecutive rows of one activation buffer
+	// the inputs are consecutive rows of one buffer (F16's are the
+	// activations rounded to F16, side by side in the step's scratch)
 	f0 := unsafe.Pointer(&ins[0].f[0])
 	for k := 1; k < 4*quads; k++ {
 		if len(ins[k].f) != n || unsafe.Pointer(&ins[k].f[0]) != unsafe.Add(f0, 4*k*n) {
@@ -223,9 +227,14 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 	var o [16]float32
 	r := lo
 	for ; r+4 <= hi; r += 4 {
-		_ = m.f32[(r+4)*n-1]
 		for b := 0; b < 4*quads; b += 4 {
-			f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o)
+			if m.Type == typeF16 {
+				_ = m.f16[(r+4)*n-1]
+				f16r4x4AVX512(&m.f16[r*n], n, &ins[b].f[0], n, n, &o)
+			} else {
+				_ = m.f32[(r+4)*n-1]
+				f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o)
+			}
 			for k := 0; k < 4; k++ {
 				copy(out[(first+b+k)*rows+r:][:4], o[4*k:4*k+4])
 			}

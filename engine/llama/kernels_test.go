@@ -127,19 +127,25 @@ func TestBatchKernelsAgree(t *testing.T) {
 		x[i] = r.Float32()*2 - 1
 	}
 	var q8, q4 []byte
+	h := make([]uint16, len(w))
+	for i, v := range w {
+		h[i] = half.FromFloat32(v)
+	}
 	for i := 0; i < rows; i++ {
 		q8 = QuantizeQ8_0(q8, w[i*cols:(i+1)*cols])
 		q4 = QuantizeQ4_0(q4, w[i*cols:(i+1)*cols])
 	}
 	mats := []*Matrix{
 		{Type: typeF32, Rows: rows, Cols: cols, f32: w, rowBytes: 4 * cols},
+		{Type: typeF16, Rows: rows, Cols: cols, f16: h, rowBytes: 2 * cols},
 		{Type: typeQ8_0, Rows: rows, Cols: cols, q: q8, rowBytes: cols / qk * q8Bytes},
 		{Type: typeQ4_0, Rows: rows, Cols: cols, q: q4, rowBytes: cols / qk * q4Bytes},
 	}
 	for _, m := range mats {
 		ins := make([]vecInput, batch)
+		scratch := make([]float32, batch*cols) // F16's rounded inputs, side by side as in a step
 		for b := range ins {
-			ins[b].prepare(x[b*cols:(b+1)*cols], m.Type, nil)
+			ins[b].prepare(x[b*cols:(b+1)*cols], m.Type, scratch[b*cols:(b+1)*cols])
 		}
 		out := make([]float32, batch*rows)
 		m.rowsBatch(out, ins, 0, rows)
@@ -149,6 +155,8 @@ func TestBatchKernelsAgree(t *testing.T) {
 				switch m.Type {
 				case typeF32:
 					want = dotF32Go(w[row*cols:(row+1)*cols], ins[b].f)
+				case typeF16:
+					want = dotF16Go(h[row*cols:(row+1)*cols], ins[b].f)
 				case typeQ8_0:
 					want = dotQ8Go(q8[row*m.rowBytes:(row+1)*m.rowBytes], &ins[b].q8)
 				case typeQ4_0:
