@@ -221,6 +221,11 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	rec.Status = resp.StatusCode
+	if resp.ProtoMajor != 1 {
+		// HTTP/2 interleaves streams on one connection: its last read may
+		// be another response's, so this one is stamped as it is read
+		m.arrival.Store(nil)
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		rec.Done = clock.Now()
 		rec.Fail(record.KindHTTPStatus, "HTTP "+resp.Status)
