@@ -51,10 +51,12 @@ var simd = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
 
 // Kernels names the dot-product implementation in use.
 func Kernels() string {
-	if vnni {
+	switch {
+	case vnni:
 		return "avx2+avx512-vnni"
-	}
-	if simd {
+	case avx512:
+		return "avx2+avx512"
+	case simd:
 		return "avx2"
 	}
 	return "go"
