@@ -259,11 +259,7 @@ func r16x4(w []byte, q8 bool, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
 	if !vnni {
 		for k := range 4 {
-			if q8 {
-				q8r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
-			} else {
-				q4r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
-			}
+			r16x1Go(w, q8, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 		}
 		return
 	}
@@ -288,25 +284,29 @@ func r16x4(w []byte, q8 bool, ins []vecInput, out []float32, stride int) {
 }
 
 // q4r16x1 computes a packed Q4_0 group of 16 rows against one input.
-func q4r16x1(w []byte, x *q8Vec, out *[16]float32) {
-	if !vnni {
-		q4r16x1Go(w, x, out)
-		return
-	}
-	nb := len(x.d)
-	_, _, _ = w[nb*q4GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
-}
+func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, false, x, out) }
 
 // q8r16x1 is q4r16x1 for packed Q8_0.
-func q8r16x1(w []byte, x *q8Vec, out *[16]float32) {
+func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, true, x, out) }
+
+// r16x1 runs the one-input kernel of a packed group's format, calling the
+// assembly directly (see r16x4).
+func r16x1(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
 	if !vnni {
-		q8r16x1Go(w, x, out)
+		r16x1Go(w, q8, x, out)
 		return
 	}
 	nb := len(x.d)
-	_, _, _ = w[nb*q8GroupBlock-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	q8r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	block := q4GroupBlock
+	if q8 {
+		block = q8GroupBlock
+	}
+	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	if q8 {
+		q8r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	} else {
+		q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	}
 }
 
 //go:noescape

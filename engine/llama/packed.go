@@ -126,41 +126,37 @@ func (v *q8Vec) scaleBias(offset int32) {
 	}
 }
 
-// q8r16x1Go is q4r16x1Go for packed Q8_0.
-func q8r16x1Go(w []byte, x *q8Vec, out *[16]float32) {
-	*out = [16]float32{}
-	for b := range x.d {
-		blk := w[b*q8GroupBlock:][:q8GroupBlock]
-		xq := x.q[b*qk : (b+1)*qk]
-		for r := range q4GroupRows {
-			dot := int32(x.sb[2*b+1])
-			for run := 0; run < qk/4; run++ {
-				for j := 0; j < 4; j++ {
-					dot += int32(blk[q4GroupNib+64*run+4*r+j]) * int32(xq[4*run+j])
-				}
-			}
-			ws := half.Table(binary.LittleEndian.Uint16(blk[2*r:]))
-			out[r] += float32(dot) * (ws * x.d[b])
-		}
-	}
-}
-
-// q4r16x1Go is the portable form of the packed kernel: 16 rows of a
+// q4r16x1Go is the portable form of the packed Q4_0 kernel: 16 rows of a
 // packed group against one input, lane by lane as the assembly goes.
-func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) {
+func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, false, x, out) }
+
+// q8r16x1Go is q4r16x1Go for packed Q8_0.
+func q8r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, true, x, out) }
+
+func r16x1Go(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
+	block := q4GroupBlock
+	if q8 {
+		block = q8GroupBlock
+	}
 	*out = [16]float32{}
 	for b := range x.d {
-		blk := w[b*q4GroupBlock:][:q4GroupBlock]
+		blk := w[b*block:][:block]
 		xq := x.q[b*qk : (b+1)*qk]
 		for r := range q4GroupRows {
 			dot := int32(x.sb[2*b+1])
 			for run := 0; run < qk/4; run++ {
 				for j := 0; j < 4; j++ {
-					n := blk[q4GroupNib+32*run+4*(r%8)+j]
-					if r >= 8 {
-						n >>= 4
+					var u byte // the weight, as the unsigned operand
+					if q8 {
+						u = blk[q4GroupNib+64*run+4*r+j]
+					} else {
+						u = blk[q4GroupNib+32*run+4*(r%8)+j]
+						if r >= 8 {
+							u >>= 4
+						}
+						u &= 0xf
 					}
-					dot += int32(n&0xf) * int32(xq[4*run+j])
+					dot += int32(u) * int32(xq[4*run+j])
 				}
 			}
 			ws := half.Table(binary.LittleEndian.Uint16(blk[2*r:]))
