@@ -584,85 +584,129 @@ GLOBL shift0x4<>(SB), RODATA|NOPTR, $64
 	Q4RUN(7, Z23) \
 	VCVTPH2PS (SI), Z24
 
+// A packed Q8_0 block (see packed.go): its eight runs of offset weights,
+// and its rows' scales.
+#define Q8PREFETCH \
+	PREFETCHT0 8704(SI) \
+	PREFETCHT0 8768(SI) \
+	PREFETCHT0 8832(SI) \
+	PREFETCHT0 8896(SI) \
+	PREFETCHT0 8960(SI) \
+	PREFETCHT0 9024(SI) \
+	PREFETCHT0 9088(SI) \
+	PREFETCHT0 9152(SI) \
+	PREFETCHT0 9216(SI)
+
+#define Q8BLOCK \
+	Q8PREFETCH \
+	VMOVDQU32 32(SI), Z16 \
+	VMOVDQU32 96(SI), Z17 \
+	VMOVDQU32 160(SI), Z18 \
+	VMOVDQU32 224(SI), Z19 \
+	VMOVDQU32 288(SI), Z20 \
+	VMOVDQU32 352(SI), Z21 \
+	VMOVDQU32 416(SI), Z22 \
+	VMOVDQU32 480(SI), Z23 \
+	VCVTPH2PS (SI), Z24
+
+// A packed group's kernel against four inputs (see q4r16x4VNNI), its
+// block read by BLOCK, blocks STRIDE bytes apart.
+#define R16X4(BLOCK, STRIDE) \
+	MOVQ w+0(FP), SI \
+	MOVQ xq+8(FP), AX \
+	MOVQ 0(AX), R8 \
+	MOVQ 8(AX), R9 \
+	MOVQ 16(AX), R10 \
+	MOVQ 24(AX), R11 \
+	MOVQ xsb+16(FP), AX \
+	MOVQ 0(AX), BX \
+	MOVQ 8(AX), DX \
+	MOVQ 16(AX), DI \
+	MOVQ 24(AX), R12 \
+	MOVQ nb+24(FP), CX \
+	VPXORD Z8, Z8, Z8 \
+	VPXORD Z9, Z9, Z9 \
+	VPXORD Z10, Z10, Z10 \
+	VPXORD Z11, Z11, Z11 \
+	VPBROADCASTD nib32<>(SB), Z25 \
+	VMOVDQU32 shift0x4<>(SB), Z26 \
+loop: \
+	CMPQ CX, $0 \
+	JLE done \
+	BLOCK \
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8) \
+	Q4INPUT(R9, DX, Z1, Z5, Z13, Z9) \
+	Q4INPUT(R10, DI, Z2, Z6, Z14, Z10) \
+	Q4INPUT(R11, R12, Z3, Z7, Z15, Z11) \
+	ADDQ STRIDE, SI \
+	ADDQ $32, R8 \
+	ADDQ $32, R9 \
+	ADDQ $32, R10 \
+	ADDQ $32, R11 \
+	ADDQ $8, BX \
+	ADDQ $8, DX \
+	ADDQ $8, DI \
+	ADDQ $8, R12 \
+	DECQ CX \
+	JMP loop \
+done: \
+	MOVQ out+32(FP), AX \
+	MOVQ ostride+40(FP), BX \
+	VMOVUPS Z8, (AX) \
+	VMOVUPS Z9, (AX)(BX*1) \
+	VMOVUPS Z10, (AX)(BX*2) \
+	LEAQ (AX)(BX*2), AX \
+	VMOVUPS Z11, (AX)(BX*1) \
+	VZEROUPPER \
+	RET
+
+// The same against one input (see q4r16x1VNNI).
+#define R16X1(BLOCK, STRIDE) \
+	MOVQ w+0(FP), SI \
+	MOVQ xq+8(FP), R8 \
+	MOVQ xsb+16(FP), BX \
+	MOVQ nb+24(FP), CX \
+	VPXORD Z8, Z8, Z8 \
+	VPBROADCASTD nib32<>(SB), Z25 \
+	VMOVDQU32 shift0x4<>(SB), Z26 \
+loop: \
+	CMPQ CX, $0 \
+	JLE done \
+	BLOCK \
+	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8) \
+	ADDQ STRIDE, SI \
+	ADDQ $32, R8 \
+	ADDQ $8, BX \
+	DECQ CX \
+	JMP loop \
+done: \
+	MOVQ out+32(FP), AX \
+	VMOVUPS Z8, 0(AX) \
+	VZEROUPPER \
+	RET
+
 // func q4r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
 // Sixteen packed Q4_0 rows (a group, nb blocks) against four inputs: the
 // 16 floats at out + k*ostride bytes get row r · input k. xsb[k] holds
 // input k's scale and bias a block (q8Vec.sb). Needs AVX512F, AVX512VL
 // and AVX512_VNNI.
 TEXT ·q4r16x4VNNI(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), AX
-	MOVQ 0(AX), R8
-	MOVQ 8(AX), R9
-	MOVQ 16(AX), R10
-	MOVQ 24(AX), R11
-	MOVQ xsb+16(FP), AX
-	MOVQ 0(AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), DI
-	MOVQ 24(AX), R12
-	MOVQ nb+24(FP), CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPBROADCASTD nib32<>(SB), Z25
-	VMOVDQU32 shift0x4<>(SB), Z26
-q4r16x4loop:
-	CMPQ CX, $0
-	JLE q4r16x4done
-	Q4BLOCK
-	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
-	Q4INPUT(R9, DX, Z1, Z5, Z13, Z9)
-	Q4INPUT(R10, DI, Z2, Z6, Z14, Z10)
-	Q4INPUT(R11, R12, Z3, Z7, Z15, Z11)
-	ADDQ $288, SI
-	ADDQ $32, R8
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $32, R11
-	ADDQ $8, BX
-	ADDQ $8, DX
-	ADDQ $8, DI
-	ADDQ $8, R12
-	DECQ CX
-	JMP q4r16x4loop
-q4r16x4done:
-	MOVQ out+32(FP), AX
-	MOVQ ostride+40(FP), BX
-	VMOVUPS Z8, (AX)
-	VMOVUPS Z9, (AX)(BX*1)
-	VMOVUPS Z10, (AX)(BX*2)
-	LEAQ (AX)(BX*2), AX
-	VMOVUPS Z11, (AX)(BX*1)
-	VZEROUPPER
-	RET
+	R16X4(Q4BLOCK, $288)
 
 // func q4r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 // Sixteen packed Q4_0 rows against one input: out[r] = row r · input.
 TEXT ·q4r16x1VNNI(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), R8
-	MOVQ xsb+16(FP), BX
-	MOVQ nb+24(FP), CX
-	VPXORD Z8, Z8, Z8
-	VPBROADCASTD nib32<>(SB), Z25
-	VMOVDQU32 shift0x4<>(SB), Z26
-q4r16x1loop:
-	CMPQ CX, $0
-	JLE q4r16x1done
-	Q4BLOCK
-	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
-	ADDQ $288, SI
-	ADDQ $32, R8
-	ADDQ $8, BX
-	DECQ CX
-	JMP q4r16x1loop
-q4r16x1done:
-	MOVQ out+32(FP), AX
-	VMOVUPS Z8, 0(AX)
-	VZEROUPPER
-	RET
+	R16X1(Q4BLOCK, $288)
+
+// func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+// q4r16x4VNNI for a packed Q8_0 group.
+TEXT ·q8r16x4VNNI(SB), NOSPLIT, $0-48
+	R16X4(Q8BLOCK, $544)
+
+// func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+// q4r16x1VNNI for a packed Q8_0 group.
+TEXT ·q8r16x1VNNI(SB), NOSPLIT, $0-40
+	R16X1(Q8BLOCK, $544)
 
 DATA absmask<>+0(SB)/4, $0x7fffffff
 GLOBL absmask<>(SB), RODATA|NOPTR, $4
@@ -897,103 +941,6 @@ silufone:
 	VZEROUPPER
 	RET
 
-// A packed Q8_0 block (see packed.go): its eight runs of offset weights,
-// and its rows' scales.
-#define Q8PREFETCH \
-	PREFETCHT0 8704(SI) \
-	PREFETCHT0 8768(SI) \
-	PREFETCHT0 8832(SI) \
-	PREFETCHT0 8896(SI) \
-	PREFETCHT0 8960(SI) \
-	PREFETCHT0 9024(SI) \
-	PREFETCHT0 9088(SI) \
-	PREFETCHT0 9152(SI) \
-	PREFETCHT0 9216(SI)
-
-#define Q8BLOCK \
-	Q8PREFETCH \
-	VMOVDQU32 32(SI), Z16 \
-	VMOVDQU32 96(SI), Z17 \
-	VMOVDQU32 160(SI), Z18 \
-	VMOVDQU32 224(SI), Z19 \
-	VMOVDQU32 288(SI), Z20 \
-	VMOVDQU32 352(SI), Z21 \
-	VMOVDQU32 416(SI), Z22 \
-	VMOVDQU32 480(SI), Z23 \
-	VCVTPH2PS (SI), Z24
-
-// func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
-// q4r16x4VNNI for a packed Q8_0 group.
-TEXT ·q8r16x4VNNI(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), AX
-	MOVQ 0(AX), R8
-	MOVQ 8(AX), R9
-	MOVQ 16(AX), R10
-	MOVQ 24(AX), R11
-	MOVQ xsb+16(FP), AX
-	MOVQ 0(AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), DI
-	MOVQ 24(AX), R12
-	MOVQ nb+24(FP), CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-q8r16x4loop:
-	CMPQ CX, $0
-	JLE q8r16x4done
-	Q8BLOCK
-	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
-	Q4INPUT(R9, DX, Z1, Z5, Z13, Z9)
-	Q4INPUT(R10, DI, Z2, Z6, Z14, Z10)
-	Q4INPUT(R11, R12, Z3, Z7, Z15, Z11)
-	ADDQ $544, SI
-	ADDQ $32, R8
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $32, R11
-	ADDQ $8, BX
-	ADDQ $8, DX
-	ADDQ $8, DI
-	ADDQ $8, R12
-	DECQ CX
-	JMP q8r16x4loop
-q8r16x4done:
-	MOVQ out+32(FP), AX
-	MOVQ ostride+40(FP), BX
-	VMOVUPS Z8, (AX)
-	VMOVUPS Z9, (AX)(BX*1)
-	VMOVUPS Z10, (AX)(BX*2)
-	LEAQ (AX)(BX*2), AX
-	VMOVUPS Z11, (AX)(BX*1)
-	VZEROUPPER
-	RET
-
-// func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
-// q4r16x1VNNI for a packed Q8_0 group.
-TEXT ·q8r16x1VNNI(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), R8
-	MOVQ xsb+16(FP), BX
-	MOVQ nb+24(FP), CX
-	VPXORD Z8, Z8, Z8
-q8r16x1loop:
-	CMPQ CX, $0
-	JLE q8r16x1done
-	Q8BLOCK
-	Q4INPUT(R8, BX, Z0, Z4, Z12, Z8)
-	ADDQ $544, SI
-	ADDQ $32, R8
-	ADDQ $8, BX
-	DECQ CX
-	JMP q8r16x1loop
-q8r16x1done:
-	MOVQ out+32(FP), AX
-	VMOVUPS Z8, 0(AX)
-	VZEROUPPER
-	RET
 
 // out = the sum of acc's 16 float lanes (acc's register is spent)
 #define HSUM16(z, y, x, out) \
