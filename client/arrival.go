@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"time"
@@ -30,3 +31,16 @@ func ArrivalOf(c net.Conn) func() time.Time {
 		return time.Now()
 	}
 }
+
+// DialStamped is a DialContext for an http.Transport: it dials as the
+// client does (30 s timeout and keep-alive) and wraps each connection with
+// StampArrivals.
+func DialStamped(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := stampedDialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return StampArrivals(c), nil
+}
+
+var stampedDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}

@@ -69,16 +69,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if pool < 1 {
 		pool = 1
 	}
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return StampArrivals(c), nil
-		},
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         DialStamped,
 		MaxIdleConns:        pool + 16,
 		MaxIdleConnsPerHost: pool + 16, // a pool smaller than the concurrency would serialize streams
 		IdleConnTimeout:     90 * time.Second,

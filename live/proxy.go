@@ -176,14 +176,7 @@ func (m *measure) done() {
 // their bytes arrived, so a busy proxy still stamps chunks truly.
 func upstreamTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dialer.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return client.StampArrivals(c), nil
-	}
+	tr.DialContext = client.DialStamped
 	return tr
 }
 
