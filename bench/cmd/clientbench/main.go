@@ -83,6 +83,7 @@ func main() {
 	streams := flag.Int("streams", 8, "concurrent streams")
 	tokens := flag.Int("tokens", 20000, "tokens per request")
 	requests := flag.Int("requests", 0, "requests in all (default: one a stream)")
+	rate := flag.Float64("rate", 0, "start requests at this Poisson rate a second, up to -streams at once (default: all at once)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the client here")
 	flag.Parse()
 	if *profile != "" {
@@ -96,7 +97,7 @@ func main() {
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
 	case "tpsbench":
-		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens)
+		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens, *rate)
 	case "plain":
 		got = runPlain(*url, *streams, *tokens)
 	default:
@@ -124,7 +125,7 @@ func main() {
 	_ = json.NewEncoder(os.Stdout).Encode(res)
 }
 
-func runTpsbench(url string, streams, requests, tokens int) []stream {
+func runTpsbench(url string, streams, requests, tokens int, rate float64) []stream {
 	clock := record.NewClock()
 	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
 	if err != nil {
@@ -134,7 +135,7 @@ func runTpsbench(url string, streams, requests, tokens int) []stream {
 	var out []stream
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{
 		Label: "bench", Model: "m", Client: cl,
-		Profile:  load.Profile{Concurrency: streams, Requests: requests},
+		Profile:  load.Profile{Concurrency: streams, Requests: requests, Rate: rate, Arrivals: load.Poisson, Seed: 1},
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
 	}}, OnRecord: func(r *record.Record) {
 		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent}

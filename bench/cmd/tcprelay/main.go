@@ -1,6 +1,8 @@
 // Command tcprelay forwards TCP connections byte for byte and does nothing
 // else: the floor any user-space hop costs on a machine, against which
-// bench/proxy.sh sets the measuring proxy.
+// bench/proxy.sh sets the measuring proxy. With -blocking each direction
+// is an OS thread in blocking reads and writes, as a C relay's would be, so
+// that the floor is seen without Go's scheduler and poller in the way.
 //
 //	tcprelay -listen 127.0.0.1:18753 -upstream 127.0.0.1:18751
 package main
@@ -16,11 +18,16 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:18753", "address to accept on")
 	upstream := flag.String("upstream", "127.0.0.1:18751", "address to forward to")
+	blocking := flag.Bool("blocking", false, "one OS thread a direction in blocking system calls")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tcprelay:", err)
 		os.Exit(1)
+	}
+	forward := relay
+	if *blocking {
+		forward = relayBlocking
 	}
 	for {
 		c, err := ln.Accept()
@@ -28,7 +35,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "tcprelay:", err)
 			os.Exit(1)
 		}
-		go relay(c, *upstream)
+		go forward(c, *upstream)
 	}
 }
 
