@@ -153,6 +153,7 @@ func TestUsageErrors(t *testing.T) {
 	cases := [][]string{
 		{"run", "--url", "http://127.0.0.1:1", "--engine-model", "tiny"},
 		{"run", "--engine-model", "tiny", "--engine-dtype", "q5_k"},
+		{"run", "-q", "--engine-model", "tiny", "--model", "llama-3.1-8b.gguf"},
 		{"model", "synth", "--preset", "huge", "-o", "/tmp/x.gguf"},
 		{"model", "synth", "--dtype", "q3", "-o", "/tmp/x.gguf"},
 		{"model", "info"},
@@ -219,7 +220,8 @@ func TestPartialLastLineWarns(t *testing.T) {
 }
 
 func TestEngineIsTheDefaultTarget(t *testing.T) {
-	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--max-tokens", "12", "--requests", "4", "--concurrency", "2", "--format", "json", "-q")
+	// the name the engine serves may be given, and only that one
+	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--model", "tpsbench-tiny-f32", "--max-tokens", "12", "--requests", "4", "--concurrency", "2", "--format", "json", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

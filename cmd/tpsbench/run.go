@@ -314,6 +314,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 				return err
 			}
 			defer stopEngine()
+			for _, m := range f.models {
+				// a name the engine does not serve would otherwise be
+				// silently replaced by the one it does
+				if m != name {
+					return usagef("--model %q: the embedded engine serves %q; choose what it loads with --engine-model (a GGUF file or a preset), or measure another server with --url", m, name)
+				}
+			}
 			label := ne.label
 			if label == "" {
 				label = name
