@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tpsbench/tpsbench/internal/fileread"
 )
 
 // HF is a Hugging Face tokenizer read from a model's tokenizer.json: its
@@ -42,12 +44,16 @@ type hfFile struct {
 	Model        json.RawMessage `json:"model"`
 }
 
+// maxTokenizerFile bounds a tokenizer.json read into memory; the largest
+// in use are tens of megabytes.
+const maxTokenizerFile = 256 << 20
+
 // LoadHF reads a tokenizer.json, or the one in a directory.
 func LoadHF(path string) (*HF, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tokenizer.json")
 	}
-	data, err := os.ReadFile(path)
+	data, err := fileread.AtMost(path, maxTokenizerFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading tokenizer: %w", err)
 	}

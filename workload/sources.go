@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
+
+	"github.com/tpsbench/tpsbench/internal/fileread"
 )
 
 // List cycles through prompts loaded from a file, in an order shuffled by
@@ -48,7 +48,7 @@ func (l *List) Item(seq int, _ bool) Item { return l.Items[l.order[seq%len(l.ord
 // turns, with the reference replies as the assistant's), conversations in
 // an order shuffled by seed and turns in order.
 func Conversations(path string, maxTokens int, replyLength bool, seed uint64) ([]Item, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileread.AtMost(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("opening prompts: %w", err)
 	}
@@ -91,17 +91,9 @@ const maxFile = 1 << 30
 // with "prompt" or "messages" (and optionally "max_tokens"), or plain
 // lines, one prompt each. Items without their own budget get maxTokens.
 func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
-	f, err := os.Open(path)
+	data, err := fileread.AtMost(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("opening prompts: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(data) > maxFile {
-		return nil, fmt.Errorf("%s: larger than %d MB", path, maxFile>>20)
 	}
 	trimmed := bytes.TrimSpace(data)
 	var items []Item
