@@ -25,6 +25,11 @@ import (
 // DefaultModel is the built-in model tpsbench run measures by default.
 const DefaultModel = "15m"
 
+// MaxThreads bounds Options.Threads: the workers spin between jobs, so
+// thousands of them on a few cores turn a step of milliseconds into
+// seconds, and past that into what looks like a hang.
+const MaxThreads = 1024
+
 // Options say what to serve and how.
 type Options struct {
 	Model   string // a GGUF path, or a preset name (tiny, 15m, 110m)
@@ -53,6 +58,9 @@ type Engine struct {
 
 // Load opens the model and starts its scheduler.
 func Load(opts Options) (*Engine, error) {
+	if opts.Threads < 0 || opts.Threads > MaxThreads {
+		return nil, fmt.Errorf("threads %d: want 0 (all cores) to %d", opts.Threads, MaxThreads)
+	}
 	if opts.Model == "" {
 		opts.Model = DefaultModel
 	}

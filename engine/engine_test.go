@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -333,5 +334,22 @@ func TestThousandConnections(t *testing.T) {
 	t.Logf("heap grew by %d KB over 1,000 connections", grew/1024)
 	if grew > 64<<20 {
 		t.Errorf("heap grew by %d MB", grew>>20)
+	}
+}
+
+// TestBadOptions: options a caller can get wrong fail with a message
+// before anything is loaded.
+func TestBadOptions(t *testing.T) {
+	for _, opts := range []engine.Options{
+		{Model: "tiny", Threads: -1},
+		{Model: "tiny", Threads: engine.MaxThreads + 1},
+		{Model: "tiny", Format: "q5_k"},
+		{Model: "no-such-preset"},
+		{Model: filepath.Join(t.TempDir(), "missing.gguf")},
+	} {
+		if e, err := engine.Load(opts); err == nil {
+			e.Close()
+			t.Errorf("%+v: loaded", opts)
+		}
 	}
 }

@@ -154,6 +154,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--url", "http://127.0.0.1:1", "--engine-model", "tiny"},
 		{"run", "--engine-model", "tiny", "--engine-dtype", "q5_k"},
 		{"run", "-q", "--engine-model", "tiny", "--model", "llama-3.1-8b.gguf"},
+		{"run", "--engine-model", "tiny", "--engine-threads", "100000"},
+		{"serve", "--model", "tiny", "--threads", "-1"},
 		{"model", "synth", "--preset", "huge", "-o", "/tmp/x.gguf"},
 		{"model", "synth", "--dtype", "q3", "-o", "/tmp/x.gguf"},
 		{"model", "info"},

@@ -46,8 +46,11 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 }
 
 func (e *engineFlags) load() (*engine.Engine, error) {
-	if e.threads < 0 || e.maxSeqs < 0 {
-		return nil, usagef("engine threads and max-num-seqs must not be negative")
+	if e.threads < 0 || e.threads > engine.MaxThreads {
+		return nil, usagef("engine threads: want 0 (all cores) to %d", engine.MaxThreads)
+	}
+	if e.maxSeqs < 0 {
+		return nil, usagef("engine max-num-seqs must not be negative")
 	}
 	if e.format != "" {
 		typ, err := gguf.ParseTensorType(e.format)
