@@ -114,8 +114,8 @@ type request struct {
 }
 
 type message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string  `json:"role"`
+	Content content `json:"content"`
 }
 
 // badRequest is a 400 naming the field at fault.
@@ -131,17 +131,34 @@ func (s *Server) parse(r *http.Request, chat bool) (*request, []int, []string, e
 	return s.parseBody(body, chat)
 }
 
+// decode reads a JSON body into v; every error is a badRequest naming the
+// field at fault.
+func decode(body []byte, v any) error {
+	err := json.Unmarshal(body, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the body"
+		}
+		return badRequest{te.Field, fmt.Sprintf("%s: want %s, got %s", field, jsonKind(te.Type), te.Value)}
+	}
+	var br badRequest
+	if errors.As(err, &br) {
+		return br
+	}
+	return badRequest{"", "the body is not valid JSON: " + err.Error()}
+}
+
 // parseBody decodes and checks a request body; every error is a
 // badRequest naming the field at fault.
 func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, error) {
 	var req request
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	if err := dec.Decode(&req); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, nil, nil, badRequest{te.Field, fmt.Sprintf("%s: want %s, got %s", te.Field, te.Type, te.Value)}
-		}
-		return nil, nil, nil, badRequest{"", "the body is not valid JSON: " + err.Error()}
+	if err := decode(body, &req); err != nil {
+		return nil, nil, nil, err
 	}
 	if req.Model != "" && req.Model != s.Name {
 		return nil, nil, nil, badRequest{"model", fmt.Sprintf("model %q is not served here (this server has %q)", req.Model, s.Name)}
@@ -226,7 +243,7 @@ func chatPrompt(msgs []message) string {
 	for _, m := range msgs {
 		b.WriteString(m.Role)
 		b.WriteString(": ")
-		b.WriteString(m.Content)
+		b.WriteString(string(m.Content))
 		b.WriteString("\n")
 	}
 	b.WriteString("assistant:")

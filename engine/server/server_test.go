@@ -1,7 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -34,6 +38,7 @@ func FuzzRequestDecoder(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":3,"stop":"\n"}`), true)
 	f.Add([]byte(`{"prompt":["a"],"n":1,"model":"tiny"}`), false)
 	f.Add([]byte(`{"prompt":1e400}`), false)
+	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":2}`), true)
 	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
 		req, prompt, _, err := s.parseBody(body, chat)
 		if err != nil {
@@ -47,4 +52,68 @@ func FuzzRequestDecoder(f *testing.F) {
 			t.Fatalf("accepted prompt %d tokens, max_tokens %d, context %d", len(prompt), *req.MaxTokens, s.model.Context)
 		}
 	})
+}
+
+// TestChatContent: a message's content may be a string or an array of
+// text parts (as vLLM's benchmark sends it); the two give the same prompt,
+// and other parts or types are refused naming the field.
+func TestChatContent(t *testing.T) {
+	s := tinyServer(t)
+	promptOf := func(body string) ([]int, error) {
+		_, prompt, _, err := s.parseBody([]byte(body), true)
+		return prompt, err
+	}
+	want, err := promptOf(`{"messages":[{"role":"user","content":"hi\nthere"}],"max_tokens":2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := promptOf(`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"text","text":"there"}]}],"max_tokens":2}`)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("parts: prompt %v, %v; want %v", got, err, want)
+	}
+	for _, tc := range []struct{ body, param, msg string }{
+		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages.content", `type "image_url"`},
+		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, "messages.content", "only text parts"},
+		{`{"messages":[{"role":"user","content":7}]}`, "messages.content", "a string or an array of text parts"},
+		{`{"messages":"hi"}`, "messages", "messages: want an array, got string"},
+		{`[]`, "", "the body: want an object, got array"},
+		{`{"messages":[{"role":"user","content":"hi"}],"stream":"yes"}`, "stream", "stream: want true or false, got string"},
+	} {
+		_, err := promptOf(tc.body)
+		var br badRequest
+		if !errors.As(err, &br) || br.param != tc.param || !strings.Contains(br.msg, tc.msg) {
+			t.Errorf("%s: %#v, want param %q and %q", tc.body, err, tc.param, tc.msg)
+		}
+	}
+}
+
+// TestTokenizeEndpoint: /tokenize lays out messages as the chat endpoint
+// does, parts and all, and refuses a bad body naming the field.
+func TestTokenizeEndpoint(t *testing.T) {
+	s := tinyServer(t)
+	post := func(body string) (int, map[string]any) {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("POST", "/tokenize", strings.NewReader(body)))
+		var out map[string]any
+		_ = json.Unmarshal(w.Body.Bytes(), &out)
+		return w.Code, out
+	}
+	_, want, _, err := s.parseBody([]byte(`{"messages":[{"role":"user","content":"a\nb"}],"max_tokens":1}`), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"messages":[{"role":"user","content":"a\nb"}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`,
+	} {
+		code, out := post(body)
+		if code != 200 || out["count"] != float64(len(want)) {
+			t.Errorf("%s: %d %v, want %d tokens", body, code, out, len(want))
+		}
+	}
+	code, out := post(`{"messages":[{"role":"user","content":[{"type":"image_url"}]}]}`)
+	e, _ := out["error"].(map[string]any)
+	if code != 400 || e["param"] != "messages.content" {
+		t.Errorf("image part: %d %v", code, out)
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 )
@@ -20,8 +21,10 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		Messages   []message `json:"messages"`
 		AddSpecial *bool     `json:"add_special_tokens"`
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "", "the body is not valid JSON: "+err.Error())
+	if err := decode(body, &req); err != nil {
+		var br badRequest
+		errors.As(err, &br)
+		apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, br.msg)
 		return
 	}
 	var text string

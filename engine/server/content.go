@@ -1,0 +1,61 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// content is a chat message's text. OpenAI's API takes a string or an
+// array of typed parts; vLLM's benchmark client sends the array, so text
+// parts are served, joined by newlines as vLLM joins them, and any other
+// part is refused by name.
+type content string
+
+func (c *content) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = content(s)
+		return nil
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return badRequest{"messages.content", "messages.content: want a string or an array of text parts"}
+	}
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return badRequest{"messages.content", fmt.Sprintf("messages.content: a part of type %q; only text parts, {\"type\":\"text\",\"text\":...}, are served here", p.Type)}
+		}
+		texts = append(texts, *p.Text)
+	}
+	*c = content(strings.Join(texts, "\n"))
+	return nil
+}
+
+// jsonKind names what a Go type decodes from, as a client writing JSON
+// thinks of it.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
