@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -118,39 +117,12 @@ type message struct {
 	Content content `json:"content"`
 }
 
-// badRequest is a 400 naming the field at fault.
-type badRequest struct{ param, msg string }
-
-func (b badRequest) Error() string { return b.msg }
-
 func (s *Server) parse(r *http.Request, chat bool) (*request, []int, []string, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	body, err := readBody(r)
 	if err != nil {
-		return nil, nil, nil, badRequest{"", fmt.Sprintf("reading the body: %v (limit %d bytes)", err, maxBody)}
+		return nil, nil, nil, err
 	}
 	return s.parseBody(body, chat)
-}
-
-// decode reads a JSON body into v; every error is a badRequest naming the
-// field at fault.
-func decode(body []byte, v any) error {
-	err := json.Unmarshal(body, v)
-	if err == nil {
-		return nil
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "the body"
-		}
-		return badRequest{te.Field, fmt.Sprintf("%s: want %s, got %s", field, jsonKind(te.Type), te.Value)}
-	}
-	var br badRequest
-	if errors.As(err, &br) {
-		return br
-	}
-	return badRequest{"", "the body is not valid JSON: " + err.Error()}
 }
 
 // parseBody decodes and checks a request body; every error is a

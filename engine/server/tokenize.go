@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 )
 
@@ -11,17 +10,16 @@ import (
 // messages laid out as the chat endpoint lays them out), so that a client
 // can make prompts of an exact length.
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
-	if err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "", "reading the body: "+err.Error())
-		return
-	}
 	var req struct {
 		Prompt     *string   `json:"prompt"`
 		Messages   []message `json:"messages"`
 		AddSpecial *bool     `json:"add_special_tokens"`
 	}
-	if err := decode(body, &req); err != nil {
+	body, err := readBody(r)
+	if err == nil {
+		err = decode(body, &req)
+	}
+	if err != nil {
 		var br badRequest
 		errors.As(err, &br)
 		apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, br.msg)
