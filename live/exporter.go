@@ -24,6 +24,7 @@ type Exporter struct {
 	tpot     *prometheus.HistogramVec
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
+	models   modelLabels
 }
 
 // NewExporter makes an exporter with its own registry.
@@ -55,8 +56,13 @@ func (e *Exporter) Handler() http.Handler { return promhttp.HandlerFor(e.reg, pr
 // Sent counts a request going out.
 func (e *Exporter) Sent(r *record.Record) {
 	if !r.Warmup {
-		e.inFlight.WithLabelValues(r.Model, r.Step).Inc()
+		e.inFlight.WithLabelValues(e.labels(r)).Inc()
 	}
+}
+
+// labels are a record's model and step labels.
+func (e *Exporter) labels(r *record.Record) (model, step string) {
+	return e.models.of(r.Model), cleanLabel(r.Step)
 }
 
 // Observe counts a finished request. Failures count by kind and stay out
@@ -65,19 +71,20 @@ func (e *Exporter) Observe(r *record.Record) {
 	if r.Warmup {
 		return
 	}
-	e.inFlight.WithLabelValues(r.Model, r.Step).Dec()
+	model, step := e.labels(r)
+	e.inFlight.WithLabelValues(model, step).Dec()
 	if !r.OK() {
-		e.requests.WithLabelValues(r.Error.Kind, r.Model, r.Step).Inc()
+		e.requests.WithLabelValues(cleanLabel(r.Error.Kind), model, step).Inc()
 		return
 	}
-	e.requests.WithLabelValues("ok", r.Model, r.Step).Inc()
-	e.tokens.WithLabelValues("input", r.Model, r.Step).Add(float64(r.PromptTokens))
-	e.tokens.WithLabelValues("output", r.Model, r.Step).Add(float64(r.OutputTokens))
-	e.ttft.WithLabelValues(r.Model, r.Step).Observe(r.TTFT().Seconds())
+	e.requests.WithLabelValues("ok", model, step).Inc()
+	e.tokens.WithLabelValues("input", model, step).Add(float64(r.PromptTokens))
+	e.tokens.WithLabelValues("output", model, step).Add(float64(r.OutputTokens))
+	e.ttft.WithLabelValues(model, step).Observe(r.TTFT().Seconds())
 	if tpot, ok := r.TPOT(); ok {
-		e.tpot.WithLabelValues(r.Model, r.Step).Observe(tpot.Seconds())
+		e.tpot.WithLabelValues(model, step).Observe(tpot.Seconds())
 	}
-	e.duration.WithLabelValues(r.Model, r.Step).Observe(r.E2E().Seconds())
+	e.duration.WithLabelValues(model, step).Observe(r.E2E().Seconds())
 }
 
 // Serve listens on addr and serves /metrics until the returned function
