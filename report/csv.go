@@ -3,12 +3,14 @@ package report
 import (
 	"encoding/csv"
 	"io"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // CSV writes one header row and one row per step.
 func CSV(w io.Writer, r *Report) error {
 	cols := columns()
-	cw := csv.NewWriter(w)
+	cw := csv.NewWriter(termsafe.Writer(w)) // names and kinds come from servers and files
 	row := make([]string, len(cols))
 	for i, c := range cols {
 		row[i] = c.name

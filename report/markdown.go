@@ -3,11 +3,14 @@ package report
 import (
 	"io"
 	"strings"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // Markdown writes the CSV's figures as tables grouped by kind (throughput,
 // then one table per distribution), each with a row per step.
 func Markdown(w io.Writer, r *Report) error {
+	w = termsafe.Writer(w) // names and kinds come from servers and files
 	ew := &errWriter{w: w}
 	cols := columns()
 	var groups []string

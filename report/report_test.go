@@ -227,3 +227,33 @@ func TestLTTB(t *testing.T) {
 		t.Error("the spike was dropped")
 	}
 }
+
+// TestTextFormatsCarryNoEscapes: a model name, step and failure kind with
+// terminal escapes (a records file from a proxy holds whatever clients
+// sent) reach text, markdown and CSV with their control characters
+// replaced, and JSON escaped.
+func TestTextFormatsCarryNoEscapes(t *testing.T) {
+	steps := metrics.NewSteps(metrics.Targets{})
+	for i := range 3 {
+		r := &record.Record{V: 1, Step: "s\x1b[2J", Model: "m\x1b]0;title\x07", Stream: true, Sent: 0, TokenSource: record.SourceUsage,
+			Chunks: []record.Chunk{{At: 10 * milli, Tokens: 1}, {At: 20 * milli, Tokens: 1}}, OutputTokens: 2}
+		r.First, r.Last, r.Done = 10*milli, 20*milli, 20*milli
+		if i == 2 {
+			r.Fail("kind\x1b[31m", "x")
+		}
+		steps.Add(r)
+	}
+	rep := New("test", steps.Summaries())
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, format, rep); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(buf.Bytes(), "\x1b\x07") {
+			t.Errorf("%s: control characters passed:\n%q", format, buf.String())
+		}
+		if !strings.Contains(buf.String(), "title") {
+			t.Errorf("%s: the model's name is gone:\n%s", format, buf.String())
+		}
+	}
+}

@@ -9,12 +9,15 @@ import (
 
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // Text writes the report as the founding document's printouts do: plain
 // English labels; one request reads as a single measurement, one step as a
 // batch, several steps as a table.
 func Text(w io.Writer, r *Report) error {
+	w = termsafe.Writer(w) // names and kinds come from servers and files
 	ew := &errWriter{w: w}
 	switch {
 	case len(r.Steps) == 0:

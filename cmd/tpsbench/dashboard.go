@@ -10,6 +10,8 @@ import (
 
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // dashboard is the full-screen live view (run --live, watch): rolling TPS
@@ -101,10 +103,10 @@ func (d *dashboard) draw() {
 		b.WriteString("waiting for requests to finish...\n")
 	}
 	for _, s := range sums {
-		fmt.Fprintf(&b, "%s  (%s)\n", s.Label, s.Model)
+		fmt.Fprintf(&b, "%s  (%s)\n", termsafe.String(s.Label), termsafe.String(s.Model))
 		fmt.Fprintf(&b, "  requests: %d completed, %d failed", s.Requests.Completed, s.Requests.Failed)
 		for k, n := range s.Requests.Failures {
-			fmt.Fprintf(&b, " [%s %d]", k, n)
+			fmt.Fprintf(&b, " [%s %d]", termsafe.String(k), n)
 		}
 		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %.1f\n", s.OutputTokens, s.SystemTPS, s.PeakTPS)
 		if s.Charts != nil {

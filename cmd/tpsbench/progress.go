@@ -12,6 +12,8 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/record"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // progress shows a run is alive on stderr: on a terminal one status line
@@ -82,7 +84,7 @@ func (p *progress) step(i int, s *tpsbench.Step) {
 	if p.terminal && i > 0 {
 		fmt.Fprintln(p.w)
 	}
-	p.stepIdx, p.label = i, s.Label
+	p.stepIdx, p.label = i, termsafe.String(s.Label)
 	p.started.Store(0)
 	p.done.Store(0)
 	p.failed.Store(0)
@@ -90,7 +92,7 @@ func (p *progress) step(i int, s *tpsbench.Step) {
 	p.stepStart = time.Now()
 	p.history = p.history[:0]
 	if len(p.steps) > 1 && !p.terminal {
-		fmt.Fprintf(p.w, "step %d/%d: %s\n", i+1, len(p.steps), s.Label)
+		fmt.Fprintf(p.w, "step %d/%d: %s\n", i+1, len(p.steps), p.label)
 	}
 }
 
