@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // Exit codes.
@@ -94,10 +95,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(stderr, "tpsbench: %v\nRun 'tpsbench --help' for usage.\n", err)
+		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\nRun 'tpsbench --help' for usage.\n", err)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "tpsbench: %v\n", err)
+		// a server's error body may be in the message
+		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\n", err)
 		return exitError
 	}
 }

@@ -199,6 +199,15 @@ func TestErrors(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, "neither a file nor a preset") {
 		t.Errorf("unknown model: exit %d %q", code, errs)
 	}
+	// A server's error body reaches stderr without its escape sequences.
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "\x1b]0;owned\x07\x1b[2Jbad", http.StatusInternalServerError)
+	}))
+	defer hostile.Close()
+	code, _, errs = cli(t, "run", "--url", hostile.URL)
+	if code != exitError || strings.ContainsAny(errs, "\x1b\x07") || !strings.Contains(errs, "owned") {
+		t.Errorf("hostile server: exit %d %q", code, errs)
+	}
 	// A server that is not there: the run completes with failures counted.
 	code, out, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
 	if code != 0 || !strings.Contains(out, "connect 3") {
