@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,7 +70,10 @@ func Conversations(path string, maxTokens int, replyLength bool, seed uint64) ([
 			if role != "user" || strings.TrimSpace(turn.Value) == "" {
 				continue
 			}
-			it := Item{Messages: append([]Message(nil), history...), MaxTokens: maxTokens}
+			// Turns share history's array (it is only appended to, and
+			// the capacity cut makes any append elsewhere copy): a copy a
+			// turn grew with the square of a conversation's length.
+			it := Item{Messages: history[:len(history):len(history)], MaxTokens: maxTokens}
 			if replyLength && i+1 < len(turns) {
 				it.MaxTokens = max(1, (len(turns[i+1].Value)+3)/4)
 			}
@@ -95,8 +99,18 @@ func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening prompts: %w", err)
 	}
+	items, err := parsePrompts(data, maxTokens, replyLength)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return items, nil
+}
+
+// parsePrompts reads the contents of a prompts file (see LoadFile).
+func parsePrompts(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
 	trimmed := bytes.TrimSpace(data)
 	var items []Item
+	var err error
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
 		items, err = shareGPT(trimmed, maxTokens, replyLength)
@@ -104,10 +118,10 @@ func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
 		items, err = lines(data, maxTokens)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("%s: no prompts", path)
+		return nil, errors.New("no prompts")
 	}
 	return items, nil
 }

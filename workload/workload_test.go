@@ -131,3 +131,25 @@ func TestConversations(t *testing.T) {
 		t.Error("turn order lost")
 	}
 }
+
+// FuzzPrompts: any prompts file gives prompts a request can carry, each
+// with a positive output budget, or an error; never a panic.
+func FuzzPrompts(f *testing.F) {
+	f.Add([]byte("hello\n\nworld\n"), true)
+	f.Add([]byte(`{"prompt":"a","max_tokens":3}`+"\n"+`{"messages":[{"role":"user","content":"b"}]}`), false)
+	f.Add([]byte(`[{"conversations":[{"from":"human","value":"q"},{"from":"gpt","value":"an answer"}]}]`), true)
+	f.Fuzz(func(t *testing.T, data []byte, replyLength bool) {
+		items, err := parsePrompts(data, 16, replyLength)
+		if err != nil {
+			return
+		}
+		if len(items) == 0 {
+			t.Fatal("no prompts and no error")
+		}
+		for i, it := range items {
+			if (it.Prompt == "" && len(it.Messages) == 0) || it.MaxTokens < 1 {
+				t.Fatalf("item %d: %+v", i, it)
+			}
+		}
+	})
+}

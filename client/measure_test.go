@@ -1,0 +1,41 @@
+package client
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// FuzzMeasure: any response body, for every API and with or without
+// streaming, gives a record whose figures hold together (times in order,
+// no negative counts), or a failure; never a panic.
+func FuzzMeasure(f *testing.F) {
+	f.Add([]byte(chunk("a")+chunk("bc")+`data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`+"\n\ndata: [DONE]\n\n"), uint8(0))
+	f.Add([]byte(`{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":-4}}`), uint8(1))
+	f.Add([]byte(`{"choices":[{"text":"hi"}],"usage":{"completion_tokens":9}}`), uint8(3))
+	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(4))
+	apis := []string{APIChat, APIChat, APICompletions, APICompletions, APIOllama, APIOllama}
+	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
+		api, stream := apis[int(mode)%len(apis)], mode%2 == 0
+		clock := record.NewClock()
+		reads := int64(0)
+		stamp := func() time.Time { reads++; return clock.Time(reads * int64(time.Millisecond)) }
+		rec := &record.Record{}
+		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, "")
+		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
+			t.Fatalf("negative count: %+v", rec)
+		}
+		last := int64(0)
+		for i, c := range rec.Chunks {
+			if c.At < last || c.Tokens < 0 {
+				t.Fatalf("chunk %d: %+v after %d", i, c, last)
+			}
+			last = c.At
+		}
+		if rec.OK() && (len(rec.Chunks) == 0 || rec.OutputTokens == 0 || rec.First < rec.Sent || rec.Last < rec.First || rec.Done < rec.Last) {
+			t.Fatalf("a success that does not hold together: %+v", rec)
+		}
+	})
+}
