@@ -52,8 +52,9 @@ func (w *Writer) Flush() error {
 	return w.w.Flush()
 }
 
-// maxLine bounds one record line; a record with a million chunks stays under it.
-const maxLine = 256 << 20
+// MaxLine bounds one record line; a record with a million chunks stays
+// under it.
+const MaxLine = 256 << 20
 
 // ErrPartialLine is returned (wrapped) by Reader.Next for a last line that
 // ends without a newline and does not parse: what a killed writer leaves.
@@ -121,8 +122,8 @@ func (rd *Reader) readLine() ([]byte, bool, error) {
 			return rd.long, true, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			rd.long = append(rd.long, frag...)
-			if len(rd.long) > maxLine {
-				return nil, false, fmt.Errorf("%s:%d: line longer than %d bytes", rd.name, rd.line+1, maxLine)
+			if len(rd.long) > MaxLine {
+				return nil, false, fmt.Errorf("%s:%d: line longer than %d bytes", rd.name, rd.line+1, MaxLine)
 			}
 		case errors.Is(err, io.EOF):
 			rd.long = append(rd.long, frag...)

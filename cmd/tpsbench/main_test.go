@@ -174,6 +174,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--nope"},
 		{"run", "--requests", "many"},
 		{"report"},
+		{"watch", "--every", "0", "records.jsonl"},
 		{"frobnicate"},
 	}
 	for _, args := range cases {

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +12,9 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
+// minRedraw bounds how often the dashboard may redraw.
+const minRedraw = 10 * time.Millisecond
+
 func newWatchCmd() *cobra.Command {
 	var every time.Duration
 	var once bool
@@ -24,6 +23,9 @@ func newWatchCmd() *cobra.Command {
 		Short: "Follow a growing records file (a run's --records, a proxy's) in a full-screen live view",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if every < minRedraw {
+				return usagef("--every %v: want at least %v", every, minRedraw)
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return fmt.Errorf("opening records: %w", err)
@@ -35,33 +37,26 @@ func newWatchCmd() *cobra.Command {
 			if !once {
 				d.start(every)
 			}
-			br := bufio.NewReaderSize(f, 1<<20)
-			var partial []byte
-			for {
-				line, err := br.ReadBytes('\n')
-				partial = append(partial, line...)
-				if err == nil {
-					var r record.Record
-					if json.Unmarshal(bytes.TrimSpace(partial), &r) == nil && r.V >= 1 && r.V <= record.SchemaVersion {
-						d.record(&r)
-					}
-					partial = partial[:0]
-					continue
-				}
-				if err != io.EOF {
-					return fmt.Errorf("reading %s: %w", args[0], err)
-				}
+			err = followRecords(ctx, f, record.MaxLine, d.record, func() bool {
 				if once {
-					d.draw()
-					return nil
+					return false
 				}
 				select { // the file may grow: look again shortly
 				case <-ctx.Done():
-					d.stop()
-					return nil
+					return false
 				case <-time.After(200 * time.Millisecond):
+					return true
 				}
+			})
+			if once {
+				d.draw()
+			} else {
+				d.stop()
 			}
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", args[0], err)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&every, "every", 500*time.Millisecond, "redraw interval")
