@@ -67,9 +67,13 @@ func (s *Scraper) Scrape(ctx context.Context) (Sample, error) {
 	return Parse(io.LimitReader(resp.Body, 32<<20))
 }
 
-// Watch scrapes now and then every interval until stop is called, which
-// scrapes once more and returns the step's View.
+// Watch scrapes now and then every interval (a second if it is not
+// positive) until stop is called, which scrapes once more and returns the
+// step's View.
 func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func() View) {
+	if interval <= 0 {
+		interval = time.Second
+	}
 	var mu sync.Mutex
 	var v View
 	before, err := s.Scrape(ctx)
