@@ -129,7 +129,9 @@ func (e *Engine) Serve(ctx context.Context, addr string, ready func(url string))
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: e.Handler, ReadHeaderTimeout: 10 * time.Second}
+	// idle keep-alive connections are closed, so clients that leave them
+	// open cannot run the process out of descriptors
+	srv := &http.Server{Handler: e.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

@@ -100,7 +100,9 @@ func serve(addr string, h http.Handler) (func(), string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// idle keep-alive connections are closed, so clients that leave them
+	// open cannot run the process out of descriptors
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = srv.Serve(ln) }()
 	return func() { _ = srv.Close() }, "http://" + ln.Addr().String(), nil
 }
