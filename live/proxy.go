@@ -173,12 +173,19 @@ func (m *measure) done() {
 }
 
 // upstreamTransport is http.DefaultTransport whose connections know when
-// their bytes arrived, so a busy proxy still stamps chunks truly.
+// their bytes arrived, so a busy proxy still stamps chunks truly, and
+// which keeps as many idle connections as real traffic had in flight
+// (the default two a host made every wave of concurrent requests open
+// new connections, and handshakes, upstream).
 func upstreamTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = client.DialStamped
+	tr.MaxIdleConns = maxIdleUpstream
+	tr.MaxIdleConnsPerHost = maxIdleUpstream
 	return tr
 }
+
+const maxIdleUpstream = 1024
 
 // Transport wraps the proxy's upstream transport to time requests and
 // measure responses as their bytes pass.

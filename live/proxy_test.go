@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -255,5 +256,46 @@ func TestProxyUnderLoad(t *testing.T) {
 	}
 	if got := len(records(t, buf, 1000)); got != 1000 {
 		t.Fatalf("%d records for 1,000 requests", got)
+	}
+}
+
+// TestProxyReusesUpstreamConnections: a second wave of concurrent streams
+// reuses the first wave's upstream connections instead of opening new
+// ones (net/http keeps two idle connections a host unless told more).
+func TestProxyReusesUpstreamConnections(t *testing.T) {
+	h := scripted.NewHandler(func(int) scripted.Script {
+		return scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true}
+	}, false)
+	up := httptest.NewUnstartedServer(h)
+	var opened atomic.Int32
+	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	up.Start()
+	defer up.Close()
+	proxy, _, _ := proxyTo(t, up.URL)
+	const streams = 8
+	wave := func() {
+		var wg sync.WaitGroup
+		for range streams {
+			wg.Go(func() {
+				resp, err := http.Post(proxy.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","max_tokens":5,"stream":true}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+	}
+	wave()
+	time.Sleep(100 * time.Millisecond) // the proxy puts connections back after their last read
+	wave()
+	if n := opened.Load(); n > streams+2 {
+		t.Fatalf("%d upstream connections for two waves of %d streams", n, streams)
 	}
 }
