@@ -68,7 +68,7 @@ echo
 # the host's bandwidth moves from minute to minute: each engine run is set
 # against a probe taken just before it
 for r in 1 2 3; do
-  bound=$("$out/tpsbench" estimate --model "$out/110m-f32.gguf" --hardware this --batch 1 --context 192 --kv-dtype f32 | tail -1)
+  bound=$("$out/tpsbench" estimate --model "$out/110m-f32.gguf" --hardware this --batch 1 --context 192 --kv-dtype f32 | grep -E '^ *this ')
   got=$("$out/enginebench" -threads 2 "$out/110m-f32.gguf" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
   echo "$bound" | awk -v got="$got" '{printf "%.4f %s %s %.1f\n", got/$(NF-1), $(NF-1), $2, got}'
 done | sort -g | sed -n 2p |

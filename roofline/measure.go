@@ -66,5 +66,5 @@ func MeasureFLOPS(threads int) float64 {
 
 // ThisMachine measures the machine tpsbench runs on.
 func ThisMachine(threads int) Hardware {
-	return Hardware{Name: "this", Bandwidth: MeasureBandwidth(threads), TFLOPS: MeasureFLOPS(threads) / 1e3, Note: "measured here"}
+	return Hardware{Name: "this", Bandwidth: MeasureBandwidth(threads), TFLOPS: MeasureFLOPS(threads) / 1e3, MemoryGB: memoryGB(), Note: "measured here"}
 }

@@ -25,6 +25,48 @@ type Estimate struct {
 	Binds         string  // "memory" or "compute"
 	SystemTPS     float64 // tokens/s for the whole batch
 	PerRequestTPS float64 // tokens/s each sequence sees
+	// ResidentBytes must stay in memory: every weight (all experts, read a
+	// step or not) and the batch's KV cache.
+	ResidentBytes float64
+}
+
+// Fits reports whether the case's resident bytes fit in the hardware's
+// memory; known is false when the hardware's memory is not known.
+func (e Estimate) Fits(h Hardware) (fits, known bool) {
+	if h.MemoryGB <= 0 {
+		return false, false
+	}
+	return e.ResidentBytes <= h.MemoryGB*1e9, true
+}
+
+// kvBytesPerSeq is one sequence's KV cache at the case's context.
+func (c Case) kvBytesPerSeq() float64 {
+	m := c.Model
+	return float64(c.Context) * float64(m.Layers) * 2 * float64(m.KVHeads*m.HeadDim) * c.KVBytes
+}
+
+// residentWeights is every weight's bytes, whatever a step reads.
+func (c Case) residentWeights() float64 {
+	if c.WeightBytes > 0 {
+		return c.WeightBytes
+	}
+	return c.Model.Params * c.BytesPerParam
+}
+
+// MaxBatch is how many sequences of the case's context the hardware's
+// memory holds beside the weights: an upper bound, as servers keep
+// memory for activations too. bounded is false when memory does not bound
+// the batch (no KV cache) or the hardware's memory is not known.
+func (c Case) MaxBatch() (n int, bounded bool) {
+	perSeq := c.kvBytesPerSeq()
+	if c.Hardware.MemoryGB <= 0 || perSeq <= 0 {
+		return 0, false
+	}
+	free := c.Hardware.MemoryGB*1e9 - c.residentWeights()
+	if free <= 0 {
+		return 0, true
+	}
+	return int(min(math.Floor(free/perSeq), math.MaxInt32)), true
 }
 
 // weightBytes a step reads at this batch: mixture-of-experts models touch
@@ -54,7 +96,8 @@ func (c Case) Run() Estimate {
 		active = m.Params
 	}
 	e := Estimate{Batch: b, WeightBytes: c.weightBytes()}
-	e.KVBytes = float64(b) * float64(c.Context) * float64(m.Layers) * 2 * float64(m.KVHeads*m.HeadDim) * c.KVBytes
+	e.KVBytes = float64(b) * c.kvBytesPerSeq()
+	e.ResidentBytes = c.residentWeights() + e.KVBytes
 	e.MemoryStepS = (e.WeightBytes + e.KVBytes) / (c.Hardware.Bandwidth * 1e9)
 	// 2 FLOPs a parameter a token, and attention: 2 x 2 x context x heads x head size a layer
 	flops := float64(b) * (2*active + 4*float64(c.Context)*float64(m.Layers*m.Heads*m.HeadDim))

@@ -63,3 +63,51 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryCapacity: Llama 3 8B in F16 on an 80 GB H100 at 1,024 tokens a
+// sequence. Weights 8.03e9 x 2 B = 16.06 GB; KV a sequence 1,024 tokens x
+// 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 134,217,728 B; so
+// (80e9 - 16.06e9) / 134,217,728 = 476.4: 476 sequences fit, 477 do not.
+func TestMemoryCapacity(t *testing.T) {
+	m, _ := FindModel("llama-3-8b")
+	h, _ := FindHardware("h100-sxm")
+	c := Case{Model: m, BytesPerParam: 2, KVBytes: 2, Hardware: h, Context: 1024}
+	if n, bounded := c.MaxBatch(); n != 476 || !bounded {
+		t.Fatalf("max batch %d (bounded %v), want 476", n, bounded)
+	}
+	for _, tc := range []struct {
+		batch int
+		fits  bool
+	}{{476, true}, {477, false}} {
+		c.Batch = tc.batch
+		e := c.Run()
+		if want := 16.06e9 + float64(tc.batch)*134217728; math.Abs(e.ResidentBytes-want) > 1 {
+			t.Errorf("batch %d: resident %v, want %v", tc.batch, e.ResidentBytes, want)
+		}
+		if fits, known := e.Fits(h); fits != tc.fits || !known {
+			t.Errorf("batch %d: fits %v (known %v), want %v", tc.batch, fits, known, tc.fits)
+		}
+	}
+	// Mixtral's every expert stays resident though a step reads two.
+	mx, _ := FindModel("mixtral-8x7b")
+	e := Case{Model: mx, BytesPerParam: 1, Hardware: h, Batch: 1}.Run()
+	if e.ResidentBytes != mx.Params || e.WeightBytes >= mx.Params {
+		t.Errorf("mixtral resident %v, read a step %v, params %v", e.ResidentBytes, e.WeightBytes, mx.Params)
+	}
+	// Weights larger than memory leave room for no sequence; unknown
+	// memory, or no KV cache, bounds nothing.
+	big, _ := FindModel("llama-3-70b")
+	if n, bounded := (Case{Model: big, BytesPerParam: 2, KVBytes: 2, Hardware: h, Context: 1024}).MaxBatch(); n != 0 || !bounded {
+		t.Errorf("70B F16 on 80 GB: %d sequences", n)
+	}
+	if _, bounded := (Case{Model: m, BytesPerParam: 2, KVBytes: 2, Hardware: Hardware{Name: "this", Bandwidth: 10}, Context: 1024}).MaxBatch(); bounded {
+		t.Error("unknown memory bounded the batch")
+	}
+	if _, bounded := c.MaxBatch(); !bounded {
+		t.Error("a context of 1,024 left the batch unbounded")
+	}
+	c.Context = 0
+	if _, bounded := c.MaxBatch(); bounded {
+		t.Error("no KV cache bounded the batch")
+	}
+}

@@ -68,18 +68,34 @@ func newEstimateCmd() *cobra.Command {
 			}
 			fmt.Fprintf(w, "), weights %s, KV cache %s, context %d tokens a sequence\n", dtypeLabel(dtype, weightBytes), kvDtype, context)
 			tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "hardware\tbandwidth GB/s\tbatch\tweights MB\tKV MB\tmemory-bound TPS\tcompute-bound TPS\tbinds\tsystem TPS\tper-request TPS\t\n")
-			bound := map[string]map[int]roofline.Estimate{}
+			fmt.Fprintf(tw, "hardware\tbandwidth GB/s\tbatch\tweights MB\tKV MB\tmemory-bound TPS\tcompute-bound TPS\tbinds\tsystem TPS\tper-request TPS\tfits\t\n")
+			overflow := false
+			var capacity []string
 			for _, h := range hws {
-				bound[h.Name] = map[int]roofline.Estimate{}
+				c := roofline.Case{Model: m, BytesPerParam: bpp, KVBytes: kvb, Hardware: h, Context: context, WeightBytes: weightBytes}
 				for _, b := range bs {
-					e := roofline.Case{Model: m, BytesPerParam: bpp, KVBytes: kvb, Hardware: h, Batch: b, Context: context, WeightBytes: weightBytes}.Run()
-					bound[h.Name][b] = e
-					fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t\n", h.Name, h.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
-						float64(b)/e.MemoryStepS, float64(b)/e.ComputeStepS, e.Binds, e.SystemTPS, e.PerRequestTPS)
+					c.Batch = b
+					e := c.Run()
+					fits := "?"
+					if ok, known := e.Fits(h); known && ok {
+						fits = "yes"
+					} else if known {
+						fits, overflow = "NO", true
+					}
+					fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t\n", h.Name, h.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
+						float64(b)/e.MemoryStepS, float64(b)/e.ComputeStepS, e.Binds, e.SystemTPS, e.PerRequestTPS, fits)
+				}
+				if n, bounded := c.MaxBatch(); bounded {
+					capacity = append(capacity, fmt.Sprintf("%s: its %.0f GB hold the weights and at most %d sequences of %d tokens", h.Name, h.MemoryGB, n, context))
 				}
 			}
 			tw.Flush()
+			if overflow {
+				fmt.Fprintln(w, "Rows marked NO need more memory than the hardware has (weights and KV cache): their figures are what its bandwidth would give, not what would run.")
+			}
+			if len(capacity) > 0 {
+				fmt.Fprintf(w, "Memory (an upper bound: servers keep some for activations):\n  %s\n", strings.Join(capacity, "\n  "))
+			}
 			if records == "" {
 				return nil
 			}
