@@ -165,6 +165,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--target-use", "gaming"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--sweep", "1,x"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "inf", "--duration", "1s"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--arrivals", "bursty", "--rate", "1", "--requests", "1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "-1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "0"},
@@ -250,6 +251,31 @@ func TestEngineIsTheDefaultTarget(t *testing.T) {
 	// ignore_eos is on for the engine: every request makes exactly --max-tokens.
 	if s := rep.Steps[0]; s.Model != "tpsbench-tiny-f32" || s.Requests.Completed != 4 || s.Output != 48 {
 		t.Fatalf("%+v", rep.Steps)
+	}
+}
+
+// TestRateInf: vLLM's --request-rate inf, every request at once, up to
+// --concurrency when it is given.
+func TestRateInf(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, 6}, {[]string{"--concurrency", "2"}, 2}} {
+		args := append([]string{"run", "--engine-model", "tiny", "--rate", "inf", "--requests", "6", "--max-tokens", "4", "--format", "json", "-q"}, tc.args...)
+		code, out, errs := cli(t, args...)
+		var rep struct {
+			Steps []struct {
+				Concurrency int     `json:"concurrency"`
+				Rate        float64 `json:"rate"`
+				Requests    struct{ Completed int }
+			} `json:"steps"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Steps) != 1 {
+			t.Fatalf("%v: exit %d %s", args, code, errs)
+		}
+		if s := rep.Steps[0]; s.Concurrency != tc.want || s.Rate != 0 || s.Requests.Completed != 6 {
+			t.Errorf("%v: %+v, want concurrency %d, closed loop, 6 completed", args, s, tc.want)
+		}
 	}
 }
 

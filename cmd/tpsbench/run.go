@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -114,7 +115,7 @@ func newRunCmd() *cobra.Command {
 	fl.IntVar(&f.prefixGroup, "prefix-groups", 1, "number of distinct shared prefixes, used in turn")
 	fl.IntVar(&f.requests, "requests", 0, "measured requests per step (default: one batch of --concurrency, or unlimited with --duration)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight (default 1; with --rate, a cap, default none)")
-	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server)")
+	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server); inf starts every request at once, up to --concurrency")
 	fl.StringVar(&f.arrivals, "arrivals", "poisson", "with --rate: poisson or constant")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for arrival times")
 	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
@@ -233,8 +234,20 @@ func parseHeaders(hs []string) (http.Header, error) {
 
 // profile builds one step's load from the flags.
 func (f *runFlags) profile(concurrency int, sweeping bool) (load.Profile, error) {
+	rate := f.rate
+	if math.IsInf(rate, 1) {
+		// vLLM's --request-rate inf: every request at once, as many in
+		// flight as the concurrency allows, each timed from its send
+		if f.requests == 0 {
+			return load.Profile{}, usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
+		}
+		rate = 0
+		if concurrency == 0 {
+			concurrency = f.requests
+		}
+	}
 	p := load.Profile{
-		Concurrency: concurrency, Rate: f.rate, Arrivals: load.Arrivals(f.arrivals),
+		Concurrency: concurrency, Rate: rate, Arrivals: load.Arrivals(f.arrivals),
 		Seed: f.seed, Requests: f.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 	}
 	if p.Rate == 0 && p.Concurrency == 0 {
