@@ -33,6 +33,7 @@ type runFlags struct {
 	engine engineFlags
 
 	url       string
+	scenario  string
 	models    []string
 	targets   []string
 	api       string
@@ -92,6 +93,7 @@ func newRunCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
 	}
 	fl := cmd.Flags()
+	fl.StringVar(&f.scenario, "scenario", "", "a YAML file of settings, as GuideLLM's scenarios: keys are this command's flag names (max-tokens: 256, model: [a, b], sweep: [1, 4, 8]); flags on the command line win")
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
@@ -272,6 +274,11 @@ func (f *runFlags) profile(concurrency int, sweeping bool) (load.Profile, error)
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
+	if f.scenario != "" {
+		if err := applyScenario(cmd.Flags(), f.scenario); err != nil {
+			return err
+		}
+	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	targets, err := f.output.targets()
 	if err != nil {
