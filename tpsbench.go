@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -57,6 +59,10 @@ type Plan struct {
 	// ServerMetrics, when set, is scraped before, during (every second) and
 	// after each step; the server's view goes into the step's summary.
 	ServerMetrics *servermetrics.Scraper
+	// ServerInProcess says the server runs in this process (the embedded
+	// engine): the process's CPU is then not the client's, and no client
+	// load is reported.
+	ServerInProcess bool
 }
 
 // Result is what a run measured.
@@ -95,6 +101,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	agg := metrics.NewSteps(plan.Targets).WithConvention(plan.Convention)
 	var writeErr error
 	views := map[int]servermetrics.View{}
+	loads := map[int]*metrics.ClientLoad{}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
 			break
@@ -128,6 +135,8 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if plan.ServerMetrics != nil {
 			stopWatch = plan.ServerMetrics.Watch(ctx, time.Second)
 		}
+		cpu0, cpuKnown := proccpu.Used()
+		wall0 := time.Now()
 		for rec := range load.Run(ctx, step.Profile, do) {
 			if plan.Records != nil && writeErr == nil {
 				if err := plan.Records.Write(rec); err == nil {
@@ -144,6 +153,9 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if stopWatch != nil {
 			views[i] = stopWatch()
 		}
+		if cpu1, ok := proccpu.Used(); ok && cpuKnown && !plan.ServerInProcess {
+			loads[i] = metrics.NewClientLoad((cpu1 - cpu0).Seconds(), time.Since(wall0).Seconds(), runtime.GOMAXPROCS(0))
+		}
 	}
 	res.Steps = agg.Summaries()
 	for j := range res.Steps {
@@ -151,6 +163,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if v, ok := views[j]; ok {
 			res.Steps[j].Server = &v
 		}
+		res.Steps[j].Client = loads[j]
 	}
 	res.Interrupted = ctx.Err() != nil
 	if writeErr != nil {

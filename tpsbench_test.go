@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -322,5 +323,40 @@ func TestRecordsRoundTripGiveSameReport(t *testing.T) {
 	b, _ := json.Marshal(steps.Summaries())
 	if !bytes.Equal(a, b) {
 		t.Fatalf("figures differ after a round trip through the records file:\nrun:    %s\nreread: %s", a, b)
+	}
+}
+
+// TestClientLoad: each step carries the process's CPU over its wall time,
+// and none when the server runs in the process.
+func TestClientLoad(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
+	defer srv.Close()
+	for _, inProcess := range []bool{false, true} {
+		cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		res, err := tpsbench.Run(context.Background(), tpsbench.Plan{ServerInProcess: inProcess, Steps: []tpsbench.Step{{
+			Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 4, Requests: 40},
+			Workload: workload.Fixed{Prompt: "p", MaxTokens: 20}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Steps[0].Client
+		if inProcess {
+			if c != nil {
+				t.Errorf("server in process: client load %+v", c)
+			}
+			continue
+		}
+		if c == nil {
+			t.Fatal("no client load")
+		}
+		// the step's window lies inside the wall time measured around it
+		if c.Cores != runtime.GOMAXPROCS(0) || c.WallSeconds < res.Steps[0].DurationS || c.CPUSeconds <= 0 ||
+			math.Abs(c.Share-c.CPUSeconds/(c.WallSeconds*float64(c.Cores))) > 1e-12 {
+			t.Errorf("client load %+v, step window %.4f s", c, res.Steps[0].DurationS)
+		}
 	}
 }

@@ -67,8 +67,12 @@ type Summary struct {
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
 	// were scraped (--server-metrics).
-	Server  *servermetrics.View `json:"server,omitempty"`
-	Targets []Verdict           `json:"targets"`
+	Server *servermetrics.View `json:"server,omitempty"`
+	// Client is the measuring process's own CPU over the step, when the
+	// server runs in another process. It is a figure of the run, not of
+	// its records, so no report (which records alone make) carries it.
+	Client  *ClientLoad `json:"-"`
+	Targets []Verdict   `json:"targets"`
 
 	// Start and End are the window's bounds in Unix ns.
 	Start int64 `json:"start_unix_ns"`

@@ -17,7 +17,7 @@ import (
 // runFindMax searches the highest concurrency meeting the targets, one
 // measured step a probe, and reports every step and the answer.
 func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, targets metrics.Targets,
-	clock *record.Clock, buildStep func(target, phase) (tpsbench.Step, error)) error {
+	clock *record.Clock, buildStep func(target, phase) (tpsbench.Step, error), engineInProcess bool) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(targets.List) == 0 {
 		return usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
@@ -53,7 +53,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 			fmt.Fprintf(stderr, "probing concurrency %d\n", c)
 		}
 		res, err := tpsbench.Run(ctx, tpsbench.Plan{Steps: []tpsbench.Step{st}, Targets: targets, Clock: clock,
-			Convention: f.output.convention, Records: records, FirstStep: probes})
+			Convention: f.output.convention, Records: records, FirstStep: probes, ServerInProcess: engineInProcess})
 		probes++
 		if err != nil {
 			return metrics.Summary{}, err
@@ -61,6 +61,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		if res.Interrupted || len(res.Steps) == 0 {
 			return metrics.Summary{}, context.Canceled
 		}
+		warnBusyClient(stderr, res.Steps)
 		return res.Steps[0], nil
 	}
 	search, err := tpsbench.FindMax(ctx, 1, f.maxConc, probe)

@@ -466,7 +466,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}()
 	if f.findMax {
-		return f.runFindMax(ctx, cmd, caught, tgts, targets, clock, buildStep)
+		return f.runFindMax(ctx, cmd, caught, tgts, targets, clock, buildStep, len(engineURLs) > 0)
 	}
 	for _, t := range tgts {
 		for _, ph := range phases {
@@ -478,7 +478,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 
-	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention}
+	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0}
 	if f.serverMet != "" {
 		u := f.serverMet
 		if u == "engine" {
@@ -563,6 +563,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	rep := report.New(tpsbench.Version, res.Steps)
 	rep.Interrupted = res.Interrupted
 	renderErr := f.output.render(stdout, rep)
+	warnBusyClient(stderr, res.Steps)
 	switch {
 	case runErr != nil:
 		return runErr

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tpsbench/tpsbench/internal/termsafe"
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// warnBusyClient says on stderr which steps the client itself may have
+// limited: a figure of the run, not of its records, so it is no report's.
+func warnBusyClient(w io.Writer, steps []metrics.Summary) {
+	for _, s := range steps {
+		if c := s.Client; c != nil && c.Busy() {
+			fmt.Fprintf(w, "tpsbench: warning: step %s: the client used %.0f%% of this machine's %d cores (%.2f CPU-s in %.2f s); the figures may show the client's limit, not the server's\n",
+				termsafe.String(s.Label), 100*c.Share, c.Cores, c.CPUSeconds, c.WallSeconds)
+		}
+	}
+}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// TestWarnBusyClient: a warning for a step whose client took 75% of the
+// cores or more, none below, none without a figure.
+func TestWarnBusyClient(t *testing.T) {
+	steps := []metrics.Summary{
+		{Label: "busy", Client: metrics.NewClientLoad(7.5, 5, 2)}, // 75%
+		{Label: "calm", Client: metrics.NewClientLoad(7.4, 5, 2)}, // 74%
+		{Label: "engine"}, // server in process
+		{Label: "b\x1b[2J", Client: metrics.NewClientLoad(4, 4, 1)}, // 100%
+	}
+	var buf bytes.Buffer
+	warnBusyClient(&buf, steps)
+	out := buf.String()
+	if !strings.Contains(out, "step busy: the client used 75% of this machine's 2 cores (7.50 CPU-s in 5.00 s)") ||
+		strings.Contains(out, "calm") || strings.Contains(out, "engine") || strings.Count(out, "\n") != 2 || strings.Contains(out, "\x1b") {
+		t.Fatalf("warnings:\n%q", out)
+	}
+}

@@ -1,0 +1,28 @@
+package metrics
+
+// ClientLoad is the CPU the measuring process spent over a step. A client
+// that takes most of the machine's cores delays reading and sending, and
+// then the figures show its limit rather than the server's.
+type ClientLoad struct {
+	CPUSeconds  float64 `json:"cpu_s"`
+	WallSeconds float64 `json:"wall_s"`
+	Cores       int     `json:"cores"`     // GOMAXPROCS: what the process could use
+	Share       float64 `json:"cpu_share"` // CPU-s / (wall-s x cores)
+}
+
+// BusyShare is the share of the cores above which a client's figures are
+// in doubt.
+const BusyShare = 0.75
+
+// NewClientLoad is the load of cpu seconds over wall seconds on cores.
+func NewClientLoad(cpu, wall float64, cores int) *ClientLoad {
+	c := &ClientLoad{CPUSeconds: cpu, WallSeconds: wall, Cores: cores}
+	if wall > 0 && cores > 0 {
+		c.Share = cpu / (wall * float64(cores))
+	}
+	return c
+}
+
+// Busy reports whether the client used enough of the machine to doubt
+// the step's figures.
+func (c *ClientLoad) Busy() bool { return c.Share >= BusyShare }
