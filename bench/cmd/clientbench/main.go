@@ -25,6 +25,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
@@ -71,9 +72,8 @@ func maxRSS() float64 {
 }
 
 func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	used, _ := proccpu.Used()
+	return used.Seconds()
 }
 
 func main() {
