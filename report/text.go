@@ -7,10 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
-
-	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // Text writes the report as the founding document's printouts do: plain

@@ -8,10 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tpsbench/tpsbench/internal/termsafe"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
-
-	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
 // dashboard is the full-screen live view (run --live, watch): rolling TPS

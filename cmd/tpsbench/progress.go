@@ -11,9 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tpsbench/tpsbench"
-	"github.com/tpsbench/tpsbench/record"
-
 	"github.com/tpsbench/tpsbench/internal/termsafe"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // progress shows a run is alive on stderr: on a terminal one status line
