@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -32,6 +34,12 @@ type progress struct {
 	stepStart time.Time
 	history   []sample // tokens over time, for the recent rate
 
+	// cpu reads the process's CPU time; nil when the server runs in the
+	// process, whose CPU is not the client's
+	cpu       func() (time.Duration, bool)
+	lastCPU   time.Duration
+	lastCPUAt time.Time
+
 	quit chan struct{}
 	wg   sync.WaitGroup
 }
@@ -41,8 +49,13 @@ type sample struct {
 	tokens int64
 }
 
-func newProgress(w io.Writer, steps []tpsbench.Step) *progress {
+// newProgress shows the run of steps on w, with the client's CPU share
+// when clientCPU is set.
+func newProgress(w io.Writer, steps []tpsbench.Step, clientCPU bool) *progress {
 	p := &progress{w: w, steps: steps, quit: make(chan struct{})}
+	if clientCPU {
+		p.cpu = proccpu.Used
+	}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.terminal = true
 	}
@@ -140,6 +153,15 @@ func (p *progress) print() {
 	inFlight := max(p.started.Load()-p.done.Load(), 0)
 	line := fmt.Sprintf("[%s] %s, %d in flight, %d failed, %d tokens, %.1f tokens/s overall, %.1f over the last 10 s",
 		p.label, left, inFlight, p.failed.Load(), tokens, float64(tokens)/max(el.Seconds(), 1e-9), recent)
+	if p.cpu != nil {
+		if used, ok := p.cpu(); ok {
+			if wall := now.Sub(p.lastCPUAt).Seconds(); !p.lastCPUAt.IsZero() && wall > 0 {
+				share := (used - p.lastCPU).Seconds() / (wall * float64(runtime.GOMAXPROCS(0)))
+				line += fmt.Sprintf(", client CPU %.0f%%", 100*share)
+			}
+			p.lastCPU, p.lastCPUAt = used, now
+		}
+	}
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

@@ -506,7 +506,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.OnRecord, plan.OnSend = dash.record, dash.send
 		dash.start(500 * time.Millisecond)
 	} else if !f.quiet {
-		prog = newProgress(stderr, steps)
+		prog = newProgress(stderr, steps, len(engineURLs) == 0)
 		plan.OnStep = prog.step
 		plan.OnRecord = prog.record
 		plan.OnSend = prog.send
