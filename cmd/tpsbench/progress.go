@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -40,6 +41,11 @@ type progress struct {
 	lastCPU   time.Duration
 	lastCPUAt time.Time
 
+	// width is the terminal's width, 0 when unknown: a line longer than
+	// it would wrap, and redrawing from the line's start would then leave
+	// the wrapped part behind
+	width func() int
+
 	quit chan struct{}
 	wg   sync.WaitGroup
 }
@@ -58,6 +64,13 @@ func newProgress(w io.Writer, steps []tpsbench.Step, clientCPU bool) *progress {
 	}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.terminal = true
+		p.width = func() int {
+			w, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		}
 	}
 	return p
 }
@@ -163,8 +176,20 @@ func (p *progress) print() {
 		}
 	}
 	if p.terminal {
+		if p.width != nil {
+			line = fitLine(line, p.width())
+		}
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {
 		fmt.Fprintln(p.w, line)
 	}
+}
+
+// fitLine cuts line to fewer runes than width (the last column stays free,
+// as some terminals wrap on writing it); width 0 leaves it whole.
+func fitLine(line string, width int) string {
+	if width < 2 || utf8.RuneCountInString(line) < width {
+		return line
+	}
+	return string([]rune(line)[:width-1])
 }

@@ -32,3 +32,38 @@ func TestProgressClientCPU(t *testing.T) {
 		}
 	}
 }
+
+func TestFitLine(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		width int
+		want  string
+	}{
+		{"abcdef", 80, "abcdef"},
+		{"abcdef", 7, "abcdef"},
+		{"abcdef", 6, "abcde"},
+		{"abcdef", 4, "abc"},
+		{"ééééé", 4, "ééé"},
+		{"abcdef", 0, "abcdef"},
+		{"abcdef", 1, "abcdef"},
+	} {
+		if got := fitLine(tc.line, tc.width); got != tc.want {
+			t.Errorf("fitLine(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+		}
+	}
+}
+
+// TestProgressFitsTheTerminal: on a terminal the redrawn line never
+// reaches the last column, so it cannot wrap.
+func TestProgressFitsTheTerminal(t *testing.T) {
+	steps := []tpsbench.Step{{Label: "a-long-model-name", Profile: load.Profile{Requests: 10}}}
+	var buf bytes.Buffer
+	p := newProgress(&buf, steps, false)
+	p.terminal, p.width = true, func() int { return 40 }
+	p.step(0, &steps[0])
+	p.print()
+	out := strings.TrimPrefix(buf.String(), "\r\033[K")
+	if len(out) != 39 || !strings.HasPrefix(out, "[a-long-model-name] 0/10 requests") {
+		t.Fatalf("line %q (%d bytes) on a 40-column terminal", out, len(out))
+	}
+}
