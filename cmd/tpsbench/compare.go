@@ -23,6 +23,9 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args)); err != nil {
+				return err
+			}
 			var all []metrics.Summary
 			for _, path := range args {
 				steps := o.steps(targets)

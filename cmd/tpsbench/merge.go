@@ -25,6 +25,9 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 			if out == "" {
 				return usagef("-o FILE is required")
 			}
+			if err := checkOutputs([]namedPath{{"-o", out}}, inputFiles(args)); err != nil {
+				return err
+			}
 			f, err := os.Create(out)
 			if err != nil {
 				return fmt.Errorf("creating %s: %w", out, err)

@@ -24,6 +24,9 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args)); err != nil {
+				return err
+			}
 			steps := o.steps(targets)
 			for _, path := range args {
 				if err := readRecords(path, cmd.ErrOrStderr(), steps.Add); err != nil {

@@ -290,6 +290,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
 		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
 	}
+	if err := checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
+		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
+		return err
+	}
 	if f.arrivals != string(load.Poisson) && f.arrivals != string(load.Constant) {
 		return usagef("--arrivals %q: want poisson or constant", f.arrivals)
 	}
