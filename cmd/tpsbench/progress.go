@@ -15,6 +15,7 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
+	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -169,8 +170,8 @@ func (p *progress) print() {
 	if p.cpu != nil {
 		if used, ok := p.cpu(); ok {
 			if wall := now.Sub(p.lastCPUAt).Seconds(); !p.lastCPUAt.IsZero() && wall > 0 {
-				share := (used - p.lastCPU).Seconds() / (wall * float64(runtime.GOMAXPROCS(0)))
-				line += fmt.Sprintf(", client CPU %.0f%%", 100*share)
+				load := metrics.NewClientLoad((used - p.lastCPU).Seconds(), wall, runtime.GOMAXPROCS(0))
+				line += fmt.Sprintf(", client CPU %.0f%%", 100*load.Share)
 			}
 			p.lastCPU, p.lastCPUAt = used, now
 		}
