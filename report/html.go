@@ -174,18 +174,18 @@ func f(v float64) *float64 {
 // charts builds every chart the steps call for.
 func charts(steps []metrics.Summary) []chart {
 	var out []chart
-	if sweep(steps) {
+	if axis, ok := sweepAxis(steps); ok {
 		x := make([]float64, len(steps))
 		sys, per := make([]*float64, len(steps)), make([]*float64, len(steps))
 		tp50, tp99, op50, op99 := make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps))
 		for i, s := range steps {
-			x[i] = float64(s.Concurrency)
+			x[i] = axis.of(s)
 			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
 			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
 		}
-		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against concurrency", XLabel: "concurrency", YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x,
+		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x,
 			Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
-		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against concurrency", XLabel: "concurrency", YLabel: "ms", X: x,
+		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x,
 			Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
 	}
 	for _, d := range []struct{ key, title, unit string }{
@@ -218,16 +218,31 @@ func charts(steps []metrics.Summary) []chart {
 	return out
 }
 
-func sweep(steps []metrics.Summary) bool {
+// axis is what a sweep's steps differ in.
+type axis struct {
+	name, label string
+	of          func(metrics.Summary) float64
+}
+
+var (
+	concurrencyAxis = axis{"concurrency", "concurrency", func(s metrics.Summary) float64 { return float64(s.Concurrency) }}
+	rateAxis        = axis{"request rate", "requests/s asked", func(s metrics.Summary) float64 { return s.Rate }}
+)
+
+// sweepAxis is the axis the steps sweep (request rate before
+// concurrency, which a rate sweep may cap alike), if they sweep one.
+func sweepAxis(steps []metrics.Summary) (axis, bool) {
 	if len(steps) < 2 {
-		return false
+		return axis{}, false
 	}
-	for _, s := range steps[1:] {
-		if s.Concurrency != steps[0].Concurrency {
-			return true
+	for _, a := range []axis{rateAxis, concurrencyAxis} {
+		for _, s := range steps[1:] {
+			if a.of(s) != a.of(steps[0]) {
+				return a, true
+			}
 		}
 	}
-	return false
+	return axis{}, false
 }
 
 // merged lays several (x, y) series over the union of their x values.

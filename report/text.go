@@ -134,7 +134,12 @@ func table(ew *errWriter, steps []metrics.Summary) {
 	for _, s := range steps {
 		conc := fmt.Sprint(s.Concurrency)
 		if s.Rate > 0 {
-			conc = fmt.Sprintf("%d @%.3g/s", s.Concurrency, s.Rate)
+			// the rate asked and the rate achieved, side by side; a cap on
+			// the requests in flight before them when there is one
+			conc = fmt.Sprintf("@%.3g/s (got %.3g)", s.Rate, s.AchievedRate)
+			if s.Concurrency > 0 {
+				conc = fmt.Sprintf("%d %s", s.Concurrency, conc)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", s.Label, s.Model, conc,
 			s.Requests.Completed, s.Requests.Failed, s.SystemTPS, s.RequestTPS.Mean,

@@ -61,6 +61,7 @@ type runFlags struct {
 	duration    time.Duration
 	warmup      int
 	sweep       string
+	sweepRates  string
 	grace       time.Duration
 
 	records    string
@@ -123,6 +124,7 @@ func newRunCmd() *cobra.Command {
 	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
 	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: 0, or one per slot in a sweep)")
 	fl.StringVar(&f.sweep, "sweep", "", "concurrency levels to step through, e.g. 1,4,8,16,32")
+	fl.StringVar(&f.sweepRates, "sweep-rates", "", "request rates to step through (requests/s, open loop, as GuideLLM's sweeps), e.g. 1,2,4,8; each step needs --requests or --duration, and --concurrency caps it")
 	fl.DurationVar(&f.grace, "grace", 5*time.Second, "on Ctrl-C, how long requests in flight may finish")
 	fl.StringVar(&f.records, "records", "", "write every request's record to this JSONL file as it ends")
 	fl.BoolVar(&f.showTokens, "show-tokens", false, "print each token as it arrives with its instant TPS (one streamed request)")
@@ -235,8 +237,7 @@ func parseHeaders(hs []string) (http.Header, error) {
 }
 
 // profile builds one step's load from the flags.
-func (f *runFlags) profile(concurrency int, sweeping bool) (load.Profile, error) {
-	rate := f.rate
+func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.Profile, error) {
 	if math.IsInf(rate, 1) {
 		// vLLM's --request-rate inf: every request at once, as many in
 		// flight as the concurrency allows, each timed from its send
@@ -325,6 +326,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
 	if err != nil {
 		return err
+	}
+	if f.sweepRates != "" {
+		if phases, err = f.ratePhases(cmd, sweeping); err != nil {
+			return err
+		}
+		sweeping = true
 	}
 	var tgts []target
 	var engineURLs []string
@@ -426,8 +433,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	buildStep := func(t target, ph phase) (tpsbench.Step, error) {
-		c := ph.concurrency
-		prof, err := f.profile(c, sweeping)
+		c, rate := ph.concurrency, f.rate
+		if ph.rate > 0 {
+			rate = ph.rate
+		}
+		prof, err := f.profile(c, rate, sweeping)
 		if err != nil {
 			return tpsbench.Step{}, err
 		}
@@ -456,6 +466,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		switch {
 		case ph.label != "":
 			label = ph.label
+		case ph.rate > 0:
+			label = fmt.Sprintf("r=%g/s", ph.rate)
+			if len(tgts) > 1 {
+				label = t.name + " " + label
+			}
 		case sweeping:
 			label = fmt.Sprintf("c=%d", c)
 			if len(tgts) > 1 {
@@ -627,7 +642,8 @@ func (p *tokenPrinter) summary() {
 type phase struct {
 	label       string
 	concurrency int
-	requests    int // 0: from the flags
+	rate        float64 // 0: from the flags
+	requests    int     // 0: from the flags
 }
 
 type namedEngine struct {
@@ -637,6 +653,23 @@ type namedEngine struct {
 
 // applyFactor turns --factor into the steps and engines of the founding
 // document's experiments.
+// ratePhases are the steps of --sweep-rates: one open-loop rate each,
+// capped by --concurrency when it is given.
+func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) ([]phase, error) {
+	if sweeping || cmd.Flags().Changed("rate") || f.factor != "" || f.findMax {
+		return nil, usagef("--sweep-rates steps through rates: drop --sweep, --rate, --factor and --find-max")
+	}
+	var out []phase
+	for _, p := range strings.Split(f.sweepRates, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(r > 0) || math.IsInf(r, 0) {
+			return nil, usagef("--sweep-rates %q: want request rates such as 1,2,4,8", f.sweepRates)
+		}
+		out = append(out, phase{concurrency: f.concurrency, rate: r})
+	}
+	return out, nil
+}
+
 func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool) ([]phase, []namedEngine, error) {
 	if f.factor == "" {
 		return nil, nil, nil
