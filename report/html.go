@@ -218,26 +218,34 @@ func charts(steps []metrics.Summary) []chart {
 	return out
 }
 
-// axis is what a sweep's steps differ in.
+// axis is what a sweep's steps differ in: what each step asked for, and
+// where the step stands on the charts.
 type axis struct {
 	name, label string
-	of          func(metrics.Summary) float64
+	asked, of   func(metrics.Summary) float64
 }
 
+func concurrencyOf(s metrics.Summary) float64 { return float64(s.Concurrency) }
+
 var (
-	concurrencyAxis = axis{"concurrency", "concurrency", func(s metrics.Summary) float64 { return float64(s.Concurrency) }}
-	rateAxis        = axis{"request rate", "requests/s asked", func(s metrics.Summary) float64 { return s.Rate }}
+	concurrencyAxis = axis{"concurrency", "concurrency", concurrencyOf, concurrencyOf}
+	// a rate sweep plots against what the server completed, where the
+	// closed-loop anchors of an automatic sweep also have their place
+	rateAxis = axis{"request rate", "requests/s completed",
+		func(s metrics.Summary) float64 { return s.Rate },
+		func(s metrics.Summary) float64 { return s.RequestThroughput }}
 )
 
-// sweepAxis is the axis the steps sweep (request rate before
-// concurrency, which a rate sweep may cap alike), if they sweep one.
+// sweepAxis is the axis the steps sweep, if they sweep one: the request
+// rate when the asked rates differ (a rate sweep may cap concurrency
+// alike), else concurrency.
 func sweepAxis(steps []metrics.Summary) (axis, bool) {
 	if len(steps) < 2 {
 		return axis{}, false
 	}
 	for _, a := range []axis{rateAxis, concurrencyAxis} {
 		for _, s := range steps[1:] {
-			if a.of(s) != a.of(steps[0]) {
+			if a.asked(s) != a.asked(steps[0]) {
 				return a, true
 			}
 		}

@@ -261,18 +261,18 @@ func TestTextFormatsCarryNoEscapes(t *testing.T) {
 // TestSweepAxis: a sweep's charts run against what its steps differ in.
 func TestSweepAxis(t *testing.T) {
 	conc := []metrics.Summary{{Concurrency: 1}, {Concurrency: 4}}
-	rate := []metrics.Summary{{Concurrency: 8, Rate: 1}, {Concurrency: 8, Rate: 4}}
+	rate := []metrics.Summary{{Concurrency: 8, Rate: 1, RequestThroughput: 0.9}, {Concurrency: 8, Rate: 4, RequestThroughput: 3.5}}
 	same := []metrics.Summary{{Concurrency: 2, Rate: 1}, {Concurrency: 2, Rate: 1}}
 	for _, tc := range []struct {
 		name  string
 		steps []metrics.Summary
 		label string // the sweep chart's x label, "" for none
-	}{{"concurrency", conc, "concurrency"}, {"rate", rate, "requests/s asked"}, {"same", same, ""}, {"one", conc[:1], ""}} {
+	}{{"concurrency", conc, "concurrency"}, {"rate", rate, "requests/s completed"}, {"same", same, ""}, {"one", conc[:1], ""}} {
 		label := ""
 		for _, c := range charts(tc.steps) {
 			if c.ID == "sweep" {
 				label = c.XLabel
-				if want := []float64{tc.steps[0].Rate, tc.steps[1].Rate}; tc.name == "rate" && (c.X[0] != want[0] || c.X[1] != want[1]) {
+				if want := []float64{0.9, 3.5}; tc.name == "rate" && (c.X[0] != want[0] || c.X[1] != want[1]) {
 					t.Errorf("rate sweep x %v", c.X)
 				}
 			}

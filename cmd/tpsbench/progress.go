@@ -15,6 +15,7 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
+	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -26,12 +27,13 @@ import (
 type progress struct {
 	w        io.Writer
 	terminal bool
-	steps    []tpsbench.Step
+	total    int // steps in the run
+	seen     int // steps begun
 
 	started, done, failed, tokens atomic.Int64
 
 	mu        sync.Mutex
-	stepIdx   int
+	profile   load.Profile // the current step's, for what is left of it
 	label     string
 	stepStart time.Time
 	history   []sample // tokens over time, for the recent rate
@@ -56,10 +58,10 @@ type sample struct {
 	tokens int64
 }
 
-// newProgress shows the run of steps on w, with the client's CPU share
-// when clientCPU is set.
-func newProgress(w io.Writer, steps []tpsbench.Step, clientCPU bool) *progress {
-	p := &progress{w: w, steps: steps, quit: make(chan struct{})}
+// newProgress shows a run of total steps on w, with the client's CPU
+// share when clientCPU is set.
+func newProgress(w io.Writer, total int, clientCPU bool) *progress {
+	p := &progress{w: w, total: total, quit: make(chan struct{})}
 	if clientCPU {
 		p.cpu = proccpu.Used
 	}
@@ -104,21 +106,24 @@ func (p *progress) stop() {
 	}
 }
 
-func (p *progress) step(i int, s *tpsbench.Step) {
+// step begins a step; the index within its plan is not the run's (a run
+// may be several plans), so steps are counted here.
+func (p *progress) step(_ int, s *tpsbench.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.terminal && i > 0 {
+	if p.terminal && p.seen > 0 {
 		fmt.Fprintln(p.w)
 	}
-	p.stepIdx, p.label = i, termsafe.String(s.Label)
+	p.seen++
+	p.profile, p.label = s.Profile, termsafe.String(s.Label)
 	p.started.Store(0)
 	p.done.Store(0)
 	p.failed.Store(0)
 	p.tokens.Store(0)
 	p.stepStart = time.Now()
 	p.history = p.history[:0]
-	if len(p.steps) > 1 && !p.terminal {
-		fmt.Fprintf(p.w, "step %d/%d: %s\n", i+1, len(p.steps), p.label)
+	if p.total > 1 && !p.terminal {
+		fmt.Fprintf(p.w, "step %d/%d: %s\n", p.seen, p.total, p.label)
 	}
 }
 
@@ -152,14 +157,11 @@ func (p *progress) print() {
 	}
 	el := now.Sub(p.stepStart)
 	left := ""
-	if p.stepIdx < len(p.steps) {
-		prof := p.steps[p.stepIdx].Profile
-		switch {
-		case prof.Requests > 0:
-			left = fmt.Sprintf("%d/%d requests", p.done.Load(), prof.Requests)
-		case prof.Duration > 0:
-			left = fmt.Sprintf("%d requests, %s left", p.done.Load(), max(prof.Duration-el, 0).Round(time.Second))
-		}
+	switch prof := p.profile; {
+	case prof.Requests > 0:
+		left = fmt.Sprintf("%d/%d requests", p.done.Load(), prof.Requests)
+	case prof.Duration > 0:
+		left = fmt.Sprintf("%d requests, %s left", p.done.Load(), max(prof.Duration-el, 0).Round(time.Second))
 	}
 	if left == "" {
 		left = fmt.Sprintf("%d requests", p.done.Load())

@@ -17,7 +17,7 @@ func TestProgressClientCPU(t *testing.T) {
 	steps := []tpsbench.Step{{Label: "s", Profile: load.Profile{Requests: 10}}}
 	for _, clientCPU := range []bool{true, false} {
 		var buf bytes.Buffer
-		p := newProgress(&buf, steps, clientCPU)
+		p := newProgress(&buf, len(steps), clientCPU)
 		if clientCPU {
 			used := time.Duration(0)
 			p.cpu = func() (time.Duration, bool) { used += time.Second; return used, true }
@@ -58,7 +58,7 @@ func TestFitLine(t *testing.T) {
 func TestProgressFitsTheTerminal(t *testing.T) {
 	steps := []tpsbench.Step{{Label: "a-long-model-name", Profile: load.Profile{Requests: 10}}}
 	var buf bytes.Buffer
-	p := newProgress(&buf, steps, false)
+	p := newProgress(&buf, len(steps), false)
 	p.terminal, p.width = true, func() int { return 40 }
 	p.step(0, &steps[0])
 	p.print()

@@ -327,8 +327,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	autoRates := 0
 	if f.sweepRates != "" {
-		if phases, err = f.ratePhases(cmd, sweeping); err != nil {
+		if phases, autoRates, err = f.ratePhases(cmd, sweeping); err != nil {
 			return err
 		}
 		sweeping = true
@@ -484,6 +485,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			cl.Close()
 		}
 	}()
+	if autoRates > 0 && len(tgts) > 1 {
+		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
+	}
 	if f.findMax {
 		return f.runFindMax(ctx, cmd, caught, tgts, targets, clock, buildStep, len(engineURLs) > 0)
 	}
@@ -525,7 +529,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.OnRecord, plan.OnSend = dash.record, dash.send
 		dash.start(500 * time.Millisecond)
 	} else if !f.quiet {
-		prog = newProgress(stderr, steps, len(engineURLs) == 0)
+		prog = newProgress(stderr, len(steps)+autoRates, len(engineURLs) == 0)
 		plan.OnStep = prog.step
 		plan.OnRecord = prog.record
 		plan.OnSend = prog.send
@@ -567,6 +571,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	res, runErr := tpsbench.Run(ctx, plan)
+	note := ""
+	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
+		res, note, runErr = f.runRatesBetween(ctx, cmd, plan, res, buildStep, tgts[0], autoRates)
+	}
 	if prog != nil {
 		prog.stop()
 	}
@@ -581,6 +589,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	rep := report.New(tpsbench.Version, res.Steps)
 	rep.Interrupted = res.Interrupted
+	rep.Note = note
 	renderErr := f.output.render(stdout, rep)
 	warnBusyClient(stderr, res.Steps)
 	switch {
@@ -654,20 +663,73 @@ type namedEngine struct {
 // applyFactor turns --factor into the steps and engines of the founding
 // document's experiments.
 // ratePhases are the steps of --sweep-rates: one open-loop rate each,
-// capped by --concurrency when it is given.
-func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) ([]phase, error) {
+// capped by --concurrency when it is given. For auto[:N] they are
+// GuideLLM's two anchors, a synchronous step (one request at a time) and
+// a throughput step (every request at once, or --concurrency), and
+// autoRates is the N rates to place between them once they have run.
+func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) (phases []phase, autoRates int, err error) {
 	if sweeping || cmd.Flags().Changed("rate") || f.factor != "" || f.findMax {
-		return nil, usagef("--sweep-rates steps through rates: drop --sweep, --rate, --factor and --find-max")
+		return nil, 0, usagef("--sweep-rates steps through rates: drop --sweep, --rate, --factor and --find-max")
 	}
-	var out []phase
+	if n, ok := strings.CutPrefix(f.sweepRates, "auto"); ok {
+		autoRates = 8 // with the two anchors, GuideLLM's ten steps
+		if n != "" {
+			v, err := strconv.Atoi(strings.TrimPrefix(n, ":"))
+			if err != nil || !strings.HasPrefix(n, ":") || v < 1 || v > 100 {
+				return nil, 0, usagef("--sweep-rates %q: want auto, or auto:N with N rates from 1 to 100", f.sweepRates)
+			}
+			autoRates = v
+		}
+		flood := f.requests
+		if cmd.Flags().Changed("concurrency") {
+			flood = f.concurrency
+		}
+		if flood < 1 {
+			return nil, 0, usagef("--sweep-rates auto with --duration: give --concurrency for its throughput step")
+		}
+		return []phase{{label: "synchronous", concurrency: 1}, {label: "throughput", concurrency: flood}}, autoRates, nil
+	}
 	for _, p := range strings.Split(f.sweepRates, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(r > 0) || math.IsInf(r, 0) {
-			return nil, usagef("--sweep-rates %q: want request rates such as 1,2,4,8", f.sweepRates)
+			return nil, 0, usagef("--sweep-rates %q: want request rates such as 1,2,4,8, or auto", f.sweepRates)
 		}
-		out = append(out, phase{concurrency: f.concurrency, rate: r})
+		phases = append(phases, phase{concurrency: f.concurrency, rate: r})
 	}
-	return out, nil
+	return phases, 0, nil
+}
+
+// runRatesBetween runs the rate steps an automatic sweep places between
+// its synchronous and throughput steps (anchors), after the anchors'
+// plan; it returns every step, anchors first, and what the rates were.
+func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, plan tpsbench.Plan, anchors *tpsbench.Result,
+	build func(target, phase) (tpsbench.Step, error), t target, n int) (*tpsbench.Result, string, error) {
+	low, high := anchors.Steps[0].RequestThroughput, anchors.Steps[1].RequestThroughput
+	rates := tpsbench.RatesBetween(low, high, n)
+	if rates == nil {
+		return anchors, fmt.Sprintf("The throughput step completed no more requests a second than the synchronous one (%.3g against %.3g): no rates between them to measure.", high, low), nil
+	}
+	limit := 0 // requests in flight; none unless --concurrency caps them
+	if cmd.Flags().Changed("concurrency") {
+		limit = f.concurrency
+	}
+	plan.Steps, plan.FirstStep = nil, plan.FirstStep+len(plan.Steps)
+	for i, r := range rates {
+		// three significant digits: a rate a label can show exactly
+		rates[i], _ = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
+		st, err := build(t, phase{concurrency: limit, rate: rates[i]})
+		if err != nil {
+			return anchors, "", err
+		}
+		plan.Steps = append(plan.Steps, st)
+	}
+	note := fmt.Sprintf("Rates between the synchronous step's %.3g and the throughput step's %.3g requests/s, evenly spaced as in GuideLLM's sweep.", low, high)
+	res, err := tpsbench.Run(ctx, plan)
+	if res == nil {
+		return anchors, note, err
+	}
+	res.Steps = append(anchors.Steps, res.Steps...)
+	return res, note, err
 }
 
 func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool) ([]phase, []namedEngine, error) {
