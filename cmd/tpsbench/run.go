@@ -660,8 +660,6 @@ type namedEngine struct {
 	flags engineFlags
 }
 
-// applyFactor turns --factor into the steps and engines of the founding
-// document's experiments.
 // ratePhases are the steps of --sweep-rates: one open-loop rate each,
 // capped by --concurrency when it is given. For auto[:N] they are
 // GuideLLM's two anchors, a synchronous step (one request at a time) and
@@ -701,7 +699,8 @@ func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) (phases []phase
 
 // runRatesBetween runs the rate steps an automatic sweep places between
 // its synchronous and throughput steps (anchors), after the anchors'
-// plan; it returns every step, anchors first, and what the rates were.
+// plan; it returns every step, anchors first, and a note of where the
+// rates came from.
 func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, plan tpsbench.Plan, anchors *tpsbench.Result,
 	build func(target, phase) (tpsbench.Step, error), t target, n int) (*tpsbench.Result, string, error) {
 	low, high := anchors.Steps[0].RequestThroughput, anchors.Steps[1].RequestThroughput
@@ -732,6 +731,8 @@ func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, plan
 	return res, note, err
 }
 
+// applyFactor turns --factor into the steps and engines of the founding
+// document's experiments.
 func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool) ([]phase, []namedEngine, error) {
 	if f.factor == "" {
 		return nil, nil, nil
