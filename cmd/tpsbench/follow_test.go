@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -87,5 +89,34 @@ func TestFollowRecordsStops(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFollowTruncatedFile: a followed file emptied and written again is
+// read from its start, so records after a rotation still arrive.
+func TestFollowTruncatedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(path, []byte(`{"v":1,"seq":1}`+"\n"+`{"v":1,"seq":2}`+"\n"), 0o644)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []int
+	waits := 0
+	more := func() bool {
+		waits++
+		if waits == 1 {
+			// rotated: emptied, then one record shorter than what was read
+			os.WriteFile(path, []byte(`{"v":1,"seq":3}`+"\n"), 0o644)
+			return true
+		}
+		return false
+	}
+	if err := followRecords(context.Background(), rewinding{f}, 1000, func(r *record.Record) { got = append(got, r.Seq) }, more); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2] != 3 {
+		t.Fatalf("records %v, want [1 2 3]", got)
 	}
 }

@@ -37,7 +37,7 @@ func newWatchCmd() *cobra.Command {
 			if !once {
 				d.start(every)
 			}
-			err = followRecords(ctx, f, record.MaxLine, d.record, func() bool {
+			err = followRecords(ctx, rewinding{f}, record.MaxLine, d.record, func() bool {
 				if once {
 					return false
 				}
