@@ -23,6 +23,9 @@ type Arrivals string
 const (
 	Constant Arrivals = "constant" // evenly spaced
 	Poisson  Arrivals = "poisson"  // exponential gaps: independent users
+	// Gamma gaps of shape Burstiness, as vLLM's --burstiness: below 1
+	// burstier than Poisson, 1 Poisson, above 1 more even
+	Gamma Arrivals = "gamma"
 )
 
 // Profile is one step's load.
@@ -33,6 +36,7 @@ type Profile struct {
 	Concurrency int
 	Rate        float64 // requests per second, open loop; 0 for closed loop
 	Arrivals    Arrivals
+	Burstiness  float64 // the gamma shape, with Gamma arrivals
 	Seed        uint64
 	Requests    int           // measured requests; 0 to run until Duration ends
 	Duration    time.Duration // 0 to run until Requests are done
@@ -68,8 +72,12 @@ func (p Profile) Validate() error {
 		return errors.New("duration must not be negative")
 	case p.Requests == 0 && p.Duration == 0:
 		return errors.New("give a number of requests or a duration")
-	case p.Rate > 0 && p.Arrivals != "" && p.Arrivals != Constant && p.Arrivals != Poisson:
-		return fmt.Errorf("arrivals %q: want constant or poisson", p.Arrivals)
+	case p.Rate > 0 && p.Arrivals != "" && p.Arrivals != Constant && p.Arrivals != Poisson && p.Arrivals != Gamma:
+		return fmt.Errorf("arrivals %q: want constant, poisson or gamma", p.Arrivals)
+	case p.Arrivals == Gamma && !(p.Burstiness > 0 && !math.IsInf(p.Burstiness, 0)):
+		return errors.New("gamma arrivals need a burstiness above 0 (1 is Poisson)")
+	case p.Arrivals != Gamma && p.Burstiness != 0:
+		return errors.New("burstiness shapes gamma arrivals only")
 	}
 	return nil
 }
@@ -165,11 +173,7 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 	var offset float64 // seconds after start
 	for i := 0; n == 0 || i < n; i++ {
 		if i > 0 {
-			gap := 1 / p.Rate
-			if p.Arrivals == Poisson {
-				gap = rng.ExpFloat64() / p.Rate
-			}
-			offset += gap
+			offset += p.gap(rng)
 		}
 		at := start.Add(time.Duration(offset * float64(time.Second)))
 		if !deadline.IsZero() && !at.Before(deadline) {
@@ -200,5 +204,41 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 			}
 			out <- rec
 		})
+	}
+}
+
+// gap is the time in seconds from one start to the next: its mean is
+// 1/Rate whatever the arrivals.
+func (p Profile) gap(rng *rand.Rand) float64 {
+	switch p.Arrivals {
+	case Poisson:
+		return rng.ExpFloat64() / p.Rate
+	case Gamma:
+		// shape k and scale 1/(rate k), as vLLM draws them
+		return gamma(rng, p.Burstiness) / (p.Rate * p.Burstiness)
+	}
+	return 1 / p.Rate
+}
+
+// gamma draws from the gamma distribution of shape k and scale 1
+// (Marsaglia and Tsang's method; for k < 1, a draw of shape k+1 scaled by
+// U^(1/k)).
+func gamma(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gamma(rng, k+1) * math.Pow(1-rng.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := 1 - rng.Float64() // in (0, 1]: its log is finite
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
 	}
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -262,5 +263,55 @@ func TestShardsAddUp(t *testing.T) {
 	}
 	if _, err := p.Shard(3, 3); err == nil {
 		t.Error("shard index out of range accepted")
+	}
+}
+
+// TestGapDistributions: whatever the arrivals, gaps average 1/rate; their
+// coefficient of variation is 0 for constant, 1 for Poisson and
+// 1/sqrt(burstiness) for gamma (its shape). 200,000 draws of a fixed seed.
+func TestGapDistributions(t *testing.T) {
+	const rate, n = 50.0, 200000
+	for _, tc := range []struct {
+		p  Profile
+		cv float64
+	}{
+		{Profile{Rate: rate, Arrivals: Constant}, 0},
+		{Profile{Rate: rate, Arrivals: Poisson}, 1},
+		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 1}, 1},
+		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 0.25}, 2},
+		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 0.5}, math.Sqrt2},
+		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 4}, 0.5},
+	} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		var sum, sq float64
+		for range n {
+			g := tc.p.gap(rng)
+			if !(g >= 0) || math.IsInf(g, 0) {
+				t.Fatalf("%s %v: gap %v", tc.p.Arrivals, tc.p.Burstiness, g)
+			}
+			sum += g
+			sq += g * g
+		}
+		mean := sum / n
+		cv := math.Sqrt(max(sq/n-mean*mean, 0)) / mean
+		if math.Abs(mean*rate-1) > 0.02 || math.Abs(cv-tc.cv) > 0.03*max(tc.cv, 1) {
+			t.Errorf("%s burstiness %v: mean gap %.5f s (want %.5f), CV %.3f (want %.3f)", tc.p.Arrivals, tc.p.Burstiness, mean, 1/rate, cv, tc.cv)
+		}
+	}
+}
+
+func TestGammaNeedsBurstiness(t *testing.T) {
+	for _, p := range []Profile{
+		{Rate: 5, Requests: 1, Arrivals: Gamma},
+		{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: -1},
+		{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: math.Inf(1)},
+		{Rate: 5, Requests: 1, Arrivals: Poisson, Burstiness: 2},
+	} {
+		if p.Validate() == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+	if err := (Profile{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: 0.5}).Validate(); err != nil {
+		t.Error(err)
 	}
 }

@@ -166,6 +166,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--sweep", "1,x"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "inf", "--duration", "1s"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5", "--requests", "2", "--burstiness", "-1"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5", "--requests", "2", "--arrivals", "constant", "--burstiness", "2"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--arrivals", "bursty", "--rate", "1", "--requests", "1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "-1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "0"},
@@ -276,6 +278,22 @@ func TestRateInf(t *testing.T) {
 		if s := rep.Steps[0]; s.Concurrency != tc.want || s.Rate != 0 || s.Requests.Completed != 6 {
 			t.Errorf("%v: %+v, want concurrency %d, closed loop, 6 completed", args, s, tc.want)
 		}
+	}
+}
+
+// TestBurstiness: vLLM's --burstiness runs gamma arrivals at the asked
+// rate (their statistics are load's tests).
+func TestBurstiness(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--rate", "100", "--burstiness", "0.5", "--requests", "20", "--max-tokens", "2", "--format", "json", "-q")
+	var rep struct {
+		Steps []struct {
+			Rate     float64 `json:"rate"`
+			Requests struct{ Completed int }
+		} `json:"steps"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Steps) != 1 || rep.Steps[0].Rate != 100 || rep.Steps[0].Requests.Completed != 20 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 }
 

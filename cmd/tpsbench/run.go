@@ -57,6 +57,7 @@ type runFlags struct {
 	concurrency int
 	rate        float64
 	arrivals    string
+	burstiness  float64
 	seed        uint64
 	duration    time.Duration
 	warmup      int
@@ -119,7 +120,8 @@ func newRunCmd() *cobra.Command {
 	fl.IntVar(&f.requests, "requests", 0, "measured requests per step (default: one batch of --concurrency, or unlimited with --duration)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight (default 1; with --rate, a cap, default none)")
 	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server); inf starts every request at once, up to --concurrency")
-	fl.StringVar(&f.arrivals, "arrivals", "poisson", "with --rate: poisson or constant")
+	fl.StringVar(&f.arrivals, "arrivals", "poisson", "with --rate: poisson, constant or gamma (see --burstiness)")
+	fl.Float64Var(&f.burstiness, "burstiness", 0, "with --rate, gamma arrivals of this shape, as vLLM's --burstiness: below 1 burstier than Poisson, above 1 more even (default 1 with --arrivals gamma)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for arrival times")
 	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
 	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: 0, or one per slot in a sweep)")
@@ -250,7 +252,7 @@ func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.P
 		}
 	}
 	p := load.Profile{
-		Concurrency: concurrency, Rate: rate, Arrivals: load.Arrivals(f.arrivals),
+		Concurrency: concurrency, Rate: rate, Arrivals: load.Arrivals(f.arrivals), Burstiness: f.burstiness,
 		Seed: f.seed, Requests: f.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 	}
 	if p.Rate == 0 && p.Concurrency == 0 {
@@ -295,8 +297,20 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
 		return err
 	}
-	if f.arrivals != string(load.Poisson) && f.arrivals != string(load.Constant) {
-		return usagef("--arrivals %q: want poisson or constant", f.arrivals)
+	if cmd.Flags().Changed("burstiness") && !cmd.Flags().Changed("arrivals") {
+		f.arrivals = string(load.Gamma)
+	}
+	switch load.Arrivals(f.arrivals) {
+	case load.Gamma:
+		if !cmd.Flags().Changed("burstiness") {
+			f.burstiness = 1 // Poisson, as vLLM's default
+		}
+	case load.Poisson, load.Constant:
+		if cmd.Flags().Changed("burstiness") {
+			return usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
+		}
+	default:
+		return usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
 	}
 	headers, err := parseHeaders(f.headers)
 	if err != nil {
