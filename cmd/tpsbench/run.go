@@ -90,7 +90,9 @@ func newRunCmd() *cobra.Command {
   tpsbench run --url URL --sweep 1,4,8,16,32 --max-tokens 50
   tpsbench run --url URL --model a --model b
   tpsbench run --target small=http://h1:8000#m1 --target big=http://h2:8000#m2
-  tpsbench run --url URL --rate 5 --arrivals poisson --duration 60s --records run.jsonl`,
+  tpsbench run --url URL --rate 5 --arrivals poisson --duration 60s --records run.jsonl
+  tpsbench run --url URL --sweep-rates auto --requests 200 --format html --out sweep.html
+  tpsbench run --scenario bench.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
 	}
