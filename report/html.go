@@ -175,10 +175,14 @@ func f(v float64) *float64 {
 func charts(steps []metrics.Summary) []chart {
 	var out []chart
 	if axis, ok := sweepAxis(steps); ok {
-		x := make([]float64, len(steps))
-		sys, per := make([]*float64, len(steps)), make([]*float64, len(steps))
-		tp50, tp99, op50, op99 := make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps)), make([]*float64, len(steps))
-		for i, s := range steps {
+		// uPlot wants x ascending; an automatic rate sweep runs its
+		// throughput step second, though it stands last
+		byX := append([]metrics.Summary(nil), steps...)
+		sort.SliceStable(byX, func(i, j int) bool { return axis.of(byX[i]) < axis.of(byX[j]) })
+		x := make([]float64, len(byX))
+		sys, per := make([]*float64, len(byX)), make([]*float64, len(byX))
+		tp50, tp99, op50, op99 := make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX))
+		for i, s := range byX {
 			x[i] = axis.of(s)
 			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
 			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
