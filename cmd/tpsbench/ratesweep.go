@@ -22,6 +22,10 @@ func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) (phases []phase
 		return nil, 0, usagef("--sweep-rates steps through rates: drop --sweep, --rate, --factor and --find-max")
 	}
 	if n, ok := strings.CutPrefix(f.sweepRates, "auto"); ok {
+		if f.shard != "" {
+			// each shard would place its rates by its own anchors
+			return nil, 0, usagef("--sweep-rates auto places rates by a whole server's speed: give the shards explicit rates")
+		}
 		autoRates = 8 // with the two anchors, GuideLLM's ten steps
 		if n != "" {
 			v, err := strconv.Atoi(strings.TrimPrefix(n, ":"))

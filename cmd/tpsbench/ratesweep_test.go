@@ -98,6 +98,7 @@ func TestSweepRatesAuto(t *testing.T) {
 		{"--sweep-rates", "auto:0", "--requests", "2"},
 		{"--sweep-rates", "auto3", "--requests", "2"},
 		{"--sweep-rates", "auto", "--duration", "1s"}, // no --concurrency for the throughput step
+		{"--sweep-rates", "auto", "--requests", "4", "--shard", "0/2"},
 	} {
 		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, %q", bad, code, errs)
