@@ -16,30 +16,13 @@ import (
 
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/internal/syncbuf"
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// lockedBuffer is written by the proxy's goroutines and read by the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) snapshot() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf.Bytes()...)
-}
-
-func proxyTo(t *testing.T, upstream string) (*httptest.Server, *lockedBuffer, *Exporter) {
+func proxyTo(t *testing.T, upstream string) (*httptest.Server, *syncbuf.Buffer, *Exporter) {
 	t.Helper()
-	buf := &lockedBuffer{}
+	buf := &syncbuf.Buffer{}
 	exp := NewExporter()
 	p, err := NewProxy(upstream, exp, record.NewWriter(buf))
 	if err != nil {
@@ -71,14 +54,14 @@ func post(t *testing.T, url, body string, header http.Header) (*http.Response, [
 
 // records waits up to 5 s for n records (the proxy writes a record once
 // its response has passed) and returns what is there.
-func records(t *testing.T, buf *lockedBuffer, n int) []record.Record {
+func records(t *testing.T, buf *syncbuf.Buffer, n int) []record.Record {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for bytes.Count(buf.snapshot(), []byte("\n")) < n && time.Now().Before(deadline) {
+	for bytes.Count(buf.Bytes(), []byte("\n")) < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var out []record.Record
-	rd := record.NewReader(bytes.NewReader(buf.snapshot()), "proxy")
+	rd := record.NewReader(bytes.NewReader(buf.Bytes()), "proxy")
 	for {
 		var r record.Record
 		if err := rd.Next(&r); err != nil {
@@ -113,7 +96,7 @@ func TestProxyPassesBytesUnchanged(t *testing.T) {
 		if stream && (len(recs[0].Chunks) != 6 || recs[0].First <= recs[0].Sent) {
 			t.Fatalf("stream timing %+v", recs[0])
 		}
-		if bytes.Contains(buf.snapshot(), []byte("sk-proxy-secret")) {
+		if bytes.Contains(buf.Bytes(), []byte("sk-proxy-secret")) {
 			t.Fatal("the Authorization header reached the records")
 		}
 	}
@@ -128,7 +111,7 @@ func TestProxyPassesOtherRoutes(t *testing.T) {
 		t.Fatalf("%v %v", resp, err)
 	}
 	resp.Body.Close()
-	if len(buf.snapshot()) != 0 {
+	if len(buf.Bytes()) != 0 {
 		t.Error("a model listing was recorded")
 	}
 }

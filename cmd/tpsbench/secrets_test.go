@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,12 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/internal/syncbuf"
 )
 
 // TestSecretsNeverLeak runs every command with a recognisable fake key
@@ -84,7 +83,7 @@ func TestSecretsNeverLeakFromServers(t *testing.T) {
 	} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "TPSBENCH_API_KEY="+key, "TPSBENCH_PROXY_API_KEY="+key, "OPENAI_API_KEY="+key)
-		var out, errs syncBuffer
+		var out, errs syncbuf.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errs
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -120,22 +119,4 @@ func TestSecretsNeverLeakFromServers(t *testing.T) {
 			t.Errorf("%s printed the key:\n%s%s", args[0], out.String(), errs.String())
 		}
 	}
-}
-
-// syncBuffer is a buffer a child process writes to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
