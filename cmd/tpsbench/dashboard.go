@@ -26,12 +26,11 @@ type dashboard struct {
 	sent  atomic.Int64
 	ended atomic.Int64
 
-	quit chan struct{}
-	wg   sync.WaitGroup
+	redraw
 }
 
 func newDashboard(w io.Writer, title string) *dashboard {
-	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{}), quit: make(chan struct{})}
+	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{})}
 }
 
 func (d *dashboard) send(*record.Record) { d.sent.Add(1) }
@@ -45,23 +44,11 @@ func (d *dashboard) record(r *record.Record) {
 
 func (d *dashboard) start(every time.Duration) {
 	fmt.Fprint(d.w, "\033[?25l") // hide the cursor while drawing
-	d.wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-d.quit:
-				return
-			case <-t.C:
-				d.draw()
-			}
-		}
-	})
+	d.startRedraw(every, d.draw)
 }
 
 func (d *dashboard) stop() {
-	close(d.quit)
-	d.wg.Wait()
+	d.stopRedraw()
 	d.draw()
 	fmt.Fprint(d.w, "\033[?25h\n")
 }

@@ -49,8 +49,7 @@ type progress struct {
 	// the wrapped part behind
 	width func() int
 
-	quit chan struct{}
-	wg   sync.WaitGroup
+	redraw
 }
 
 type sample struct {
@@ -61,7 +60,7 @@ type sample struct {
 // newProgress shows a run of total steps on w, with the client's CPU
 // share when clientCPU is set.
 func newProgress(w io.Writer, total int, clientCPU bool) *progress {
-	p := &progress{w: w, total: total, quit: make(chan struct{})}
+	p := &progress{w: w, total: total}
 	if clientCPU {
 		p.cpu = proccpu.Used
 	}
@@ -83,23 +82,11 @@ func (p *progress) start() {
 	if p.terminal {
 		every = 250 * time.Millisecond
 	}
-	p.wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case <-t.C:
-				p.print()
-			}
-		}
-	})
+	p.startRedraw(every, p.print)
 }
 
 func (p *progress) stop() {
-	close(p.quit)
-	p.wg.Wait()
+	p.stopRedraw()
 	if p.terminal {
 		p.print()
 		fmt.Fprintln(p.w)
