@@ -112,8 +112,24 @@ func TestShowTokens(t *testing.T) {
 	if len(lines) != 5 {
 		t.Fatalf("%d token lines, want 5:\n%s", len(lines), out)
 	}
-	if lines[0][2] != "(first)" || !regexp.MustCompile(`^\d+\.\d$`).MatchString(lines[1][2]) {
-		t.Errorf("instant TPS column: %q %q", lines[0][2], lines[1][2])
+	// Chunks that arrive in one read share their kernel stamp, and their
+	// instant TPS is "inf"; on a loaded machine two of the server's 2 ms
+	// gaps can close so. Every later line is a rate or inf, and at least
+	// one is a rate.
+	if lines[0][2] != "(first)" {
+		t.Errorf("first token's instant TPS column: %q", lines[0][2])
+	}
+	rates := 0
+	for _, l := range lines[1:] {
+		switch {
+		case regexp.MustCompile(`^\d+\.\d$`).MatchString(l[2]):
+			rates++
+		case l[2] != "inf":
+			t.Errorf("instant TPS column: %q", l[2])
+		}
+	}
+	if rates == 0 {
+		t.Errorf("no instant TPS among %q", lines[1:])
 	}
 	if !strings.Contains(out, "average TPS") || !strings.Contains(out, "Generated tokens: 5") {
 		t.Errorf("no summary:\n%s", out)
