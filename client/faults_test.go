@@ -84,6 +84,10 @@ func TestFaults(t *testing.T) {
 			sse(w)
 			fmt.Fprint(w, chunk("a")+chunk("b"))
 		}, record.KindStreamCut, "without [DONE]", 0},
+		{"one event nested 3.6 M levels deep", func(w http.ResponseWriter, r *http.Request) {
+			sse(w)
+			fmt.Fprint(w, chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 3_600_000)+"\n\n")
+		}, record.KindMalformed, "nested deeper", 0},
 		{"zero tokens", func(w http.ResponseWriter, r *http.Request) {
 			sse(w)
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: [DONE]\n\n")

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,8 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":-4}}`), uint8(1))
 	f.Add([]byte(`{"choices":[{"text":"hi"}],"usage":{"completion_tokens":9}}`), uint8(3))
 	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(4))
+	f.Add([]byte(chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 200_000)+"\n\n"), uint8(0))
+	f.Add([]byte(`{"message":`+strings.Repeat(`{"a":`, 200_000)+"\n"), uint8(4))
 	apis := []string{APIChat, APIChat, APICompletions, APICompletions, APIOllama, APIOllama}
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
 		api, stream := apis[int(mode)%len(apis)], mode%2 == 0

@@ -49,11 +49,30 @@ func unquote(raw []byte) string {
 
 var errSyntax = errors.New("invalid JSON")
 
+// errTooDeep is valid JSON nested past maxDepth.
+var errTooDeep = fmt.Errorf("%w: nested deeper than %d levels", errSyntax, maxDepth)
+
+// maxDepth bounds how deeply objects and arrays may nest in one response
+// object. Real chunks nest five levels; the scanner recurses once a level,
+// so an unbounded depth lets one hostile event exhaust the stack, which Go
+// cannot recover from. encoding/json allows 10,000; a chunk needs far less.
+const maxDepth = 64
+
 // scanner walks JSON without building values and without allocating. It
 // checks structure as it goes, so malformed input is reported, not guessed at.
 type scanner struct {
-	b   []byte
-	pos int
+	b     []byte
+	pos   int
+	depth int // objects and arrays open at pos
+}
+
+// enter opens one level of nesting, refusing to go past maxDepth.
+func (s *scanner) enter() error {
+	if s.depth >= maxDepth {
+		return fmt.Errorf("%w at byte %d", errTooDeep, s.pos)
+	}
+	s.depth++
+	return nil
 }
 
 // scanChunk extracts a chunkInfo from one OpenAI response object.
@@ -207,10 +226,14 @@ func (s *scanner) ws() {
 // object walks an object, calling fn with each key with the scanner placed
 // at the value (after whitespace); fn must consume the value.
 func (s *scanner) object(fn func(key []byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
 	s.pos++ // '{'
 	s.ws()
 	if s.peek() == '}' {
 		s.pos++
+		s.depth--
 		return nil
 	}
 	for {
@@ -237,6 +260,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 			s.pos++
 		case '}':
 			s.pos++
+			s.depth--
 			return nil
 		default:
 			return fmt.Errorf("%w: want ',' or '}' at byte %d", errSyntax, s.pos)
@@ -246,10 +270,14 @@ func (s *scanner) object(fn func(key []byte) error) error {
 
 // array walks an array, calling fn at each element (after whitespace).
 func (s *scanner) array(fn func() error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
 	s.pos++ // '['
 	s.ws()
 	if s.peek() == ']' {
 		s.pos++
+		s.depth--
 		return nil
 	}
 	for {
@@ -263,6 +291,7 @@ func (s *scanner) array(fn func() error) error {
 			s.pos++
 		case ']':
 			s.pos++
+			s.depth--
 			return nil
 		default:
 			return fmt.Errorf("%w: want ',' or ']' at byte %d", errSyntax, s.pos)

@@ -2,6 +2,8 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +37,10 @@ func TestScanChunk(t *testing.T) {
 		{name: "trailing", in: `{} x`, err: true},
 		{name: "bad literal", in: `{"a":tru}`, err: true},
 		{name: "missing colon", in: `{"a" 1}`, err: true},
+		{name: "nested to the limit", in: `{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`},
+		{name: "nested past the limit", in: `{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`, err: true},
+		// 3.6 M levels overflowed the goroutine's stack, a fatal error
+		{name: "nested 3.6 M levels", in: `{"a":` + strings.Repeat("[", 3_600_000), err: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -84,9 +90,14 @@ func FuzzScanChunk(f *testing.F) {
 	f.Add(`{"choices":[{"delta":{"content":"x"}}],"usage":{"completion_tokens":1}}`)
 	f.Add(`{"error":{"message":"m"}}`)
 	f.Add(`{"a":[1,{"b":"\u00e9\\"}],"c":null}`)
+	f.Add(`{"choices":[{"delta":` + strings.Repeat(`{"a":[`, 40) + strings.Repeat(`]}`, 40) + `}]}`)
+	f.Add(`{"a":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		var ci chunkInfo
 		err := scanChunk([]byte(in), &ci)
+		if errors.Is(err, errTooDeep) {
+			return // encoding/json nests up to 10,000 levels; a chunk may not
+		}
 		var obj map[string]any
 		if json.Unmarshal([]byte(in), &obj) == nil && obj != nil && err != nil {
 			// encoding/json accepts; so must we, unless counts overflow our int
