@@ -95,21 +95,30 @@ func Load(opts Options) (*Engine, error) {
 		}
 		name = strings.TrimSuffix(filepath.Base(opts.Model), filepath.Ext(opts.Model))
 	}
-	m, err := llama.Load(f, opts.Threads)
+	e, err := FromFile(f, name, opts)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
+	}
+	return e, nil
+}
+
+// FromFile builds the engine over a parsed GGUF file (kept open while the
+// engine runs; Close closes it). Every value it reads is checked: a
+// damaged or hostile file is an error, never a panic.
+func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
+	m, err := llama.Load(f, opts.Threads)
+	if err != nil {
+		return nil, err
 	}
 	tok, err := tokenizer.FromGGUF(f)
 	if err != nil {
 		m.Close()
-		f.Close()
-		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
+		return nil, err
 	}
 	if tok.Len() != m.Vocab {
 		m.Close()
-		f.Close()
-		return nil, fmt.Errorf("loading %s: the tokenizer has %d pieces but the embedding %d rows", opts.Model, tok.Len(), m.Vocab)
+		return nil, fmt.Errorf("the tokenizer has %d pieces but the embedding %d rows", tok.Len(), m.Vocab)
 	}
 	s := sched.New(m, opts.Sched)
 	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: server.New(name, m, tok, s)}, nil

@@ -5,7 +5,11 @@
 package gguf
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -149,10 +153,64 @@ func (t *Tensor) Bytes() uint64 {
 // float64, bool, string, or an Array.
 type Value any
 
-// Array is a metadata array; Values holds Go values of the element type.
+// Array is a metadata array of strings or of one fixed-size type. Fixed-size
+// elements stay as the file's little-endian bytes, so that an array costs
+// the memory it takes in the file, not sixteen times it as boxed values.
 type Array struct {
-	Type   ValueType
-	Values []any
+	Type ValueType
+	n    int
+	raw  []byte   // fixed-size elements, little-endian
+	strs []string // TypeString
+}
+
+// Len is the number of elements.
+func (a *Array) Len() int { return a.n }
+
+// At returns element i as a Value of the element type.
+func (a *Array) At(i int) Value {
+	if a.Type == TypeString {
+		return a.strs[i]
+	}
+	sz := a.Type.size()
+	v, _ := decodeFixed(a.Type, a.raw[i*sz:(i+1)*sz])
+	return v
+}
+
+// Strings returns the elements of a string array.
+func (a *Array) Strings() ([]string, error) {
+	if a.Type != TypeString {
+		return nil, fmt.Errorf("an array of %s, want strings", a.Type)
+	}
+	return a.strs, nil
+}
+
+// Float32s returns the elements of a float32 array.
+func (a *Array) Float32s() ([]float32, error) {
+	if a.Type != TypeFloat32 {
+		return nil, fmt.Errorf("an array of %s, want float32", a.Type)
+	}
+	out := make([]float32, a.n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.raw[4*i:]))
+	}
+	return out, nil
+}
+
+// Int32s returns the elements of an int32 array.
+func (a *Array) Int32s() ([]int32, error) {
+	if a.Type != TypeInt32 {
+		return nil, fmt.Errorf("an array of %s, want int32", a.Type)
+	}
+	out := make([]int32, a.n)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(a.raw[4*i:]))
+	}
+	return out, nil
+}
+
+// Equal reports whether two arrays hold the same elements.
+func (a *Array) Equal(b *Array) bool {
+	return a.Type == b.Type && a.n == b.n && bytes.Equal(a.raw, b.raw) && slices.Equal(a.strs, b.strs)
 }
 
 // KV is one metadata entry.

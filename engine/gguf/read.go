@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -84,7 +85,7 @@ func Parse(b []byte) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := r.value(ValueType(typ), key, 0)
+		v, err := r.value(ValueType(typ), key)
 		if err != nil {
 			return nil, err
 		}
@@ -148,12 +149,18 @@ func Parse(b []byte) (*File, error) {
 		f.Tensors = append(f.Tensors, t)
 	}
 	f.DataStart = alignUp(uint64(r.pos), f.Alignment)
+	size := uint64(len(b))
 	for _, t := range f.Tensors {
-		end := f.DataStart + t.Offset + t.Bytes()
-		if t.Offset > uint64(len(b)) || end > uint64(len(b)) || end < t.Offset {
-			return nil, fmt.Errorf("tensor %q: data [%d, %d) runs past the end of the file (%d bytes)", t.Name, f.DataStart+t.Offset, end, len(b))
+		// Each bound is checked before the product or sum it guards, so
+		// no count can wrap around uint64 into a small, valid-looking one.
+		ti := typeInfo[t.Type]
+		blocks := t.Elements() / uint64(ti.block)
+		if f.DataStart > size || t.Offset > size-f.DataStart || blocks > (size-f.DataStart-t.Offset)/uint64(ti.size) {
+			return nil, fmt.Errorf("tensor %q: %d elements of %s at data offset %d run past the end of the file (%d bytes)", t.Name, t.Elements(), t.Type, t.Offset, len(b))
 		}
-		t.Data = b[f.DataStart+t.Offset : end : end]
+		start := f.DataStart + t.Offset
+		end := start + blocks*uint64(ti.size)
+		t.Data = b[start:end:end]
 	}
 	return f, nil
 }
@@ -192,7 +199,7 @@ func (r *reader) u64(what string) (uint64, error) {
 }
 
 func (r *reader) str(what string) (string, error) {
-	n, err := r.u64("length of " + what)
+	n, err := r.u64(what) // not "length of "+what: that allocates for every string read
 	if err != nil {
 		return "", err
 	}
@@ -204,74 +211,105 @@ func (r *reader) str(what string) (string, error) {
 	return s, nil
 }
 
-func (r *reader) value(t ValueType, key string, depth int) (Value, error) {
+func (r *reader) value(t ValueType, key string) (Value, error) {
 	if sz := t.size(); sz > 0 {
 		if err := r.need(uint64(sz), key); err != nil {
 			return nil, err
 		}
-		b := r.b[r.pos : r.pos+sz]
-		r.pos += sz
-		le := binary.LittleEndian
-		switch t {
-		case TypeUint8:
-			return b[0], nil
-		case TypeInt8:
-			return int8(b[0]), nil
-		case TypeBool:
-			if b[0] > 1 {
-				return nil, fmt.Errorf("offset %d: %s: bool value %d", r.pos-1, key, b[0])
-			}
-			return b[0] == 1, nil
-		case TypeUint16:
-			return le.Uint16(b), nil
-		case TypeInt16:
-			return int16(le.Uint16(b)), nil
-		case TypeUint32:
-			return le.Uint32(b), nil
-		case TypeInt32:
-			return int32(le.Uint32(b)), nil
-		case TypeFloat32:
-			return math.Float32frombits(le.Uint32(b)), nil
-		case TypeUint64:
-			return le.Uint64(b), nil
-		case TypeInt64:
-			return int64(le.Uint64(b)), nil
-		case TypeFloat64:
-			return math.Float64frombits(le.Uint64(b)), nil
+		v, err := decodeFixed(t, r.b[r.pos:r.pos+sz])
+		if err != nil {
+			return nil, fmt.Errorf("offset %d: %s: %w", r.pos, key, err)
 		}
+		r.pos += sz
+		return v, nil
 	}
 	switch t {
 	case TypeString:
 		return r.str(key)
 	case TypeArray:
-		if depth > 2 {
-			return nil, fmt.Errorf("offset %d: %s: arrays nested too deep", r.pos, key)
-		}
-		et, err := r.u32("element type of " + key)
-		if err != nil {
-			return nil, err
-		}
-		n, err := r.u64("length of " + key)
-		if err != nil {
-			return nil, err
-		}
-		min := uint64(ValueType(et).size())
-		if ValueType(et) == TypeString || ValueType(et) == TypeArray {
-			min = 8
-		}
-		if min == 0 {
-			return nil, fmt.Errorf("offset %d: %s: unknown element type %d", r.pos-12, key, et)
-		}
-		if n > uint64(len(r.b)-r.pos)/min {
-			return nil, fmt.Errorf("offset %d: %s: array of %d %s cannot fit in the %d bytes left", r.pos-8, key, n, ValueType(et), len(r.b)-r.pos)
-		}
-		a := &Array{Type: ValueType(et), Values: make([]any, n)}
-		for i := range a.Values {
-			if a.Values[i], err = r.value(ValueType(et), key, depth+1); err != nil {
+		return r.array(key)
+	}
+	return nil, fmt.Errorf("offset %d: %s: unknown value type %d", r.pos-4, key, uint32(t))
+}
+
+// array reads an array value. Fixed-size elements are checked and kept as
+// the file's bytes (copied, as the file may be unmapped before the
+// metadata is dropped), so memory follows what the file holds.
+func (r *reader) array(key string) (*Array, error) {
+	et, err := r.u32("element type of " + key)
+	if err != nil {
+		return nil, err
+	}
+	typ := ValueType(et)
+	n, err := r.u64("length of " + key)
+	if err != nil {
+		return nil, err
+	}
+	min := uint64(typ.size())
+	switch typ {
+	case TypeString:
+		min = 8
+	case TypeArray:
+		return nil, fmt.Errorf("offset %d: %s: arrays of arrays are not supported", r.pos-12, key)
+	}
+	if min == 0 {
+		return nil, fmt.Errorf("offset %d: %s: unknown element type %d", r.pos-12, key, et)
+	}
+	if n > uint64(len(r.b)-r.pos)/min {
+		return nil, fmt.Errorf("offset %d: %s: array of %d %s cannot fit in the %d bytes left", r.pos-8, key, n, typ, len(r.b)-r.pos)
+	}
+	a := &Array{Type: typ, n: int(n)}
+	if typ == TypeString {
+		a.strs = make([]string, n)
+		for i := range a.strs {
+			if a.strs[i], err = r.str(key); err != nil {
 				return nil, err
 			}
 		}
 		return a, nil
 	}
-	return nil, fmt.Errorf("offset %d: %s: unknown value type %d", r.pos-4, key, uint32(t))
+	raw := r.b[r.pos : r.pos+int(n*min)]
+	if typ == TypeBool {
+		for i, c := range raw {
+			if c > 1 {
+				return nil, fmt.Errorf("offset %d: %s: bool value %d", r.pos+i, key, c)
+			}
+		}
+	}
+	a.raw = bytes.Clone(raw)
+	r.pos += len(raw)
+	return a, nil
+}
+
+// decodeFixed decodes one little-endian value of a fixed-size type.
+func decodeFixed(t ValueType, b []byte) (Value, error) {
+	le := binary.LittleEndian
+	switch t {
+	case TypeUint8:
+		return b[0], nil
+	case TypeInt8:
+		return int8(b[0]), nil
+	case TypeBool:
+		if b[0] > 1 {
+			return nil, fmt.Errorf("bool value %d", b[0])
+		}
+		return b[0] == 1, nil
+	case TypeUint16:
+		return le.Uint16(b), nil
+	case TypeInt16:
+		return int16(le.Uint16(b)), nil
+	case TypeUint32:
+		return le.Uint32(b), nil
+	case TypeInt32:
+		return int32(le.Uint32(b)), nil
+	case TypeFloat32:
+		return math.Float32frombits(le.Uint32(b)), nil
+	case TypeUint64:
+		return le.Uint64(b), nil
+	case TypeInt64:
+		return int64(le.Uint64(b)), nil
+	case TypeFloat64:
+		return math.Float64frombits(le.Uint64(b)), nil
+	}
+	return nil, fmt.Errorf("%s is not a fixed-size type", t)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Write writes a version 3 GGUF file: metadata in order, then tensor
@@ -171,15 +172,10 @@ func (e *encoder) value(v Value) error {
 		e.str(x)
 	case *Array:
 		e.u32(uint32(x.Type))
-		e.u64(uint64(len(x.Values)))
-		for i, el := range x.Values {
-			t, err := typeOf(el)
-			if err != nil || t != x.Type {
-				return fmt.Errorf("array element %d is a %T, want %s", i, el, x.Type)
-			}
-			if err := e.value(el); err != nil {
-				return err
-			}
+		e.u64(uint64(x.n))
+		e.bytes(x.raw)
+		for _, el := range x.strs {
+			e.str(el)
 		}
 	default:
 		return fmt.Errorf("cannot store a %T", v)
@@ -187,20 +183,25 @@ func (e *encoder) value(v Value) error {
 	return nil
 }
 
-// arrayOf makes a metadata array of element type t.
-func arrayOf[T any](t ValueType, xs []T) *Array {
-	a := &Array{Type: t, Values: make([]any, len(xs))}
-	for i, x := range xs {
-		a.Values[i] = x
-	}
-	return a
+// Strings makes a string array.
+func Strings(ss []string) *Array {
+	return &Array{Type: TypeString, n: len(ss), strs: slices.Clone(ss)}
 }
 
-// Strings makes a string array.
-func Strings(ss []string) *Array { return arrayOf(TypeString, ss) }
-
 // Float32s makes a float32 array.
-func Float32s(fs []float32) *Array { return arrayOf(TypeFloat32, fs) }
+func Float32s(fs []float32) *Array {
+	raw := make([]byte, 0, 4*len(fs))
+	for _, f := range fs {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
+	}
+	return &Array{Type: TypeFloat32, n: len(fs), raw: raw}
+}
 
 // Int32s makes an int32 array.
-func Int32s(is []int32) *Array { return arrayOf(TypeInt32, is) }
+func Int32s(is []int32) *Array {
+	raw := make([]byte, 0, 4*len(is))
+	for _, i := range is {
+		raw = binary.LittleEndian.AppendUint32(raw, uint32(i))
+	}
+	return &Array{Type: TypeInt32, n: len(is), raw: raw}
+}

@@ -156,9 +156,20 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 		}
 		*dst = int(v)
 	}
-	c.KVHeads = c.Heads
-	if v, err := f.Uint(key(arch, "attention.head_count_kv")); err == nil {
-		c.KVHeads = int(v)
+	// optional sizes: bounded as the required ones, before int conversion
+	// (a uint64 of 2^63 or more would turn negative)
+	optional := func(k string, def, lo int) (int, error) {
+		v, err := f.Uint(key(arch, k))
+		if err != nil {
+			return def, nil
+		}
+		if v < uint64(lo) || v > 1<<24 {
+			return 0, fmt.Errorf("%s = %d is out of range", key(arch, k), v)
+		}
+		return int(v), nil
+	}
+	if c.KVHeads, err = optional("attention.head_count_kv", c.Heads, 1); err != nil {
+		return c, err
 	}
 	eps, err := f.Float(key(arch, "attention.layer_norm_rms_epsilon"))
 	if err != nil {
@@ -172,9 +183,8 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if c.Dim%c.Heads != 0 || c.KVHeads == 0 || c.Heads%c.KVHeads != 0 {
 		return c, fmt.Errorf("%d heads and %d key/value heads do not divide an embedding of %d", c.Heads, c.KVHeads, c.Dim)
 	}
-	c.RopeDim = c.HeadDim()
-	if v, err := f.Uint(key(arch, "rope.dimension_count")); err == nil {
-		c.RopeDim = int(v)
+	if c.RopeDim, err = optional("rope.dimension_count", c.HeadDim(), 0); err != nil {
+		return c, err
 	}
 	if c.RopeDim > c.HeadDim() || c.RopeDim%2 != 0 {
 		return c, fmt.Errorf("rope dimension %d does not fit a head of %d", c.RopeDim, c.HeadDim())

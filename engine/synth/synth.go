@@ -79,6 +79,13 @@ func Write(w io.Writer, p Preset, typ gguf.TensorType, seed uint64) error {
 	if !supported {
 		return fmt.Errorf("format %s: synth writes F32, F16, Q8_0 and Q4_0", typ)
 	}
+	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
+		p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 {
+		return fmt.Errorf("preset %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
+	}
+	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 {
+		return fmt.Errorf("preset %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
+	}
 	pieces, scores, types, err := Vocabulary(p.Vocab, seed)
 	if err != nil {
 		return err

@@ -100,34 +100,20 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pieces := make([]string, len(ta.Values))
-	for i, v := range ta.Values {
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("tokenizer.ggml.tokens[%d] is a %T", i, v)
-		}
-		pieces[i] = s
+	pieces, err := ta.Strings()
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer.ggml.tokens: %w", err)
 	}
 	var scores []float32
 	if sa, err := f.Array("tokenizer.ggml.scores"); err == nil {
-		scores = make([]float32, len(sa.Values))
-		for i, v := range sa.Values {
-			x, ok := v.(float32)
-			if !ok {
-				return nil, fmt.Errorf("tokenizer.ggml.scores[%d] is a %T", i, v)
-			}
-			scores[i] = x
+		if scores, err = sa.Float32s(); err != nil {
+			return nil, fmt.Errorf("tokenizer.ggml.scores: %w", err)
 		}
 	}
 	var types []int32
 	if ty, err := f.Array("tokenizer.ggml.token_type"); err == nil {
-		types = make([]int32, len(ty.Values))
-		for i, v := range ty.Values {
-			x, ok := v.(int32)
-			if !ok {
-				return nil, fmt.Errorf("tokenizer.ggml.token_type[%d] is a %T", i, v)
-			}
-			types[i] = x
+		if types, err = ty.Int32s(); err != nil {
+			return nil, fmt.Errorf("tokenizer.ggml.token_type: %w", err)
 		}
 	}
 	t, err := New(pieces, scores, types)
