@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 )
 
 // Sequence is one generation's state: its position and KV cache.
@@ -64,7 +65,29 @@ type Entry struct {
 // consecutive; they take its next positions in order. Every weight matrix
 // is read once for the whole batch. It returns the logits of the entries
 // that asked for them, in order; they are valid until the next Step.
-func (m *Model) Step(entries []Entry) ([][]float32, error) {
+//
+// A memory fault while reading the weights (their file truncated under the
+// mapping) fails this step and every later one with an error.
+func (m *Model) Step(entries []Entry) (rows [][]float32, err error) {
+	if err := m.pool.Fault(); err != nil {
+		return nil, err
+	}
+	prev := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(prev)
+	defer func() {
+		if r := recover(); r != nil {
+			m.pool.noteFault(r) // panics again unless r is a memory fault
+			rows, err = nil, m.pool.Fault()
+		}
+	}()
+	rows, err = m.step(entries)
+	if ferr := m.pool.Fault(); ferr != nil {
+		return nil, ferr
+	}
+	return rows, err
+}
+
+func (m *Model) step(entries []Entry) ([][]float32, error) {
 	n := len(entries)
 	if n == 0 {
 		return nil, errors.New("empty step")

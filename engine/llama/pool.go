@@ -1,7 +1,9 @@
 package llama
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,13 @@ type Pool struct {
 	parked  int
 	closed  atomic.Bool
 	workers sync.WaitGroup
+
+	// fault is the first memory fault a job hit: the weights are mapped
+	// from the model file, and reading a page of a file truncated since
+	// raises SIGBUS. Made a panic (debug.SetPanicOnFault) and caught, it
+	// fails the pass instead of killing the process; it stays set, since
+	// the weights can no longer be trusted.
+	fault atomic.Pointer[error]
 }
 
 type task struct {
@@ -73,7 +82,7 @@ func (p *Pool) Close() {
 // when all are done. Not safe for concurrent use.
 func (p *Pool) Run(n int, job func(lo, hi int)) {
 	if p.threads == 1 || n < 2 {
-		job(0, n)
+		job(0, n) // on the caller's goroutine: Model.Step catches its faults
 		return
 	}
 	t := &p.tasks[0]
@@ -97,7 +106,7 @@ func (p *Pool) Run(n int, job func(lo, hi int)) {
 		p.cond.Broadcast()
 	}
 	p.mu.Unlock()
-	t.help()
+	t.help(p)
 	for t.done.Load() < t.total {
 		runtime.Gosched()
 	}
@@ -105,20 +114,51 @@ func (p *Pool) Run(n int, job func(lo, hi int)) {
 }
 
 // help takes chunks until none are left.
-func (t *task) help() {
+func (t *task) help(p *Pool) {
 	for {
 		c := t.next.Add(1) - 1
 		if c >= t.total {
 			return
 		}
 		lo := int(c) * t.size
-		t.job(lo, min(lo+t.size, t.n))
-		t.done.Add(1)
+		t.chunk(p, lo, min(lo+t.size, t.n))
 	}
+}
+
+// chunk runs the job over [lo, hi), turning a memory fault into the pool's
+// fault; the chunk counts as done either way, so Run returns.
+func (t *task) chunk(p *Pool, lo, hi int) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.noteFault(r)
+		}
+		t.done.Add(1)
+	}()
+	t.job(lo, hi)
+}
+
+// noteFault keeps r as the pool's fault if it is a memory fault, and
+// panics again with anything else (a bug, not a damaged file).
+func (p *Pool) noteFault(r any) {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		panic(r)
+	}
+	err := fmt.Errorf("reading the model's weights faulted at %#x: the model file was truncated or replaced while in use", f.Addr())
+	p.fault.CompareAndSwap(nil, &err)
+}
+
+// Fault is the memory fault a job hit, if any.
+func (p *Pool) Fault() error {
+	if e := p.fault.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func (p *Pool) work() {
 	defer p.workers.Done()
+	debug.SetPanicOnFault(true)
 	var last uint64
 	start := time.Now()
 	for spins := 0; ; spins++ {
@@ -130,7 +170,7 @@ func (p *Pool) work() {
 			t.inside.Add(1)
 			if p.cur.Load() == t && t.seq.Load() != last {
 				last = t.seq.Load()
-				t.help()
+				t.help(p)
 			}
 			t.inside.Add(-1)
 			start, spins = time.Now(), 0
