@@ -9,9 +9,11 @@ type Charts struct {
 	// CDF of each distribution: points (value, quantile 0-1), values in
 	// the summary's units (ms, tokens/s).
 	CDF map[string][]Point `json:"cdf"`
-	// Rolling TPS, one point per 100 ms: 1 s and 60 s windows.
-	Rolling1s  []Point `json:"rolling_1s"`
-	Rolling60s []Point `json:"rolling_60s"`
+	// Rolling TPS, one point per RollingStepMS (100 ms over spans up to
+	// 7.3 hours): 1 s and 60 s windows, or wider as Summary says.
+	Rolling1s     []Point `json:"rolling_1s"`
+	Rolling60s    []Point `json:"rolling_60s"`
+	RollingStepMS float64 `json:"rolling_step_ms,omitempty"`
 	// Failures marks when failed requests ended (Unix ns), at most maxMarks.
 	Failures []int64 `json:"failures"`
 	// Tokens is the token timeline of a step of one request: ms after sent,

@@ -55,6 +55,6 @@ func (s *Step) conventionSamples(r *record.Record, f requestFigures) {
 		if f.hasTPOT {
 			s.tpot.add(f.tpot)
 		}
-		r.ITLs(func(d time.Duration) { s.itl.add(float64(d)) })
+		r.ITLs(func(d time.Duration, n int) { s.itl.addN(float64(d), int64(n)) })
 	}
 }

@@ -46,8 +46,11 @@ func newRate() *histogram {
 	return &histogram{h: hdrhistogram.New(1, int64(1e10), 3), scale: 1000}
 }
 
-func (d *histogram) add(v float64) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+func (d *histogram) add(v float64) { d.addN(v, 1) }
+
+// addN adds n samples of value v at the cost of one.
+func (d *histogram) addN(v float64, n int64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || n <= 0 {
 		return
 	}
 	if v < 0 {
@@ -57,17 +60,19 @@ func (d *histogram) add(v float64) {
 	if iv > d.h.HighestTrackableValue() {
 		iv = d.h.HighestTrackableValue()
 	}
-	_ = d.h.RecordValue(iv) // cannot fail: iv is within range
-	d.n++
-	if d.n == 1 {
+	_ = d.h.RecordValues(iv, n) // cannot fail: iv is within range
+	if d.n == 0 {
 		d.min, d.max = v, v
 	} else {
 		d.min = math.Min(d.min, v)
 		d.max = math.Max(d.max, v)
 	}
+	// Welford's update for n equal samples (Chan et al.'s pairwise form)
+	total := d.n + n
 	delta := v - d.mean
-	d.mean += delta / float64(d.n)
-	d.m2 += delta * (v - d.mean)
+	d.mean += delta * float64(n) / float64(total)
+	d.m2 += delta * delta * float64(d.n) * float64(n) / float64(total)
+	d.n = total
 }
 
 // quantile returns the value at q percent (0-100).

@@ -50,6 +50,11 @@ type Summary struct {
 	PerRequestTPS       float64 `json:"per_request_tps"` // system TPS / achieved concurrency
 	PeakTPS             float64 `json:"peak_tps"`
 	PeakTPS60           float64 `json:"peak_tps_60s"`
+	// The windows of PeakTPS and PeakTPS60 when wider than 1 s and 60 s:
+	// over spans of more than 72 hours (half a year) the rolling bins
+	// widen so that memory stays bounded (docs/metrics.md).
+	PeakWindowS   float64 `json:"peak_window_s,omitempty"`
+	PeakWindow60S float64 `json:"peak_window_60s,omitempty"`
 
 	ClientLag  Dist `json:"client_lag_ms"`
 	TTFT       Dist `json:"ttft_ms"`
@@ -165,6 +170,9 @@ func (s *Step) Add(r *record.Record) {
 		return
 	}
 	sent, done := r.Abs(r.Sent), r.Abs(r.Done)
+	// the rolling series spans the window, so the bins must too
+	s.bins.cover(sent)
+	s.bins.cover(done)
 	if s.sentCount == 0 || sent < s.start {
 		s.start = sent
 	}
@@ -275,7 +283,16 @@ func (s *Step) Summary() Summary {
 	if s.sentCount > 1 && s.lastSent > s.firstSent {
 		sum.AchievedRate = float64(s.sentCount-1) / (float64(s.lastSent-s.firstSent) / 1e9)
 	}
-	ch := &Charts{Rolling1s: s.bins.rolling(1e9, s.start, s.end), Rolling60s: s.bins.rolling(60e9, s.start, s.end), Failures: s.failEnds}
+	ch := &Charts{Failures: s.failEnds, RollingStepMS: float64(s.bins.resolution()) / 1e6}
+	var w1, w60 time.Duration
+	ch.Rolling1s, w1 = s.bins.rolling(time.Second, s.start, s.end)
+	ch.Rolling60s, w60 = s.bins.rolling(time.Minute, s.start, s.end)
+	if w1 > time.Second {
+		sum.PeakWindowS = w1.Seconds()
+	}
+	if w60 > time.Minute {
+		sum.PeakWindow60S = w60.Seconds()
+	}
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, sum.SystemTPS)
 	sum.PeakTPS60 = peak(ch.Rolling60s, sum.SystemTPS)

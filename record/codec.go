@@ -137,10 +137,42 @@ func (rd *Reader) readLine() ([]byte, bool, error) {
 	}
 }
 
+// MaxTokens bounds every token count a record holds (output, prompt,
+// usage, a chunk's): no request generates a billion tokens, and with the
+// bound, sums over billions of records cannot overflow.
+const MaxTokens = 1 << 30
+
+// maxStamp bounds stamps (73 years in ns) and maxT0 the epoch (year 2116),
+// so that T0 + stamp cannot overflow int64.
+const (
+	maxStamp = 1 << 61
+	maxT0    = 1 << 62
+)
+
 // validate rejects records whose figures would be nonsense.
 func (r *Record) validate() error {
-	if r.OutputTokens < 0 || r.PromptTokens < 0 {
+	if r.OutputTokens < 0 || r.PromptTokens < 0 || r.UsageTokens < 0 || r.MaxTokens < 0 {
 		return fmt.Errorf("record %d: negative token count", r.Seq)
+	}
+	if r.OutputTokens > MaxTokens || r.PromptTokens > MaxTokens || r.UsageTokens > MaxTokens || r.MaxTokens > MaxTokens {
+		return fmt.Errorf("record %d: a token count over %d", r.Seq, MaxTokens)
+	}
+	if r.T0 < 0 || r.T0 > maxT0 {
+		return fmt.Errorf("record %d: t0 %d is not a time since 1970 before 2116", r.Seq, r.T0)
+	}
+	for _, st := range [...]int64{r.Scheduled, r.Sent, r.First, r.Last, r.Done} {
+		if st < -maxStamp || st > maxStamp {
+			return fmt.Errorf("record %d: stamp %d is out of range", r.Seq, st)
+		}
+	}
+	for i, c := range r.Chunks {
+		// chunks are stamped after sent, and before done
+		if c.At < 0 || c.At > maxStamp || (r.Done >= r.Sent && r.Sent+c.At > r.Done) {
+			return fmt.Errorf("record %d: chunk %d at %d ns after sent is outside the request (%d ns long)", r.Seq, i, c.At, r.Done-r.Sent)
+		}
+		if c.Tokens < 0 || c.Tokens > MaxTokens {
+			return fmt.Errorf("record %d: chunk %d carries %d tokens", r.Seq, i, c.Tokens)
+		}
 	}
 	if r.Error == nil {
 		if r.Done < r.Sent || (r.OutputTokens > 0 && (r.First < r.Sent || r.Last < r.First)) {

@@ -66,6 +66,13 @@ func TestReaderErrors(t *testing.T) {
 		{"stamps out of order", `{"v":1,"sent":5,"done":1}` + "\n", false, "out of order"},
 		{"chunks out of order", `{"v":1,"sent":0,"done":9,"chunks":[[5,1],[2,1]]}` + "\n", false, "chunk 1"},
 		{"bad chunk", `{"v":1,"chunks":[[1]]}` + "\n", false, "chunk"},
+		// a stamp of -9.2e18 made report and watch grow bins until killed
+		{"chunk before sent", `{"v":1,"sent":0,"done":9,"chunks":[[-9200000000000000000,1]]}` + "\n", false, "chunk 0"},
+		{"chunk after done", `{"v":1,"sent":0,"done":9,"chunks":[[10,1]]}` + "\n", false, "chunk 0"},
+		{"chunk of too many tokens", `{"v":1,"sent":0,"done":9,"chunks":[[1,2000000000]]}` + "\n", false, "2000000000 tokens"},
+		{"output tokens near MaxInt64", `{"v":1,"sent":0,"done":9,"output_tokens":9223372036854775000}` + "\n", false, "token count"},
+		{"t0 before 1970", `{"v":1,"t0":-5,"sent":0,"done":9}` + "\n", false, "t0"},
+		{"stamp past int64 with t0", `{"v":1,"t0":1700000000000000000,"sent":0,"done":9000000000000000000}` + "\n", false, "out of range"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,6 +97,8 @@ func TestBlankLinesAndLongLines(t *testing.T) {
 	for i := 0; i < 200000; i++ { // a line of several MB, past the reader's buffer
 		r.Chunks = append(r.Chunks, Chunk{int64(400 + i), 1})
 	}
+	r.Last = r.Sent + r.Chunks[len(r.Chunks)-1].At
+	r.Done = r.Last
 	var buf bytes.Buffer
 	buf.WriteString("\n\n")
 	w := NewWriter(&buf)
@@ -112,6 +121,8 @@ func FuzzReader(f *testing.F) {
 	_ = w.Flush()
 	f.Add(buf.String())
 	f.Add(`{"v":1,"chunks":[[1,2],[3,4]]}` + "\n" + `{"v":1`)
+	f.Add("\uFEFF" + `{"v":1,"t0":9,"sent":1,"done":5,"chunks":[[-9200000000000000000,1]]}` + "\n")
+	f.Add(`{"v":1,"t0":4611686018427387904,"sent":2305843009213693952,"done":2305843009213693952}` + "\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		rd := NewReader(strings.NewReader(in), "fuzz")
 		for i := 0; i <= len(in); i++ {
@@ -121,6 +132,18 @@ func FuzzReader(f *testing.F) {
 			}
 			if r.V < 1 || r.V > SchemaVersion {
 				t.Fatalf("accepted schema version %d", r.V)
+			}
+			// what metrics rely on: absolute stamps that do not wrap, and
+			// chunks inside the request
+			for _, st := range []int64{r.Scheduled, r.Sent, r.First, r.Last, r.Done} {
+				if abs := r.Abs(st); (st > 0 && abs < r.T0) || (st < 0 && abs > r.T0) {
+					t.Fatalf("t0 %d + stamp %d wraps", r.T0, st)
+				}
+			}
+			for _, c := range r.Chunks {
+				if c.At < 0 || c.Tokens < 0 || c.Tokens > MaxTokens || (r.Done >= r.Sent && c.At > r.Done-r.Sent) {
+					t.Fatalf("accepted chunk %v of a request sent %d, done %d", c, r.Sent, r.Done)
+				}
 			}
 		}
 		t.Fatal("reader did not end")

@@ -143,18 +143,17 @@ func (r *Record) TPOT() (time.Duration, bool) {
 }
 
 // ITLs calls fn with every inter-token latency sample: a chunk arriving g
-// after the previous one and carrying k tokens gives k samples of g/k.
-func (r *Record) ITLs(fn func(time.Duration)) {
+// after the previous one and carrying k tokens gives k samples of g/k,
+// passed as one call with count k (a chunk that claims a billion tokens
+// costs one call, not a billion).
+func (r *Record) ITLs(fn func(d time.Duration, count int)) {
 	for i := 1; i < len(r.Chunks); i++ {
 		g := r.Chunks[i].At - r.Chunks[i-1].At
 		k := r.Chunks[i].Tokens
 		if k <= 0 {
 			continue
 		}
-		s := time.Duration(g / int64(k))
-		for j := 0; j < k; j++ {
-			fn(s)
-		}
+		fn(time.Duration(g/int64(k)), k)
 	}
 }
 

@@ -324,7 +324,7 @@ func rollingChart(steps []metrics.Summary) (chart, bool) {
 		for _, w := range []struct {
 			name string
 			pts  []metrics.Point
-		}{{"1 s", s.Charts.Rolling1s}, {"60 s", s.Charts.Rolling60s}} {
+		}{{windowName(1, s.PeakWindowS), s.Charts.Rolling1s}, {windowName(60, s.PeakWindow60S), s.Charts.Rolling60s}} {
 			if len(w.pts) == 0 {
 				continue
 			}
@@ -358,4 +358,13 @@ func rollingChart(steps []metrics.Summary) (chart, bool) {
 		c.Series = append(c.Series, series[i])
 	}
 	return c, true
+}
+
+// windowName names a rolling window of want seconds, widened to got when
+// got is set (long spans are binned coarser).
+func windowName(want, got float64) string {
+	if got > 0 {
+		return fmt.Sprintf("%g s", got)
+	}
+	return fmt.Sprintf("%g s", want)
 }

@@ -100,7 +100,11 @@ func batch(ew *errWriter, s *metrics.Summary) {
 		s.RequestTPS.Mean, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
 	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)
-	ew.printf("Peak TPS (1 s window): %.2f tokens/s\n", s.PeakTPS)
+	if s.PeakWindowS > 0 {
+		ew.printf("Peak TPS (%g s window, widened from 1 s over this long a span): %.2f tokens/s\n", s.PeakWindowS, s.PeakTPS)
+	} else {
+		ew.printf("Peak TPS (1 s window): %.2f tokens/s\n", s.PeakTPS)
+	}
 	ew.printf("\n")
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\t\n")
