@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -50,91 +49,6 @@ func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Flush()
-}
-
-// MaxLine bounds one record line; a record with a million chunks stays
-// under it.
-const MaxLine = 256 << 20
-
-// ErrPartialLine is returned (wrapped) by Reader.Next for a last line that
-// ends without a newline and does not parse: what a killed writer leaves.
-var ErrPartialLine = errors.New("partial last line")
-
-// Reader decodes records from a JSONL stream without holding more than one
-// line in memory.
-type Reader struct {
-	r    *bufio.Reader
-	name string
-	line int
-	long []byte
-}
-
-// NewReader reads records from r; name is used in error messages.
-func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 1<<20), name: name}
-}
-
-// Next decodes the next record into rec, returning io.EOF at the end. Blank
-// lines are skipped. Errors name the file and line.
-func (rd *Reader) Next(rec *Record) error {
-	for {
-		line, complete, err := rd.readLine()
-		if err != nil {
-			return err
-		}
-		rd.line++
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			if !complete {
-				return io.EOF
-			}
-			continue
-		}
-		*rec = Record{}
-		if err := json.Unmarshal(line, rec); err != nil {
-			if !complete {
-				return fmt.Errorf("%s:%d: %w (%d bytes, ignored): %v", rd.name, rd.line, ErrPartialLine, len(line), err)
-			}
-			return fmt.Errorf("%s:%d: not a record: %w", rd.name, rd.line, err)
-		}
-		if rec.V < 1 || rec.V > SchemaVersion {
-			return fmt.Errorf("%s:%d: record schema version %d is not one this tpsbench reads (1 to %d)", rd.name, rd.line, rec.V, SchemaVersion)
-		}
-		if err := rec.validate(); err != nil {
-			return fmt.Errorf("%s:%d: %w", rd.name, rd.line, err)
-		}
-		return nil
-	}
-}
-
-// readLine returns the next line without its newline, and whether it ended
-// with one.
-func (rd *Reader) readLine() ([]byte, bool, error) {
-	rd.long = rd.long[:0]
-	for {
-		frag, err := rd.r.ReadSlice('\n')
-		switch {
-		case err == nil:
-			if len(rd.long) == 0 {
-				return frag[:len(frag)-1], true, nil
-			}
-			rd.long = append(rd.long, frag[:len(frag)-1]...)
-			return rd.long, true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			rd.long = append(rd.long, frag...)
-			if len(rd.long) > MaxLine {
-				return nil, false, fmt.Errorf("%s:%d: line longer than %d bytes", rd.name, rd.line+1, MaxLine)
-			}
-		case errors.Is(err, io.EOF):
-			rd.long = append(rd.long, frag...)
-			if len(rd.long) == 0 {
-				return nil, false, io.EOF
-			}
-			return rd.long, false, nil
-		default:
-			return nil, false, fmt.Errorf("reading %s: %w", rd.name, err)
-		}
-	}
 }
 
 // MaxTokens bounds every token count a record holds (output, prompt,

@@ -26,6 +26,9 @@ type dashboard struct {
 	sent  atomic.Int64
 	ended atomic.Int64
 
+	skipped  atomic.Int64
+	lastSkip atomic.Pointer[string] // why the last skipped line is not a record
+
 	redraw
 }
 
@@ -40,6 +43,13 @@ func (d *dashboard) record(r *record.Record) {
 	d.mu.Lock()
 	d.steps.Add(r)
 	d.mu.Unlock()
+}
+
+// skip counts a line of the records file that is not a record.
+func (d *dashboard) skip(err error) {
+	d.skipped.Add(1)
+	msg := err.Error()
+	d.lastSkip.Store(&msg)
 }
 
 func (d *dashboard) start(every time.Duration) {
@@ -85,6 +95,9 @@ func (d *dashboard) draw() {
 	if sent := d.sent.Load(); sent > 0 {
 		fmt.Fprintf(&b, "in flight: %d\n", max(sent-d.ended.Load(), 0))
 	}
+	if n := d.skipped.Load(); n > 0 {
+		fmt.Fprintf(&b, "skipped %d lines that are not records (last: %s)\n", n, termsafe.String(*d.lastSkip.Load()))
+	}
 	if len(sums) == 0 {
 		b.WriteString("waiting for requests to finish...\n")
 	}
@@ -97,8 +110,14 @@ func (d *dashboard) draw() {
 		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %.1f\n", s.OutputTokens, s.SystemTPS, s.PeakTPS)
 		if s.Charts != nil {
 			// one bar a second: every tenth point of the 100 ms series
+			// (every point, once long spans have widened the bins)
+			step := s.Charts.RollingStepMS
+			if step <= 0 {
+				step = 100
+			}
+			stride := max(1, int(1000/step))
 			var per []float64
-			for i := len(s.Charts.Rolling1s) - 1; i >= 0 && len(per) < 60; i -= 10 {
+			for i := len(s.Charts.Rolling1s) - 1; i >= 0 && len(per) < 60; i -= stride {
 				per = append([]float64{s.Charts.Rolling1s[i].V}, per...)
 			}
 			if len(per) > 0 {

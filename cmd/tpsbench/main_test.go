@@ -215,6 +215,16 @@ func TestErrors(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, "bad.jsonl:2") {
 		t.Errorf("bad file: exit %d %q", code, errs)
 	}
+	// watch --once reads as report does: the record report refuses is
+	// refused, not shown as a completed request
+	crafted := filepath.Join(t.TempDir(), "crafted.jsonl")
+	os.WriteFile(crafted, []byte(`{"v":1,"sent":0,"done":9,"chunks":[[-9200000000000000000,1]]}`+"\n"), 0o644)
+	for _, cmd := range []string{"report", "watch --once"} {
+		code, out, errs := cli(t, append(strings.Fields(cmd), crafted)...)
+		if code != exitError || !strings.Contains(errs, "crafted.jsonl:1: record 0: chunk 0") || strings.Contains(out, "1 completed") {
+			t.Errorf("%s of a crafted record: exit %d, stderr %q", cmd, code, errs)
+		}
+	}
 	code, _, errs = cli(t, "run", "--engine-model", "nosuch")
 	if code != exitError || !strings.Contains(errs, "neither a file nor a preset") {
 		t.Errorf("unknown model: exit %d %q", code, errs)

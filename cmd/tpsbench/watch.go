@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,24 +39,36 @@ func newWatchCmd() *cobra.Command {
 			if !once {
 				d.start(every)
 			}
-			err = followRecords(ctx, rewinding{f}, record.MaxLine, d.record, func() bool {
-				if once {
-					return false
-				}
-				select { // the file may grow: look again shortly
-				case <-ctx.Done():
-					return false
-				case <-time.After(200 * time.Millisecond):
-					return true
-				}
-			})
+			// Following, a line that is not a record is skipped and shown
+			// as such; with --once the file is read as report reads it.
+			rd := record.NewReader(rewinding{f}, args[0])
+			if once {
+				rd.Follow(ctx, func() bool { return false })
+			} else {
+				rd.Follow(ctx, func() bool {
+					select { // the file may grow: look again shortly
+					case <-ctx.Done():
+						return false
+					case <-time.After(200 * time.Millisecond):
+						return true
+					}
+				})
+				rd.SkipBad(d.skip)
+			}
+			var rec record.Record
+			for err = rd.Next(&rec); err == nil; err = rd.Next(&rec) {
+				d.record(&rec)
+			}
+			if errors.Is(err, record.ErrPartialLine) {
+				d.skip(err)
+			}
 			if once {
 				d.draw()
 			} else {
 				d.stop()
 			}
-			if err != nil {
-				return fmt.Errorf("reading %s: %w", args[0], err)
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, record.ErrPartialLine) && ctx.Err() == nil {
+				return err
 			}
 			return nil
 		},
