@@ -131,3 +131,22 @@ func TestReaderBOM(t *testing.T) {
 		t.Fatalf("records %v, %v", got, err)
 	}
 }
+
+// TestReaderMemoryOfAHugeLine: a 1 GB single-line file took ~0.97 GB before
+// report refused it; the reader holds at most MaxLine of it.
+func TestReaderMemoryOfAHugeLine(t *testing.T) {
+	rd := NewReader(io.LimitReader(endless('x'), 1<<30), "huge")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := readAll(rd)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "huge:1: line longer") {
+		t.Fatalf("error %v", err)
+	}
+	// the total of append's growth steps to MaxLine, about 5x; at no time
+	// is more than MaxLine and the slice it grows from held
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 6*MaxLine {
+		t.Errorf("allocated %d MB refusing a 1 GB line", alloc>>20)
+	}
+}
