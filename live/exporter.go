@@ -25,6 +25,8 @@ type Exporter struct {
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
 	models   modelLabels
+	// records a proxy measured but could not write (the run's are fatal)
+	recordsLost prometheus.Counter
 }
 
 // NewExporter makes an exporter with its own registry.
@@ -46,7 +48,9 @@ func NewExporter() *Exporter {
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tpsbench_requests_in_flight",
 			Help: "Requests sent and not yet ended."}, []string{"gen_ai_request_model", "step"}),
 	}
-	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight)
+	e.recordsLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "tpsbench_records_lost_total",
+		Help: "Records that could not be written to the records file (a full disk); each was measured and counted above."})
+	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight, e.recordsLost)
 	return e
 }
 

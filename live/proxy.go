@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -30,18 +31,28 @@ import (
 type Proxy struct {
 	// APIKey, when set, is required from clients as a bearer token
 	// (compared in constant time); it is checked, then passed on.
-	APIKey   string
+	APIKey string
+	// Log, when set, is told when records cannot be written and when
+	// writing resumes.
+	Log      io.Writer
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	clock    *record.Clock
 	exporter *Exporter
-	records  *record.Writer
+	records  RecordSink
+	failing  atomic.Bool // the last record could not be written
 	mu       sync.Mutex
 	seq      int
 }
 
+// RecordSink takes the proxy's records: a *record.FileWriter (whole lines,
+// undone on failure), or a *record.Writer, flushed after each record.
+type RecordSink interface {
+	Write(*record.Record) error
+}
+
 // NewProxy proxies to upstream; exporter and records may be nil.
-func NewProxy(upstream string, exporter *Exporter, records *record.Writer) (*Proxy, error) {
+func NewProxy(upstream string, exporter *Exporter, records RecordSink) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("--upstream: want an http:// or https:// URL with a host")
@@ -162,14 +173,33 @@ func (m *measure) done() {
 	m.once.Do(func() {
 		p := m.proxy
 		if p.records != nil {
-			if p.records.Write(m.rec) == nil {
-				_ = p.records.Flush()
-			}
+			p.keep(m.rec)
 		}
 		if p.exporter != nil {
 			p.exporter.Observe(m.rec)
 		}
 	})
+}
+
+// keep writes a record; a failure (a full disk) is counted, and told once
+// until writing succeeds again, so that the log is not flooded.
+func (p *Proxy) keep(r *record.Record) {
+	err := p.records.Write(r)
+	if f, ok := p.records.(interface{ Flush() error }); ok && err == nil {
+		err = f.Flush()
+	}
+	if err != nil {
+		if p.exporter != nil {
+			p.exporter.recordsLost.Inc()
+		}
+		if !p.failing.Swap(true) && p.Log != nil {
+			fmt.Fprintf(p.Log, "tpsbench proxy: %v; records are lost until writing succeeds (tpsbench_records_lost_total counts them)\n", err)
+		}
+		return
+	}
+	if p.failing.Swap(false) && p.Log != nil {
+		fmt.Fprintln(p.Log, "tpsbench proxy: writing records again")
+	}
 }
 
 // upstreamTransport is http.DefaultTransport whose connections know when

@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -280,5 +281,69 @@ func TestProxyReusesUpstreamConnections(t *testing.T) {
 	wave()
 	if n := opened.Load(); n > streams+2 {
 		t.Fatalf("%d upstream connections for two waves of %d streams", n, streams)
+	}
+}
+
+// fullDiskSink fails while full is set, as a records file on a full disk.
+type fullDiskSink struct {
+	full  atomic.Bool
+	tries atomic.Int64
+	kept  atomic.Int64
+}
+
+func (s *fullDiskSink) Write(*record.Record) error {
+	defer s.tries.Add(1)
+	if s.full.Load() {
+		return errors.New("writing record: no space left on device")
+	}
+	s.kept.Add(1)
+	return nil
+}
+
+// TestProxyRecordsOnAFullDisk: records stopped for good, without a word,
+// after one write error. Now each loss is counted on /metrics, told once
+// on the log, and writing resumes when the disk allows.
+func TestProxyRecordsOnAFullDisk(t *testing.T) {
+	up := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
+	defer up.Close()
+	sink := &fullDiskSink{}
+	exp := NewExporter()
+	p, err := NewProxy(up.URL, exp, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncbuf.Buffer{}
+	p.Log = log
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	request := func() {
+		resp, _ := post(t, srv.URL+"/v1/chat/completions", `{"model":"m","max_tokens":2,"stream":true}`, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	waitTries := func(n int64) {
+		deadline := time.Now().Add(5 * time.Second)
+		for sink.tries.Load() < n && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	sink.full.Store(true)
+	request()
+	request()
+	waitTries(2)
+	sink.full.Store(false)
+	request()
+	waitTries(3)
+	if sink.kept.Load() != 1 {
+		t.Errorf("%d records kept, want 1", sink.kept.Load())
+	}
+	rec := httptest.NewRecorder()
+	exp.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), "tpsbench_records_lost_total 2") {
+		t.Errorf("metrics lack the two lost records:\n%s", rec.Body)
+	}
+	if got := log.String(); strings.Count(got, "no space left") != 1 || !strings.Contains(got, "writing records again") {
+		t.Errorf("log %q: want the failure told once, then the recovery", got)
 	}
 }

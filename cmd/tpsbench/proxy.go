@@ -22,19 +22,23 @@ func newProxyCmd() *cobra.Command {
   tpsbench report traffic.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var w *record.Writer
+			var sink live.RecordSink
 			if records != "" {
-				f, err := os.OpenFile(records, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+				w, cut, err := record.OpenFile(records)
 				if err != nil {
-					return fmt.Errorf("opening records file: %w", err)
+					return err
 				}
-				defer f.Close()
-				w = record.NewWriter(f)
+				defer w.Close()
+				if cut > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: warning: %s ended in a partial line (%d bytes, a killed writer's); cut it\n", records, cut)
+				}
+				sink = w
 			}
-			p, err := live.NewProxy(upstream, live.NewExporter(), w)
+			p, err := live.NewProxy(upstream, live.NewExporter(), sink)
 			if err != nil {
 				return usageError{err}
 			}
+			p.Log = cmd.ErrOrStderr()
 			p.APIKey = os.Getenv(apiKeyEnv)
 			stop, url, err := p.Serve(listen)
 			if err != nil {

@@ -1,0 +1,94 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fullDisk is a file that takes room bytes more, then fails as a full disk
+// does, after taking part of the write.
+type fullDisk struct {
+	data bytes.Buffer
+	room int
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) <= d.room {
+		d.room -= len(p)
+		return d.data.Write(p)
+	}
+	n := d.room
+	d.data.Write(p[:n])
+	d.room = 0
+	return n, syscall.ENOSPC
+}
+
+func (d *fullDisk) Truncate(size int64) error { d.data.Truncate(int(size)); return nil }
+func (d *fullDisk) Close() error              { return nil }
+
+// TestFileWriterFullDisk: proxy records stopped for good after one write
+// error and left a partial line that made report refuse the whole file.
+// Now the partial line is cut, the loss counted, and writing resumes.
+func TestFileWriterFullDisk(t *testing.T) {
+	disk := &fullDisk{room: 150} // one record and part of the next
+	w := newFileWriter(disk, 0)
+	rec := func(seq int) *Record { return &Record{Seq: seq, Sent: 1, Done: 2} }
+	if err := w.Write(rec(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec(2)); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write on a full disk: %v", err)
+	}
+	if err := w.Write(rec(3)); err == nil {
+		t.Fatal("a full disk took a record")
+	}
+	disk.room = 1 << 20 // room again
+	if err := w.Write(rec(4)); err != nil {
+		t.Fatal(err)
+	}
+	if w.Lost() != 2 {
+		t.Errorf("lost %d, want 2", w.Lost())
+	}
+	got, err := readAll(NewReader(&disk.data, "disk"))
+	if !errors.Is(err, io.EOF) || len(got) != 2 || got[0] != 1 || got[1] != 4 {
+		t.Fatalf("records %v, %v: want [1 4] and a clean end", got, err)
+	}
+}
+
+// TestOpenFileCutsPartialLine: a file a killed writer left with a partial
+// last line is appended to from its last whole line.
+func TestOpenFileCutsPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(path, []byte(line(1)+`{"v":1,"se`), 0o644)
+	w, cut, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut != int64(len(`{"v":1,"se`)) {
+		t.Errorf("cut %d bytes", cut)
+	}
+	if err := w.Write(&Record{Seq: 2, Sent: 1, Done: 2}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	b, _ := os.ReadFile(path)
+	got, err := readAll(NewReader(strings.NewReader(string(b)), path))
+	if !errors.Is(err, io.EOF) || len(got) != 2 {
+		t.Fatalf("records %v, %v in %q", got, err, b)
+	}
+	// a file of whole lines, and an empty one, lose nothing
+	for _, content := range []string{line(1), ""} {
+		os.WriteFile(path, []byte(content), 0o644)
+		w, cut, err := OpenFile(path)
+		if err != nil || cut != 0 {
+			t.Fatalf("%q: cut %d, %v", content, cut, err)
+		}
+		w.Close()
+	}
+}
