@@ -183,6 +183,9 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 		}
 		req.MaxTokens = &n
 	}
+	if least := s.tok.MinTokens(len(text)); least >= s.model.Context {
+		return nil, nil, nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes); the context holds %d", least, len(text), s.model.Context)}
+	}
 	prompt := s.tok.Encode(text, true)
 	room := s.model.Context - len(prompt)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -115,5 +116,32 @@ func TestTokenizeEndpoint(t *testing.T) {
 	e, _ := out["error"].(map[string]any)
 	if code != 400 || e["param"] != "messages.content" {
 		t.Errorf("image part: %d %v", code, out)
+	}
+}
+
+// TestHugePromptRefusedBeforeEncoding: a 4 MiB prompt was tokenized whole
+// (3 s, and 380 MB, a request) before being refused as longer than the
+// context. It is refused from its length alone.
+func TestHugePromptRefusedBeforeEncoding(t *testing.T) {
+	s := tinyServer(t)
+	text := strings.Repeat("hello world ", (4<<20-100)/12) // just under the 4 MiB body limit
+	for _, c := range []struct{ path, body string }{
+		{"/v1/completions", `{"prompt":"` + text + `","max_tokens":1}`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"` + text + `"}],"max_tokens":1}`},
+		{"/tokenize", `{"prompt":"` + text + `"}`},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("POST", c.path, strings.NewReader(c.body)))
+		runtime.ReadMemStats(&after)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "at least") {
+			t.Errorf("%s: %d %s", c.path, w.Code, w.Body)
+		}
+		// the body, its decoded copy and the prompt text: a few times 4 MiB
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
+			t.Errorf("%s: %d MB allocated to refuse a 4 MiB prompt", c.path, alloc>>20)
+		}
 	}
 }

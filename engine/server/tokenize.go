@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -33,6 +34,10 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		text = chatPrompt(req.Messages)
 	default:
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt", "give a prompt or messages")
+		return
+	}
+	if least := s.tok.MinTokens(len(text)); least > s.model.Context {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt", fmt.Sprintf("the text has at least %d tokens (%d bytes), more than the context of %d", least, len(text), s.model.Context))
 		return
 	}
 	special := req.AddSpecial == nil || *req.AddSpecial

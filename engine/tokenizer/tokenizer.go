@@ -36,8 +36,9 @@ type Tokenizer struct {
 	// AddSpacePrefix puts a space before the text, as SentencePiece does.
 	AddSpacePrefix bool
 
-	ids    map[string]int
-	byteID [256]int
+	ids      map[string]int
+	byteID   [256]int
+	maxPiece int // bytes of the longest piece
 }
 
 // spaceMark is SentencePiece's visible space.
@@ -67,6 +68,7 @@ func New(pieces []string, scores []float32, types []int32) (*Tokenizer, error) {
 		t.byteID[i] = -1
 	}
 	for i, p := range pieces {
+		t.maxPiece = max(t.maxPiece, len(p))
 		if _, dup := t.ids[p]; !dup {
 			t.ids[p] = i
 		}
@@ -161,6 +163,21 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) []int {
 		out = append(out, t.EOS)
 	}
 	return out
+}
+
+// MinTokens is a lower bound on the tokens Encode makes of a text of n
+// bytes, known before encoding: no token covers more of the text than its
+// piece's bytes (the visible space takes three bytes for the text's one).
+// It lets a server refuse a prompt that cannot fit its context without
+// the work, and memory, of encoding megabytes.
+func (t *Tokenizer) MinTokens(n int) int {
+	if t.maxPiece == 0 || n == 0 {
+		return 0 // Encode adds no space prefix to an empty text
+	}
+	if t.AddSpacePrefix {
+		n++
+	}
+	return (n + t.maxPiece - 1) / t.maxPiece
 }
 
 // symbol is a piece of the text being merged: a linked list over the text.

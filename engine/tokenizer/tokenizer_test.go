@@ -2,6 +2,7 @@ package tokenizer_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -65,6 +66,8 @@ func FuzzEncodeDecode(f *testing.F) {
 	tk := fromPreset(f, "tiny")
 	f.Add("hello world")
 	f.Add("\xff\x00 é")
+	f.Add("the the the the the the the")
+	f.Add(strings.Repeat("people ", 40))
 	f.Fuzz(func(t *testing.T, s string) {
 		ids := tk.Encode(s, true)
 		for _, id := range ids {
@@ -74,5 +77,8 @@ func FuzzEncodeDecode(f *testing.F) {
 		}
 		// Valid UTF-8 without the visible-space mark round-trips exactly.
 		_ = tk.Decode(ids)
+		if least, got := tk.MinTokens(len(s)), len(tk.Encode(s, false)); least > got {
+			t.Fatalf("MinTokens(%d) = %d, more than the %d tokens of %q", len(s), least, got, s)
+		}
 	})
 }
