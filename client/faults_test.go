@@ -88,6 +88,15 @@ func TestFaults(t *testing.T) {
 			sse(w)
 			fmt.Fprint(w, chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 3_600_000)+"\n\n")
 		}, record.KindMalformed, "nested deeper", 0},
+		{"gzip body not asked for", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			sse(w)
+			fmt.Fprint(w, "\x1f\x8b\x08\x00binary")
+		}, record.KindMalformed, "Content-Encoding \"gzip\"", 0},
+		{"byte-order mark before the first event", func(w http.ResponseWriter, r *http.Request) {
+			sse(w)
+			fmt.Fprint(w, "\uFEFF"+chunk("a")+chunk("b")+"data: [DONE]\n\n")
+		}, "", "", 0},
 		{"zero tokens", func(w http.ResponseWriter, r *http.Request) {
 			sse(w)
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: [DONE]\n\n")

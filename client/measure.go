@@ -1,8 +1,11 @@
 package client
 
 import (
+	"fmt"
 	"io"
 	"mime"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tpsbench/tpsbench/record"
@@ -12,7 +15,13 @@ import (
 // rec's chunks, counts and outcome: for a proxy watching responses pass
 // through. stamp returns when the bytes of the last read arrived; rec.Sent
 // must be set. api is APIChat, APICompletions or APIOllama.
-func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, contentType string) {
+func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, header http.Header) {
+	if enc := unaskedEncoding(header); enc != "" {
+		rec.Done = clock.Now()
+		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
+		return
+	}
+	contentType := header.Get("Content-Type")
 	st := streamState{rec: rec, clock: clock, stamp: stamp}
 	ct, _, _ := mime.ParseMediaType(contentType)
 	switch {
@@ -27,4 +36,23 @@ func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *
 		rec.Fail(st.kind, describe(st.err))
 	}
 	st.finish()
+}
+
+// unaskedEncoding is the body's Content-Encoding when it is one the client
+// did not ask for: tpsbench sends no Accept-Encoding (compression buffers
+// a stream and blurs arrival times), so a gzip body read as text would
+// look like a stream cut short.
+func unaskedEncoding(h http.Header) string {
+	enc := strings.TrimSpace(h.Get("Content-Encoding"))
+	if enc == "" || strings.EqualFold(enc, "identity") {
+		return ""
+	}
+	return enc
+}
+
+func unaskedEncodingMessage(enc string) string {
+	if len(enc) > 64 {
+		enc = enc[:64] + "..."
+	}
+	return fmt.Sprintf("the server sent a body in Content-Encoding %q, which was not asked for (no Accept-Encoding was sent)", strings.ToValidUTF8(enc, "?"))
 }

@@ -265,6 +265,11 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
 		return
 	}
+	if enc := unaskedEncoding(resp.Header); enc != "" {
+		rec.Done = clock.Now()
+		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
+		return
+	}
 	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, countTokens: c.cfg.CountTokens}
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes

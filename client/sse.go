@@ -47,6 +47,9 @@ type sseReader struct {
 	hasD  bool
 	event []byte // the current event's type
 	long  []byte
+	// start: nothing read yet (a BOM may come); afterCR: the last line
+	// ended in CR, so an LF that follows ends nothing
+	start, afterCR bool
 }
 
 // readers recycles sseReaders with their 64 KiB buffers: a run makes one a
@@ -64,14 +67,14 @@ func newSSEReader(r io.Reader) *sseReader {
 	s.tr = timedReader{r: r}
 	s.br.Reset(&s.tr)
 	s.data, s.event, s.long = s.data[:0], s.event[:0], s.long[:0]
-	s.hasD = false
+	s.hasD, s.start, s.afterCR = false, true, false
 	return s
 }
 
 // newSSEReaderSize makes an unpooled reader with a small buffer, so that
 // tests reach the paths for lines longer than the buffer.
 func newSSEReaderSize(r io.Reader, size int) *sseReader {
-	s := &sseReader{}
+	s := &sseReader{start: true}
 	s.tr = timedReader{r: r}
 	s.br = bufio.NewReaderSize(&s.tr, size)
 	return s
@@ -135,32 +138,68 @@ func (s *sseReader) next() (event, data []byte, at time.Time, err error) {
 	}
 }
 
-// readLine returns the next line without its line ending (LF or CRLF).
+// readLine returns the next line without its line ending: LF, CRLF or a
+// bare CR, as the SSE specification allows. A CR ends its line at once
+// (waiting for a possible LF would hold back the event); an LF right after
+// it is skipped when the next line is read.
 func (s *sseReader) readLine() ([]byte, error) {
-	frag, err := s.br.ReadSlice('\n')
-	if err == nil {
-		return trimEOL(frag), nil
-	}
-	s.long = append(s.long[:0], frag...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		if len(s.long) > maxEvent {
-			return nil, errEventTooLong
+	s.long = s.long[:0]
+	for {
+		if s.br.Buffered() == 0 {
+			if _, err := s.br.Peek(1); err != nil {
+				if errors.Is(err, io.EOF) && len(s.long) > 0 {
+					return s.long, nil // a last line without its ending
+				}
+				return nil, err
+			}
 		}
-		frag, err = s.br.ReadSlice('\n')
-		s.long = append(s.long, frag...)
+		buf, _ := s.br.Peek(s.br.Buffered())
+		if s.start {
+			s.start = false
+			if bytes.HasPrefix(utf8BOM, buf[:min(len(buf), len(utf8BOM))]) {
+				// a byte-order mark may open the stream; it is not part
+				// of the first line (whose event was lost with it)
+				if b, err := s.br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+					s.br.Discard(len(utf8BOM))
+					continue
+				}
+				buf, _ = s.br.Peek(s.br.Buffered())
+			}
+		}
+		if s.afterCR {
+			s.afterCR = false
+			if buf[0] == '\n' {
+				s.br.Discard(1)
+				continue
+			}
+		}
+		end := bytes.IndexByte(buf, '\n')
+		inLine := buf
+		if end >= 0 {
+			inLine = buf[:end]
+		}
+		if cr := bytes.IndexByte(inLine, '\r'); cr >= 0 {
+			end, s.afterCR = cr, true
+		}
+		if end < 0 { // no line ending buffered yet
+			if len(s.long)+len(buf) > maxEvent {
+				return nil, errEventTooLong
+			}
+			s.long = append(s.long, buf...)
+			s.br.Discard(len(buf))
+			continue
+		}
+		line := buf[:end]
+		s.br.Discard(end + 1) // line stays valid until the next read
+		if len(s.long) > 0 {
+			if len(s.long)+len(line) > maxEvent {
+				return nil, errEventTooLong
+			}
+			s.long = append(s.long, line...)
+			return s.long, nil
+		}
+		return line, nil
 	}
-	if err != nil && !(errors.Is(err, io.EOF) && len(s.long) > 0) {
-		return nil, err
-	}
-	return trimEOL(s.long), nil
 }
 
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
-}
+var utf8BOM = []byte("\uFEFF")

@@ -41,6 +41,15 @@ func TestSSEFraming(t *testing.T) {
 		{"unterminated last event", "data: a\n\ndata: [DONE]", []string{"a", "[DONE]"}, []string{"", ""}},
 		{"line longer than buffer", "data: " + strings.Repeat("x", 100) + "\n\n", []string{strings.Repeat("x", 100)}, []string{""}},
 		{"empty", "", nil, nil},
+		// the SSE specification's three line endings; a bare CR made one
+		// endless line before
+		{"bare cr", "data: a\r\rdata: b\r\r", []string{"a", "b"}, []string{"", ""}},
+		{"mixed endings", "data: a\r\ndata: b\r\n\ndata: c\r\r\n", []string{"a\nb", "c"}, []string{"", ""}},
+		{"cr at a buffer's end", strings.Repeat(":", 14) + "\r\ndata: a\r\n\r\n", []string{"a"}, []string{""}},
+		// a BOM lost the first event (and with it the first token's time)
+		{"byte-order mark", "\uFEFFdata: a\n\ndata: b\n\n", []string{"a", "b"}, []string{"", ""}},
+		{"byte-order mark alone", "\uFEFF", nil, nil},
+		{"a BOM later is data", "data: a\n\ndata: \uFEFFb\n\n", []string{"a", "\uFEFFb"}, []string{"", ""}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,20 +75,60 @@ func TestSSETooLong(t *testing.T) {
 	}
 }
 
+// referenceEvents parses a whole stream the plain way, as the SSE
+// specification describes it (with tpsbench's one addition: a last event
+// without its blank line is dispatched, as servers end streams with
+// "data: [DONE]").
+func referenceEvents(in string) (events, types []string) {
+	in = strings.TrimPrefix(in, "\uFEFF")
+	in = strings.ReplaceAll(in, "\r\n", "\n")
+	in = strings.ReplaceAll(in, "\r", "\n")
+	var data, typ []string
+	hasData := false
+	dispatch := func() {
+		if hasData {
+			events, types = append(events, strings.Join(data, "\n")), append(types, strings.Join(typ, ""))
+		}
+		data, typ, hasData = nil, nil, false
+	}
+	lines := strings.Split(in, "\n")
+	for i, line := range lines {
+		if i == len(lines)-1 && line == "" {
+			break // the text ended with a line ending
+		}
+		if line == "" {
+			dispatch()
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "data":
+			data, hasData = append(data, value), true
+		case "event":
+			typ = []string{value}
+		}
+	}
+	dispatch()
+	return events, types
+}
+
 func FuzzSSE(f *testing.F) {
 	f.Add("data: a\r\n\r\nevent: error\ndata: b\ndata: c\n\n: x\ndata: [DONE]")
 	f.Add("data:\n\n\n\ndata")
+	f.Add("\uFEFFdata: a\r\rdata: b\r\n\ndata: c")
+	f.Add("\xef\xbbdata: a\n\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		r := newSSEReaderSize(strings.NewReader(in), 16)
-		for i := 0; i < len(in)+2; i++ {
-			_, data, _, err := r.next()
-			if err != nil {
-				return
-			}
-			if len(data) > len(in) {
-				t.Fatalf("event longer than input")
-			}
+		got, types, err := readAllEvents(t, in)
+		if err != nil {
+			return // too long an event
 		}
-		t.Fatalf("reader did not end")
+		want, wantTypes := referenceEvents(in)
+		if strings.Join(got, "\x00|") != strings.Join(want, "\x00|") || len(got) != len(want) || strings.Join(types, "|") != strings.Join(wantTypes, "|") {
+			t.Fatalf("%q: events %q types %q, want %q %q", in, got, types, want, wantTypes)
+		}
 	})
 }

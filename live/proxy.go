@@ -262,7 +262,7 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		m.done()
 		return resp, nil
 	}
-	resp.Body = newTap(resp.Body, m, resp.Header.Get("Content-Type"))
+	resp.Body = newTap(resp.Body, m, resp.Header)
 	return resp, nil
 }
 

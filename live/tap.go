@@ -2,6 +2,7 @@ package live
 
 import (
 	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -40,12 +41,12 @@ type batch struct {
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
-func newTap(body io.ReadCloser, m *measure, contentType string) *tap {
+func newTap(body io.ReadCloser, m *measure, header http.Header) *tap {
 	t := &tap{body: body, m: m, batches: make(chan *batch, 16), parsed: make(chan struct{})}
 	pr := &pieceReader{ch: t.batches}
 	go func() {
 		defer close(t.parsed)
-		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, contentType)
+		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, header)
 		_, _ = io.Copy(io.Discard, pr) // drain, so the tap never blocks
 		if m.ctx.Err() != nil && m.rec.Error != nil && m.rec.Error.Kind == record.KindStreamCut {
 			m.rec.Error.Kind = record.KindCanceled // the client left
