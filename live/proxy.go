@@ -262,7 +262,8 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		m.done()
 		return resp, nil
 	}
-	resp.Body = newTap(resp.Body, m, resp.Header)
+	// a copy: the reverse proxy edits the response's headers as the tap reads
+	resp.Body = newTap(resp.Body, m, http.Header{"Content-Type": resp.Header.Values("Content-Type"), "Content-Encoding": resp.Header.Values("Content-Encoding")})
 	return resp, nil
 }
 
