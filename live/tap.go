@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -23,6 +24,10 @@ type tap struct {
 	cur     *batch // pieces read, not yet handed over
 	closed  sync.Once
 	parsed  chan struct{}
+	// readErr is why the upstream body ended, when not at its end (a
+	// reset, a bad chunk, a body shorter than its length): the measurer
+	// records it as run would, instead of an end without [DONE].
+	readErr error
 }
 
 // Hand a batch over once it holds this many pieces or bytes.
@@ -43,7 +48,7 @@ var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 func newTap(body io.ReadCloser, m *measure, header http.Header) *tap {
 	t := &tap{body: body, m: m, batches: make(chan *batch, 16), parsed: make(chan struct{})}
-	pr := &pieceReader{ch: t.batches}
+	pr := &pieceReader{ch: t.batches, err: &t.readErr}
 	go func() {
 		defer close(t.parsed)
 		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, header)
@@ -76,13 +81,18 @@ func (t *tap) Read(p []byte) (int, error) {
 		t.cur.ats = append(t.cur.ats, at)
 	}
 	if err != nil {
-		t.finish()
+		t.finish(err)
 	}
 	return n, err
 }
 
-func (t *tap) finish() {
+// finish hands over what is left and ends the pieces; err, unless io.EOF,
+// is why the body ended.
+func (t *tap) finish(err error) {
 	t.closed.Do(func() {
+		if !errors.Is(err, io.EOF) {
+			t.readErr = err // read by the measurer after the close below
+		}
 		if t.cur != nil {
 			t.batches <- t.cur
 			t.cur = nil
@@ -93,7 +103,7 @@ func (t *tap) finish() {
 
 func (t *tap) Close() error {
 	err := t.body.Close()
-	t.finish()
+	t.finish(nil) // the client left, or the body was read to its end
 	<-t.parsed
 	return err
 }
@@ -102,6 +112,7 @@ func (t *tap) Close() error {
 // Read, and remembers when the piece last read from arrived.
 type pieceReader struct {
 	ch    chan *batch
+	err   *error // the tap's readErr, set before ch is closed
 	b     *batch
 	piece int // index in b of the piece being read
 	off   int // bytes of b read
@@ -117,6 +128,9 @@ func (r *pieceReader) Read(p []byte) (int, error) {
 		b, ok := <-r.ch
 		if !ok {
 			r.b = nil
+			if *r.err != nil {
+				return 0, *r.err
+			}
 			return 0, io.EOF
 		}
 		r.b, r.piece, r.off = b, 0, 0
