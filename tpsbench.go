@@ -59,6 +59,10 @@ type Plan struct {
 	// ServerMetrics, when set, is scraped before, during (every second) and
 	// after each step; the server's view goes into the step's summary.
 	ServerMetrics *servermetrics.Scraper
+	// Abort, when set, cancels the requests in flight the moment it is
+	// done, without waiting out their grace (a second Ctrl-C); what they
+	// measured is kept as canceled records.
+	Abort context.Context
 	// ServerInProcess says the server runs in this process (the embedded
 	// engine): the process's CPU is then not the client's, and no client
 	// load is reported.
@@ -111,6 +115,12 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			plan.OnStep(i, step)
 		}
 		do := func(ctx context.Context, job load.Job) *record.Record {
+			if plan.Abort != nil {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				stop := context.AfterFunc(plan.Abort, cancel)
+				defer func() { stop(); cancel() }()
+			}
 			item := step.Workload.Item(job.Seq, job.Warmup)
 			rec := &record.Record{
 				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: plan.FirstStep + i,

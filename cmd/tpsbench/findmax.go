@@ -16,7 +16,7 @@ import (
 
 // runFindMax searches the highest concurrency meeting the targets, one
 // measured step a probe, and reports every step and the answer.
-func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, targets metrics.Targets,
+func (f *runFlags) runFindMax(ctx, abort context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, targets metrics.Targets,
 	clock *record.Clock, buildStep func(target, phase) (tpsbench.Step, error), engineInProcess bool) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(targets.List) == 0 {
@@ -53,7 +53,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 			fmt.Fprintf(stderr, "probing concurrency %d\n", c)
 		}
 		res, err := tpsbench.Run(ctx, tpsbench.Plan{Steps: []tpsbench.Step{st}, Targets: targets, Clock: clock,
-			Convention: f.output.convention, Records: records, FirstStep: probes, ServerInProcess: engineInProcess})
+			Convention: f.output.convention, Records: records, FirstStep: probes, ServerInProcess: engineInProcess, Abort: abort})
 		probes++
 		if err != nil {
 			return metrics.Summary{}, err

@@ -336,7 +336,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	key := os.Getenv(f.apiKeyEnv)
 
-	ctx, caught, stop := interruptible(cmd.Context())
+	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()
 
 	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
@@ -505,7 +505,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
 	}
 	if f.findMax {
-		return f.runFindMax(ctx, cmd, caught, tgts, targets, clock, buildStep, len(engineURLs) > 0)
+		return f.runFindMax(ctx, abort, cmd, caught, tgts, targets, clock, buildStep, len(engineURLs) > 0)
 	}
 	for _, t := range tgts {
 		for _, ph := range phases {
@@ -517,7 +517,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 
-	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0}
+	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0, Abort: abort}
 	if f.serverMet != "" {
 		u := f.serverMet
 		if u == "engine" {
@@ -737,14 +737,17 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 	return nil, nil, usagef("--factor %q: want batch, quantization, prefix-cache or model-size", f.factor)
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM, and which
-// signal it was (for the exit code: 130 or 143).
-func interruptible(parent context.Context) (context.Context, func() os.Signal, func()) {
+// interruptible returns a context cancelled by SIGINT or SIGTERM (stop
+// sending; requests in flight get their grace), one cancelled by a second
+// signal (end them now), and which signal came first (for the exit code:
+// 130 or 143).
+func interruptible(parent context.Context) (ctx, abort context.Context, caught func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
-	sigc := make(chan os.Signal, 1)
+	abort, cancelAbort := context.WithCancel(context.WithoutCancel(parent))
+	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	var got atomic.Value
-	done := make(chan struct{})
+	done, stopping := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
@@ -752,15 +755,24 @@ func interruptible(parent context.Context) (context.Context, func() os.Signal, f
 			got.Store(s)
 			cancel()
 		case <-ctx.Done():
+		case <-stopping:
+			return
+		}
+		select {
+		case <-sigc:
+			cancelAbort()
+		case <-stopping:
 		}
 	}()
-	caught := func() os.Signal {
+	caught = func() os.Signal {
 		s, _ := got.Load().(os.Signal)
 		return s
 	}
-	return ctx, caught, func() {
+	return ctx, abort, caught, func() {
 		signal.Stop(sigc)
+		close(stopping)
 		cancel()
+		cancelAbort()
 		<-done
 	}
 }

@@ -114,3 +114,52 @@ func TestSignalsStopWithReport(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondInterruptEndsAtOnce: with --grace 1h, the first Ctrl-C waited
+// out the grace; a second one now cancels the requests in flight, and the
+// run ends with them recorded as canceled.
+func TestSecondInterruptEndsAtOnce(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Second, Usage: true})
+	t.Cleanup(srv.Close)
+	records := filepath.Join(t.TempDir(), "r.jsonl")
+	cmd := exec.Command(binary(t), "run", "--url", srv.URL, "--model", "m", "--concurrency", "3", "--requests", "3",
+		"--max-tokens", "1000", "--records", records, "--grace", "1h", "-q")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); srv.Requests() < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the server never saw 3 requests")
+		}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Ctrl-C pressed again and again: two signals sent at once may reach
+	// the process as one, so it is pressed until the run ends
+	var err error
+	for deadline, ended := time.Now().Add(time.Minute), false; !ended; {
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case err = <-exited:
+			ended = true
+		case <-time.After(200 * time.Millisecond):
+		}
+		if !ended && time.Now().After(deadline) { // far below the 1 h grace it would wait
+			cmd.Process.Kill()
+			t.Fatal("still running a minute after the second Ctrl-C")
+		}
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d", err, exitInterrupted)
+	}
+	data, _ := os.ReadFile(records)
+	if n := bytes.Count(data, []byte(`"kind":"canceled"`)); n != 3 {
+		t.Errorf("%d canceled records, want 3:\n%s", n, data)
+	}
+	if !strings.Contains(out.String(), "Total requests: 3") {
+		t.Errorf("no report of the canceled requests:\n%s", out.String())
+	}
+}
