@@ -7,8 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,13 +133,11 @@ func (e *Engine) Close() {
 // Serve listens on addr (host:port; port 0 picks one) and serves until ctx
 // ends. ready, when set, receives the base URL once listening.
 func (e *Engine) Serve(ctx context.Context, addr string, ready func(url string)) error {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := httpserve.Listen(addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", addr, err)
+		return err
 	}
-	// idle keep-alive connections are closed, so clients that leave them
-	// open cannot run the process out of descriptors
-	srv := &http.Server{Handler: e.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := httpserve.Server(e.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {

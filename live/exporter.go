@@ -5,8 +5,8 @@
 package live
 
 import (
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"net/http"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -100,13 +100,11 @@ func (e *Exporter) Serve(addr string) (stop func(), url string, err error) {
 }
 
 func serve(addr string, h http.Handler) (func(), string, error) {
-	ln, err := listen(addr)
+	ln, err := httpserve.Listen(addr)
 	if err != nil {
 		return nil, "", err
 	}
-	// idle keep-alive connections are closed, so clients that leave them
-	// open cannot run the process out of descriptors
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := httpserve.Server(h)
 	go func() { _ = srv.Serve(ln) }()
 	return func() { _ = srv.Close() }, "http://" + ln.Addr().String(), nil
 }

@@ -3,10 +3,10 @@ package live
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"io"
 	"net"
 	"net/http"
@@ -109,23 +109,32 @@ func measured(r *http.Request) string {
 // model and stream flag; the body passes on unchanged.
 const maxRequestBody = 16 << 20
 
+// maxModelName bounds a model name kept in a record.
+const maxModelName = 256
+
+// authorized checks the bearer key, when one is set, answering 401 if it
+// is missing or wrong.
+func (p *Proxy) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if p.APIKey == "" || httpserve.BearerOK(r, p.APIKey) {
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	w.Write([]byte(`{"error":{"message":"a valid API key is required (Authorization: Bearer ...)","type":"authentication_error","code":401}}`))
+	return false
+}
+
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p.APIKey != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(p.APIKey)) != 1 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			w.Write([]byte(`{"error":{"message":"a valid API key is required (Authorization: Bearer ...)","type":"authentication_error","code":401}}`))
-			return
-		}
+	if !p.authorized(w, r) {
+		return
 	}
 	api := measured(r)
 	if api == "" {
 		p.rp.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-	if err != nil || len(body) > maxRequestBody {
+	body, err := httpserve.ReadBody(w, r, maxRequestBody)
+	if err != nil {
 		http.Error(w, `{"error":{"message":"request body unreadable or over 16 MiB","type":"proxy_error"}}`, http.StatusBadRequest)
 		return
 	}
@@ -144,7 +153,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	seq := p.seq
 	p.seq++
 	p.mu.Unlock()
-	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: req.Model,
+	// a client's model name is theirs to choose: bounded before it is kept
+	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
 		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	m := &measure{ctx: r.Context(), rec: rec, api: api, stream: stream, proxy: p}
@@ -272,7 +282,13 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func (p *Proxy) Serve(addr string) (stop func(), url string, err error) {
 	mux := http.NewServeMux()
 	if p.exporter != nil {
-		mux.Handle("/metrics", p.exporter.Handler())
+		metrics := p.exporter.Handler()
+		// behind the key like every other route, as serve's /metrics is
+		mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p.authorized(w, r) {
+				metrics.ServeHTTP(w, r)
+			}
+		}))
 	}
 	mux.Handle("/", p)
 	return serve(addr, mux)

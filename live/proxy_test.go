@@ -347,3 +347,46 @@ func TestProxyRecordsOnAFullDisk(t *testing.T) {
 		t.Errorf("log %q: want the failure told once, then the recovery", got)
 	}
 }
+
+// TestProxyHostileClients: the proxy's /metrics was open when its routes
+// needed a key; "bearer" in lower case was refused (RFC 7235 makes the
+// scheme case-insensitive); a 3 MB model name was stored whole in records.
+func TestProxyHostileClients(t *testing.T) {
+	up := scripted.New(scripted.Script{Usage: true})
+	defer up.Close()
+	buf := &syncbuf.Buffer{}
+	p, _ := NewProxy(up.URL, NewExporter(), record.NewWriter(buf))
+	p.APIKey = "sk-proxy"
+	stop, url, err := p.Serve("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	get := func(header string) int {
+		req, _ := http.NewRequest("GET", url+"/metrics", nil)
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(""); code != 401 {
+		t.Errorf("/metrics without the key: %d, want 401", code)
+	}
+	if code := get("bearer sk-proxy"); code != 200 {
+		t.Errorf("/metrics with a lower-case scheme: %d, want 200", code)
+	}
+	long := strings.Repeat("m", 3<<20)
+	resp, _ := post(t, url+"/v1/chat/completions", `{"model":"`+long+`","max_tokens":2}`, http.Header{"Authorization": {"BEARER sk-proxy"}})
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	recs := records(t, buf, 1)
+	if len(recs) != 1 || len(recs[0].Model) > 300 || !strings.HasPrefix(recs[0].Model, "mmm") {
+		t.Fatalf("model kept as %d bytes", len(recs[0].Model))
+	}
+}

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
+
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 )
 
 // badRequest is a 400 naming the field at fault.
@@ -14,9 +15,10 @@ type badRequest struct{ param, msg string }
 
 func (b badRequest) Error() string { return b.msg }
 
-// readBody reads a request's body, at most maxBody bytes of it.
-func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+// readBody reads a request's body, at most maxBody bytes of it, within
+// httpserve.BodyTimeout.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := httpserve.ReadBody(w, r, maxBody)
 	if err != nil {
 		return nil, badRequest{"", fmt.Sprintf("reading the body: %v (limit %d bytes)", err, maxBody)}
 	}

@@ -7,12 +7,12 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"net/http"
 	"strings"
 	"time"
@@ -61,8 +61,7 @@ func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Schedul
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.APIKey != "" && r.URL.Path != "/health" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.APIKey)) != 1 {
+		if !httpserve.BearerOK(r, s.APIKey) {
 			apiError(w, http.StatusUnauthorized, "authentication_error", "", "a valid API key is required (Authorization: Bearer ...)")
 			return
 		}
@@ -117,8 +116,8 @@ type message struct {
 	Content content `json:"content"`
 }
 
-func (s *Server) parse(r *http.Request, chat bool) (*request, []int, []string, error) {
-	body, err := readBody(r)
+func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*request, []int, []string, error) {
+	body, err := readBody(w, r)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -133,7 +132,7 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 		return nil, nil, nil, err
 	}
 	if req.Model != "" && req.Model != s.Name {
-		return nil, nil, nil, badRequest{"model", fmt.Sprintf("model %q is not served here (this server has %q)", req.Model, s.Name)}
+		return nil, nil, nil, badRequest{"model", fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(req.Model, 128), s.Name)}
 	}
 	if req.N != nil && *req.N != 1 {
 		return nil, nil, nil, badRequest{"n", "n must be 1"}
@@ -233,7 +232,7 @@ func newID(prefix string) string {
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	arrived := time.Now()
-	req, prompt, stops, err := s.parse(r, chat)
+	req, prompt, stops, err := s.parse(w, r, chat)
 	if err != nil {
 		var br badRequest
 		errors.As(err, &br)

@@ -145,3 +145,15 @@ func TestHugePromptRefusedBeforeEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestLongModelNameNotEchoed: a 3 MB model name came back whole in the
+// error.
+func TestLongModelNameNotEchoed(t *testing.T) {
+	s := tinyServer(t)
+	w := httptest.NewRecorder()
+	body := `{"model":"` + strings.Repeat("m", 3<<20) + `","prompt":"hi","max_tokens":1}`
+	s.ServeHTTP(w, httptest.NewRequest("POST", "/v1/completions", strings.NewReader(body)))
+	if w.Code/100 != 4 || w.Body.Len() > 1024 || !strings.Contains(w.Body.String(), "3145728 bytes") {
+		t.Errorf("%d, %d bytes: %.300s", w.Code, w.Body.Len(), w.Body)
+	}
+}

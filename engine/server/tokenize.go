@@ -16,7 +16,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		Messages   []message `json:"messages"`
 		AddSpecial *bool     `json:"add_special_tokens"`
 	}
-	body, err := readBody(r)
+	body, err := readBody(w, r)
 	if err == nil {
 		err = decode(body, &req)
 	}
