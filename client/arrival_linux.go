@@ -35,6 +35,10 @@ type arrivalConn struct {
 	oob [64]byte
 
 	arrived atomic.Int64 // ns after arrivalEpoch; 0 before any bytes
+	// stamped: the last read's time came from the kernel. The kernel
+	// turns receive stamping on for the system some time after the first
+	// socket asks (a deferred static key), so the first reads may lack it.
+	stamped atomic.Bool
 }
 
 // arrivalEpoch anchors stored arrival times on the monotonic clock.
@@ -116,7 +120,9 @@ func (a *arrivalConn) recv(fd uintptr) bool {
 	// The kernel's stamp is wall-clock time: it becomes a delay, which
 	// moves the monotonic reading taken just now. A delay that is negative
 	// or implausible (the wall clock stepped) leaves the reading as it is.
-	if ts, ok := a.kernelStamp(); ok {
+	ts, ok := a.kernelStamp()
+	a.stamped.Store(ok)
+	if ok {
 		if d := now.UnixNano() - ts; d > 0 && d < int64(time.Minute) {
 			at = now.Add(-time.Duration(d))
 		}

@@ -44,13 +44,30 @@ func TestArrivalConnStampsArrival(t *testing.T) {
 	srv := <-accepted
 	defer srv.Close()
 
+	// Until the kernel has turned stamping on (it defers that after the
+	// first socket asks), reads carry no stamp: exchange bytes until one
+	// does, or the kernel never stamps.
+	buf := make([]byte, 16)
+	for i := 0; ; i++ {
+		srv.Write([]byte("x"))
+		if _, err := c.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+		if c.(*arrivalConn).stamped.Load() {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("no kernel receive stamp after 1,000 reads")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
 	beforeWrite := time.Now()
 	if _, err := srv.Write([]byte("hello")); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
 	beforeRead := time.Now()
-	buf := make([]byte, 16)
 	n, err := c.Read(buf)
 	if err != nil || string(buf[:n]) != "hello" {
 		t.Fatalf("read %q, %v", buf[:n], err)
