@@ -167,3 +167,62 @@ func TestSlowBody(t *testing.T) {
 		t.Fatalf("%+v", rec)
 	}
 }
+
+// TestImplausibleUsage: usage claiming 2e9 tokens over 8 chunks made a
+// record of 3.7e12 tokens/s (and cost CPU in proportion to the claim); a
+// cumulative count that fell went unnoticed. Such usage is kept, flagged,
+// and the tokens are counted from the stream; usage that hidden reasoning
+// explains is believed.
+func TestImplausibleUsage(t *testing.T) {
+	eight := strings.Repeat(chunk("word"), 8)
+	cumulative := func(text string, n int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":%q}}],\"usage\":{\"completion_tokens\":%d}}\n\n", text, n)
+	}
+	cases := []struct {
+		name    string
+		stream  bool
+		body    string
+		tokens  int
+		source  string
+		suspect string
+	}{
+		{"2e9 tokens over 8 chunks", true, eight + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":2000000000}}\n\ndata: [DONE]\n\n",
+			8, record.SourceChunks, "usage claims 2000000000 output tokens for 8 chunks of 32 bytes"},
+		{"cumulative usage falling", true, cumulative("a", 1) + cumulative("b", 2) + cumulative("c", 1) + "data: [DONE]\n\n",
+			3, record.SourceChunks, "cumulative usage fell from 2 to 1"},
+		{"a lying cumulative jump", true, cumulative("a", 1) + cumulative("b", 1500000000) + "data: [DONE]\n\n",
+			2, record.SourceChunks, "usage claims 1500000000"},
+		{"plausible multi-token chunks", true, eight + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":40}}\n\ndata: [DONE]\n\n",
+			40, record.SourceUsage, ""},
+		{"hidden reasoning, not streamed", false, `{"choices":[{"message":{"content":"Hi"}}],"usage":{"completion_tokens":900,"completion_tokens_details":{"reasoning_tokens":880}}}`,
+			900, record.SourceUsage, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url := faultServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if c.stream {
+					sse(w)
+				} else {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				fmt.Fprint(w, c.body)
+			})
+			cl := newClient(t, url, func(cfg *OpenAIConfig) { cfg.Stream = c.stream })
+			var rec record.Record
+			cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+			if rec.Error != nil || rec.OutputTokens != c.tokens || rec.TokenSource != c.source || !strings.Contains(rec.UsageSuspect, c.suspect) || (c.suspect == "") != (rec.UsageSuspect == "") {
+				t.Fatalf("tokens %d from %s, suspect %q; want %d from %s, %q (%v)", rec.OutputTokens, rec.TokenSource, rec.UsageSuspect, c.tokens, c.source, c.suspect, rec.Error)
+			}
+			total := 0
+			for _, ch := range rec.Chunks {
+				total += ch.Tokens
+			}
+			if total != rec.OutputTokens {
+				t.Errorf("chunks carry %d tokens, the record %d", total, rec.OutputTokens)
+			}
+			if rec.UsageTokens > record.MaxTokens {
+				t.Errorf("usage %d kept past what a records file may hold", rec.UsageTokens)
+			}
+		})
+	}
+}

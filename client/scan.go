@@ -15,6 +15,7 @@ type chunkInfo struct {
 	hasUsage   bool
 	prompt     int // usage.prompt_tokens
 	completion int // usage.completion_tokens
+	reasoning  int // usage.completion_tokens_details.reasoning_tokens
 	id         []byte
 	finish     []byte
 	errMsg     []byte // non-nil when the object carries an error
@@ -108,6 +109,17 @@ func scanChunk(data []byte, ci *chunkInfo) error {
 						n, err := s.int()
 						ci.completion = n
 						return err
+					case "completion_tokens_details":
+						if s.peek() == '{' {
+							return s.object(func(d []byte) error {
+								if string(d) == "reasoning_tokens" {
+									n, err := s.int()
+									ci.reasoning = n
+									return err
+								}
+								return s.skip()
+							})
+						}
 					}
 					return s.skip()
 				})

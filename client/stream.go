@@ -29,6 +29,8 @@ type streamState struct {
 	cumulative  int   // the last cumulative completion_tokens seen on a token-bearing chunk
 	usageSeen   bool
 	usageTokens int
+	usageFell   int // a cumulative usage lower than one before it (+1), or 0
+	reasoning   int // hidden reasoning tokens the usage counts (not streamed)
 	doneSeen    bool
 }
 
@@ -147,8 +149,12 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		rec.FinishReason = string(ci.finish)
 	}
 	if ci.hasUsage {
+		if st.usageSeen && ci.completion < st.usageTokens && st.usageFell == 0 {
+			st.usageFell = st.usageTokens + 1
+		}
 		st.usageSeen = true
 		st.usageTokens = ci.completion
+		st.reasoning = max(st.reasoning, ci.reasoning)
 		if ci.prompt > 0 {
 			rec.PromptTokens = ci.prompt
 		}
@@ -186,6 +192,16 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 // finish settles the token count and its source once the body is read.
 func (st *streamState) finish() {
 	rec := st.rec
+	if why := st.implausibleUsage(); why != "" {
+		// the server's count is not believed: it is kept and flagged, and
+		// the tokens are counted as if it had sent none
+		rec.UsageSuspect = why
+		rec.UsageTokens = min(st.usageTokens, record.MaxTokens)
+		st.usageSeen = false
+		for i := range rec.Chunks {
+			rec.Chunks[i].Tokens = 1
+		}
+	}
 	chunks := 0
 	for _, c := range rec.Chunks {
 		chunks += c.Tokens
@@ -215,6 +231,30 @@ func (st *streamState) finish() {
 	if rec.Done < rec.Last {
 		rec.Done = rec.Last
 	}
+}
+
+// Usage is implausible when it claims more output tokens than any server
+// could have sent in what was streamed: each token decodes to at least a
+// byte of text (4 a byte leaves room for tokens of partial characters
+// and for empty special tokens), and no chunk carries more than 16, plus
+// the reasoning tokens usage says were hidden. A claim of 2e9 tokens over
+// 8 chunks made a record of 3.7e12 tokens/s.
+func (st *streamState) implausibleUsage() string {
+	if !st.usageSeen {
+		return ""
+	}
+	if st.usageFell > 0 {
+		return fmt.Sprintf("cumulative usage fell from %d to %d output tokens", st.usageFell-1, st.usageTokens)
+	}
+	text := 0
+	for _, b := range st.bytesPer {
+		text += b
+	}
+	limit := 4*text + 16*len(st.rec.Chunks) + 64 + min(st.reasoning, record.MaxTokens)
+	if st.usageTokens > limit || st.usageTokens > record.MaxTokens {
+		return fmt.Sprintf("usage claims %d output tokens for %d chunks of %d bytes of text", st.usageTokens, len(st.rec.Chunks), text)
+	}
+	return ""
 }
 
 // apportion spreads n tokens over chunks in proportion to their text bytes

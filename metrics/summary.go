@@ -66,8 +66,9 @@ type Summary struct {
 	DecodeTPS  Dist `json:"decode_tps"`
 
 	TokenSources  map[string]int `json:"token_sources"`
-	ShortOutputs  int            `json:"short_outputs"`  // completed requests that made fewer tokens than their max_tokens
-	TokenMismatch int            `json:"token_mismatch"` // requests whose usage count differs from their token-bearing chunks
+	ShortOutputs  int            `json:"short_outputs"`           // completed requests that made fewer tokens than their max_tokens
+	TokenMismatch int            `json:"token_mismatch"`          // requests whose usage count differs from their token-bearing chunks
+	UsageSuspect  int            `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
@@ -99,6 +100,7 @@ type Step struct {
 	warmup   int
 	sources  map[string]int
 	mismatch int
+	suspect  int
 	short    int
 
 	start, end          int64 // window: first sent, last done (absolute ns)
@@ -205,10 +207,13 @@ func (s *Step) Add(r *record.Record) {
 		s.single = nil
 	}
 	s.sources[r.TokenSource]++
+	if r.UsageSuspect != "" {
+		s.suspect++
+	}
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
 	}
-	if r.MaxTokens > 0 && r.OutputTokens < r.MaxTokens {
+	if r.MaxTokens > 0 && endedEarly(r) {
 		s.short++
 	}
 	s.inTok += int64(r.PromptTokens)
@@ -252,6 +257,18 @@ func (s *Step) Add(r *record.Record) {
 	}
 }
 
+// endedEarly tells whether a request is known to have ended before its
+// max_tokens: by a finish reason other than the length limit, or, without
+// one, by the server's own count. A count of chunks (one a chunk, whatever
+// each held; one for a whole non-streamed response) or a client
+// tokenizer's proves nothing, and once claimed early ends not seen.
+func endedEarly(r *record.Record) bool {
+	if r.FinishReason != "" {
+		return r.FinishReason != "length" && r.OutputTokens < r.MaxTokens
+	}
+	return r.TokenSource == record.SourceUsage && r.OutputTokens < r.MaxTokens
+}
+
 // Summary computes the step's figures from everything added so far.
 func (s *Step) Summary() Summary {
 	sum := Summary{
@@ -259,7 +276,7 @@ func (s *Step) Summary() Summary {
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
-		TokenSources: s.sources, TokenMismatch: s.mismatch, ShortOutputs: s.short,
+		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, ShortOutputs: s.short,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
 	}

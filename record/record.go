@@ -68,6 +68,10 @@ type Record struct {
 	OutputTokens int    `json:"output_tokens"`
 	TokenSource  string `json:"token_source,omitempty"`
 	UsageTokens  int    `json:"usage_tokens,omitempty"` // usage.completion_tokens as reported, when reported
+	// UsageSuspect says why the server's usage was not believed (a count
+	// far above what was streamed, a cumulative count that fell); the
+	// tokens were then counted from the stream (TokenSource).
+	UsageSuspect string `json:"usage_suspect,omitempty"`
 	PromptTokens int    `json:"prompt_tokens,omitempty"`
 	MaxTokens    int    `json:"max_tokens,omitempty"`
 

@@ -184,7 +184,13 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		if s.TokenMismatch > 0 {
 			ew.printf(" (%s streamed a different number of chunks than their usage count)", requests(s.TokenMismatch))
 		}
+		if s.TokenSources[record.SourceChunks] > 0 {
+			ew.printf(" (a chunk is not a token: servers may send several tokens, or part of one, a chunk; --tokenizer counts the text instead)")
+		}
 		ew.printf("\n")
+	}
+	if s.UsageSuspect > 0 {
+		ew.printf("%sUsage not believed for %s: the server claimed far more tokens than it streamed, or a cumulative count fell; counted from the stream instead (usage_suspect in the records)\n", prefix, requests(s.UsageSuspect))
 	}
 	if v := s.Server; v != nil {
 		ew.printf("%sServer's view (its metrics, %d scrapes): %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)",

@@ -641,3 +641,29 @@ func TestTokenizerFlag(t *testing.T) {
 		t.Fatalf("tokenizer.json: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestLyingUsage: a server claiming 2e9 tokens over 8 chunks gave a system
+// TPS of 3.7e12 and claimed an early end; now the claim is flagged and the
+// run's figures come from what was streamed.
+func TestLyingUsage(t *testing.T) {
+	liar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 0; i < 8; i++ {
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\" word\"}}]}\n\n")
+		}
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":2000000000}}\n\ndata: [DONE]\n\n")
+	}))
+	defer liar.Close()
+	records := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errs := cli(t, "run", "--url", liar.URL, "--model", "m", "--requests", "4", "--concurrency", "2", "--max-tokens", "8", "--records", records)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Total tokens: 32 generated") || !strings.Contains(out, "Usage not believed for 4 requests") || strings.Contains(out, "ended before their max_tokens") {
+		t.Errorf("report:\n%s", out)
+	}
+	// the records file reads back (its counts are within a record's bounds)
+	if code, _, errs := cli(t, "report", records); code != 0 {
+		t.Errorf("report of the records: exit %d %s", code, errs)
+	}
+}
