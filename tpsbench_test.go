@@ -20,20 +20,16 @@ import (
 	"github.com/tpsbench/tpsbench/workload"
 )
 
-// Tolerances, and why:
-//   - a chunk's measured arrival must come after the server's send (causality
-//     holds exactly: both use this process's monotonic clock);
-//   - its delay is loopback transit plus scheduling: about 0.1 ms on an idle
-//     machine, but these tests run under the race detector on 2 shared
-//     cores while other packages' tests run, where a goroutine wake-up can
-//     take several ms; so the median must stay under 5 ms and the worst
-//     case under 100 ms. (bench/client.sh measures the real accuracy.)
-//   - figures (TPOT, system TPS) must agree with the same figure computed
-//     from the server's log within the bounds those delays allow.
-const (
-	medianDelay = 5 * time.Millisecond
-	worstDelay  = 100 * time.Millisecond
-)
+// Every bound in these tests comes from the ground-truth server's own log,
+// never from an absolute duration: the tests run under the race detector
+// on 2 shared cores beside other packages' tests, where a goroutine can
+// wait 100 ms and more for a core. The server logs each event just before
+// writing it, so causality holds exactly (both sides read this process's
+// monotonic clock): no chunk arrives before its event was sent. How late
+// chunks arrive depends on the machine's load; each response's largest
+// delay is measured, and figures must agree with the same figures computed
+// from the server's log within what those measured delays allow. The
+// client's accuracy on a quiet machine is bench/client.sh's to measure.
 
 type run struct {
 	clock *record.Clock
@@ -76,11 +72,11 @@ func measure(t *testing.T, sc scripted.Script, stream bool, prof load.Profile, m
 	return run{clock: clock, srv: srv, res: res, recs: recs}
 }
 
-// checkTiming compares every chunk's arrival with the server's send time,
-// and returns each response's largest delay.
+// checkTiming checks every chunk against the server's log (the same
+// events, the same tokens, none before it was sent), and returns each
+// response's largest delay.
 func checkTiming(t *testing.T, r run, clock func(*record.Record, int64) time.Time) map[string]time.Duration {
 	t.Helper()
-	var delays []time.Duration
 	worst := map[string]time.Duration{}
 	for _, rec := range r.recs {
 		if rec.Error != nil {
@@ -102,21 +98,51 @@ func checkTiming(t *testing.T, r run, clock func(*record.Record, int64) time.Tim
 			if d < 0 {
 				t.Fatalf("chunk %d arrived %v before the server sent it", i, -d)
 			}
-			delays = append(delays, d)
 			worst[rec.ResponseID] = max(worst[rec.ResponseID], d)
 		}
 		if sent := clock(rec, rec.Sent); sent.After(log.Received) {
 			t.Fatalf("request marked sent %v after the server had read it", sent.Sub(log.Received))
 		}
 	}
-	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
-	if med := delays[len(delays)/2]; med > medianDelay {
-		t.Errorf("median arrival delay %v, want under %v", med, medianDelay)
-	}
-	if w := delays[len(delays)-1]; w > worstDelay {
-		t.Errorf("worst arrival delay %v, want under %v", w, worstDelay)
-	}
 	return worst
+}
+
+// medianWithin checks that the median of samples lies where the medians
+// of their lower and upper bounds put it: when every sample x_i lies in
+// [lo_i, hi_i], median(x) lies in [median(lo), median(hi)]. got is an HDR
+// histogram's median (3 significant digits), hence the 0.2% slack.
+func medianWithin(t *testing.T, name string, got float64, lo, hi []float64) {
+	t.Helper()
+	sort.Float64s(lo)
+	sort.Float64s(hi)
+	n := len(lo)
+	low, high := lo[(n-1)/2], hi[n/2]
+	if got < low-0.002*math.Abs(low)-1e-9 || got > high+0.002*math.Abs(high)+1e-9 {
+		t.Errorf("%s median %.4f, outside [%.4f, %.4f] from the server's log and the measured delays", name, got, low, high)
+	}
+}
+
+// gapBounds gives, for every token after the first of every response, the
+// range its ITL (ms) must lie in: the server's gap between the two events,
+// give or take the response's largest measured delay, over the event's
+// tokens. perToken false gives one range per chunk gap instead.
+func gapBounds(r run, delay map[string]time.Duration, perToken bool) (lo, hi []float64) {
+	for _, rec := range r.recs {
+		log, _ := r.srv.Log(rec.ResponseID)
+		d := float64(delay[rec.ResponseID]) / 1e6
+		for i := 1; i < len(log.Events); i++ {
+			g := float64(log.Events[i].Sub(log.Events[i-1])) / 1e6
+			k := 1
+			if perToken {
+				k = log.Tokens[i]
+			}
+			for j := 0; j < k; j++ {
+				lo = append(lo, max(g-d, 0)/float64(k))
+				hi = append(hi, (g+d)/float64(k))
+			}
+		}
+	}
+	return lo, hi
 }
 
 // serverFigures computes the mean TPOT (ms), output tokens and the window
@@ -201,36 +227,49 @@ func TestGroundTruth(t *testing.T) {
 					}
 				}
 				// ITL per token: the event gap split over the event's tokens
-				// (a per-chunk ITL would be PerEvent times larger). Medians
-				// of gaps jittered by scheduling: 25%.
-				per := float64(c.sc.Gap) / 1e6 / float64(max(c.sc.PerEvent, 1))
-				within(t, "ITL median", sum.ITL.P50, per, 0.25)
-				within(t, "inter-chunk median", sum.InterChunk.P50, float64(c.sc.Gap)/1e6, 0.25)
+				// (a per-chunk ITL would be PerEvent times larger), against
+				// the server's own gaps.
+				lo, hi := gapBounds(r, delay, true)
+				medianWithin(t, "ITL", sum.ITL.P50, lo, hi)
+				lo, hi = gapBounds(r, delay, false)
+				medianWithin(t, "inter-chunk", sum.InterChunk.P50, lo, hi)
 			}
-			// The client's window holds the server's (causality) and exceeds
-			// it by at most the request's transit at the start and the last
-			// chunk's at the end.
+			// The client's window holds the server's (causality), and exceeds
+			// it by the first request's transit to the server and the last
+			// response's tail after its last event, both measured.
+			var firstSent, lastDone time.Time
+			var lastEvent time.Time
+			for _, rec := range r.recs {
+				if sent := r.clock.Time(rec.Sent); firstSent.IsZero() || sent.Before(firstSent) {
+					firstSent = sent
+				}
+				if done := r.clock.Time(rec.Done); done.After(lastDone) {
+					lastDone = done
+				}
+				log, _ := r.srv.Log(rec.ResponseID)
+				if ev := log.Events[len(log.Events)-1]; ev.After(lastEvent) {
+					lastEvent = ev
+				}
+			}
+			transit := lastEvent.Sub(firstSent) - window // first request sent to first read by the server
+			tail := lastDone.Sub(lastEvent)              // last event sent to the end of its response
+			if transit < 0 || tail < 0 {
+				t.Fatalf("transit %v, tail %v: the client's window starts after or ends before the server's", transit, tail)
+			}
 			hi := float64(tokens) / window.Seconds()
-			lo := float64(tokens) / (window + 2*worstDelay).Seconds()
-			if sum.SystemTPS > hi*(1+1e-9) || sum.SystemTPS < lo {
+			lo := float64(tokens) / (window + transit + tail).Seconds()
+			if sum.SystemTPS > hi*(1+1e-9) || sum.SystemTPS < lo*(1-1e-9) {
 				t.Errorf("system TPS %.2f outside [%.2f, %.2f] from the server's log", sum.SystemTPS, lo, hi)
 			}
 			// TTFT against the server's own (from reading the request to its
 			// first write): the client's is longer by the request's transit
-			// and the first chunk's, never shorter. The first chunk's transit
-			// is bounded by checkTiming; the request's includes the server
-			// accepting up to 64 new connections at once on 2 shared cores,
-			// measured here at a 2-15 ms median, so it gets the worst-case
-			// bound.
-			var diffs []float64
+			// and the first chunk's, never shorter.
 			for _, rec := range r.recs {
 				log, _ := r.srv.Log(rec.ResponseID)
-				server := float64(log.Events[0].Sub(log.Received)) / 1e6
-				diffs = append(diffs, float64(rec.TTFT())/1e6-server)
-			}
-			sort.Float64s(diffs)
-			if diffs[0] < 0 || diffs[len(diffs)/2] > float64(worstDelay)/1e6 {
-				t.Errorf("client TTFT minus server TTFT: min %.3f ms, median %.3f ms; want >= 0 and under %v", diffs[0], diffs[len(diffs)/2], worstDelay)
+				server := log.Events[0].Sub(log.Received)
+				if rec.TTFT() < server {
+					t.Errorf("%s: client TTFT %v below the server's %v", rec.ResponseID, rec.TTFT(), server)
+				}
 			}
 			if nominal := float64(c.sc.TTFT)/1e6 + expectedTail(c.sc, c.stream, c.maxTokens); sum.TTFT.Min < nominal {
 				t.Errorf("TTFT min %.3f ms below the script's %.3f ms", sum.TTFT.Min, nominal)
