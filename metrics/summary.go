@@ -45,7 +45,7 @@ type Summary struct {
 	SystemTPS           float64 `json:"system_tps"`
 	TotalTPS            float64 `json:"total_tps"`
 	RequestThroughput   float64 `json:"request_throughput"`
-	AchievedRate        float64 `json:"achieved_rate"` // requests sent per second
+	AchievedRate        float64 `json:"achieved_rate,omitempty"` // requests sent per second, in an open-loop (rate) step only
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
 	PerRequestTPS       float64 `json:"per_request_tps"` // system TPS / achieved concurrency
 	PeakTPS             float64 `json:"peak_tps"`
@@ -297,7 +297,10 @@ func (s *Step) Summary() Summary {
 	if sum.AchievedConcurrency > 0 {
 		sum.PerRequestTPS = sum.SystemTPS / sum.AchievedConcurrency
 	}
-	if s.sentCount > 1 && s.lastSent > s.firstSent {
+	// a concurrency step sends as requests end: its sending rate is the
+	// server's pace, not a schedule kept, and 18,000-53,000 "requests/s"
+	// from a burst of simultaneous starts said nothing
+	if s.rate > 0 && s.sentCount > 1 && s.lastSent > s.firstSent {
 		sum.AchievedRate = float64(s.sentCount-1) / (float64(s.lastSent-s.firstSent) / 1e9)
 	}
 	ch := &Charts{Failures: s.failEnds, RollingStepMS: float64(s.bins.resolution()) / 1e6}

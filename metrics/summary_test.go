@@ -219,3 +219,23 @@ func TestConventions(t *testing.T) {
 		t.Error("unknown convention accepted")
 	}
 }
+
+// TestAchievedRateOnlyForRateSteps: a concurrency step's sends follow the
+// server's pace, not a schedule; its "achieved rate" read 18,407-53,542
+// requests/s from a burst of simultaneous starts. It is absent there.
+func TestAchievedRateOnlyForRateSteps(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want float64
+	}{{0, 0}, {10, 1000.0 / 100}} {
+		s := NewStep(Targets{})
+		for i := int64(0); i < 11; i++ {
+			r := rec(i*100, []int64{10, 20}, []int{1, 1})
+			r.Rate, r.Concurrency = c.rate, 4
+			s.Add(r)
+		}
+		if got := s.Summary().AchievedRate; got != c.want {
+			t.Errorf("rate %v: achieved %v, want %v", c.rate, got, c.want)
+		}
+	}
+}

@@ -37,7 +37,12 @@ func columns() []column {
 		{"system_tps", "throughput", func(s *metrics.Summary) string { return f64(s.SystemTPS) }},
 		{"total_tps", "throughput", func(s *metrics.Summary) string { return f64(s.TotalTPS) }},
 		{"request_throughput", "throughput", func(s *metrics.Summary) string { return f64(s.RequestThroughput) }},
-		{"achieved_rate", "throughput", func(s *metrics.Summary) string { return f64(s.AchievedRate) }},
+		{"achieved_rate", "throughput", func(s *metrics.Summary) string {
+			if s.Rate == 0 {
+				return "" // no schedule to achieve: a concurrency step
+			}
+			return f64(s.AchievedRate)
+		}},
 		{"achieved_concurrency", "throughput", func(s *metrics.Summary) string { return f64(s.AchievedConcurrency) }},
 		{"per_request_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PerRequestTPS) }},
 		{"peak_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PeakTPS) }},

@@ -39,7 +39,7 @@ func Markdown(w io.Writer, r *Report) error {
 			cells := []string{mdEscape(s.Label)}
 			for _, c := range cols {
 				if c.group == g {
-					cells = append(cells, mdEscape(c.value(s)))
+					cells = append(cells, mdCell(c.value(s)))
 				}
 			}
 			ew.printf("| %s |\n", strings.Join(cells, " | "))
@@ -69,3 +69,11 @@ func Markdown(w io.Writer, r *Report) error {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// mdCell shows an absent figure (an empty value) as "-".
+func mdCell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return mdEscape(s)
+}
