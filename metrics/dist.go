@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"encoding/json"
 	"math"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -22,6 +23,17 @@ type Dist struct {
 	P999   float64 `json:"p999"`
 	Max    float64 `json:"max"`
 	Count  int64   `json:"count"`
+}
+
+// MarshalJSON writes a distribution without samples as null: a figure
+// that was not measured (the TPOT of non-streamed responses) is absent,
+// never 0.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	if d.Count == 0 {
+		return []byte("null"), nil
+	}
+	type plain Dist // without this method
+	return json.Marshal(plain(d))
 }
 
 // histogram collects one figure's samples: percentiles from an HDR histogram

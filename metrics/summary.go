@@ -342,7 +342,8 @@ func (s *Step) Summary() Summary {
 			v := Verdict{Target: t}
 			if !t.perRequest() {
 				v.Got = sum.SystemTPS
-				v.Pass = s.sentCount > 0 && t.meets(v.Got)
+				v.NotMeasurable = s.req.Completed == 0 || window <= 0
+				v.Pass = !v.NotMeasurable && t.meets(v.Got)
 			} else {
 				hasPerRequest = true
 				q := share * 100
@@ -354,7 +355,8 @@ func (s *Step) Summary() Summary {
 				if measured > 0 {
 					v.Met = float64(s.met[i]) / float64(measured)
 				}
-				v.Pass = measured > 0 && v.Met >= share-1e-12
+				v.NotMeasurable = s.values[i].n == 0
+				v.Pass = !v.NotMeasurable && v.Met >= share-1e-12
 			}
 			sum.Targets = append(sum.Targets, v)
 		}

@@ -62,8 +62,10 @@ func TestSingleRequestFigures(t *testing.T) {
 
 func TestStepWindowAndThroughput(t *testing.T) {
 	s := NewStep(Targets{})
-	// Two overlapping requests and one failure that ends last.
-	s.Add(rec(0, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}))
+	// Two overlapping requests and one failure that ends last, at a rate.
+	first := rec(0, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	first.Rate, first.Model = 5, "m"
+	s.Add(first)
 	s.Add(rec(500, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}))
 	failed := &record.Record{V: 1, Sent: 600 * ms, Scheduled: 550 * ms, Done: 2000 * ms}
 	failed.Fail(record.KindTimeout, "slow")
@@ -150,9 +152,9 @@ func TestTargets(t *testing.T) {
 
 func TestParseSLO(t *testing.T) {
 	good := map[string][]Target{
-		"ttft=500ms,tpot=40ms":   {{TargetTTFT, 500}, {TargetTPOT, 40}},
-		"e2e=2s, request_tps=30": {{TargetE2E, 2000}, {TargetRequestTPS, 30}},
-		"ttft=250":               {{TargetTTFT, 250}},
+		"ttft=500ms,tpot=40ms":   {{Name: TargetTTFT, Want: 500}, {Name: TargetTPOT, Want: 40}},
+		"e2e=2s, request_tps=30": {{Name: TargetE2E, Want: 2000}, {Name: TargetRequestTPS, Want: 30}},
+		"ttft=250":               {{Name: TargetTTFT, Want: 250}},
 		"":                       nil,
 	}
 	for in, want := range good {

@@ -23,6 +23,9 @@ const (
 type Target struct {
 	Name string  `json:"name"`
 	Want float64 `json:"want"` // ms for latencies, tokens/s for rates
+	// UseCase is the use case whose target this is (chat, code, batch),
+	// when it came from one.
+	UseCase string `json:"use_case,omitempty"`
 }
 
 // higher reports whether a larger value is better for the target.
@@ -61,11 +64,11 @@ func (ts Targets) share() float64 {
 func UseCase(name string) (Target, error) {
 	switch name {
 	case "chat":
-		return Target{Name: TargetRequestTPS, Want: 30}, nil
+		return Target{Name: TargetRequestTPS, Want: 30, UseCase: name}, nil
 	case "code":
-		return Target{Name: TargetRequestTPS, Want: 50}, nil
+		return Target{Name: TargetRequestTPS, Want: 50, UseCase: name}, nil
 	case "batch":
-		return Target{Name: TargetSystemTPS, Want: 200}, nil
+		return Target{Name: TargetSystemTPS, Want: 200, UseCase: name}, nil
 	}
 	return Target{}, fmt.Errorf("use case %q: want chat, batch or code", name)
 }
@@ -121,6 +124,10 @@ type Verdict struct {
 	Met  float64 `json:"met,omitempty"`  // share of measured requests (failed ones included) meeting it
 	Need float64 `json:"need,omitempty"` // share required
 	Pass bool    `json:"pass"`
+	// NotMeasurable: no request had the figure (the TPOT of non-streamed
+	// responses, any figure of a step whose requests all failed). Such a
+	// target fails: it was asked for and cannot be shown to hold.
+	NotMeasurable bool `json:"not_measurable,omitempty"`
 }
 
 // perRequestValue is the record's value for a per-request target, and

@@ -138,9 +138,11 @@ func (r *Record) RequestTPS() (float64, bool) {
 	return float64(r.OutputTokens) / (float64(e2e) / 1e9), true
 }
 
-// TPOT is (last - first) / (n - 1), defined only when n > 1.
+// TPOT is (last - first) / (n - 1), defined only when n > 1 and the
+// tokens came over time: a non-streamed response (or a stream whose
+// tokens all came in one read) has none, not a TPOT of 0.
 func (r *Record) TPOT() (time.Duration, bool) {
-	if r.OutputTokens <= 1 || r.Last < r.First {
+	if r.OutputTokens <= 1 || r.Last <= r.First {
 		return 0, false
 	}
 	return time.Duration(float64(r.Last-r.First) / float64(r.OutputTokens-1)), true

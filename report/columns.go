@@ -78,7 +78,12 @@ func columns() []column {
 	}
 	for _, d := range dists {
 		for _, st := range stats {
-			cols = append(cols, column{d.name + "_" + st.name, d.name, func(s *metrics.Summary) string { return st.get(d.get(s)) }})
+			cols = append(cols, column{d.name + "_" + st.name, d.name, func(s *metrics.Summary) string {
+				if dist := d.get(s); dist.Count > 0 || st.name == "count" {
+					return st.get(dist)
+				}
+				return "" // not measured: absent, not 0
+			}})
 		}
 	}
 	for _, k := range record.Kinds {

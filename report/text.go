@@ -85,6 +85,9 @@ func single(ew *errWriter, s *metrics.Summary) {
 func batch(ew *errWriter, s *metrics.Summary) {
 	header(ew, s)
 	load := fmt.Sprintf("concurrency %d", s.Concurrency)
+	if s.Concurrency == 0 && s.Rate == 0 {
+		load = "as it came (recorded traffic: no concurrency or rate was set)"
+	}
 	if s.Rate > 0 {
 		load = fmt.Sprintf("rate %.2f requests/s asked, %.2f achieved", s.Rate, s.AchievedRate)
 		if s.Concurrency > 0 {
@@ -96,8 +99,10 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	ew.printf("Total tokens: %d generated, %d prompt\n", s.OutputTokens, s.InputTokens)
 	ew.printf("Elapsed: %.3f s\n", s.DurationS)
 	ew.printf("System TPS: %.2f tokens/s\n", s.SystemTPS)
-	ew.printf("Per-request TPS: mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
-		s.RequestTPS.Mean, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
+	if s.RequestTPS.Count > 0 {
+		ew.printf("Per-request TPS: mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
+			s.RequestTPS.Mean, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
+	}
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
 	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)
 	if s.PeakWindowS > 0 {
@@ -109,7 +114,7 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\t\n")
 	row := func(name string, d metrics.Dist) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", name, ms(d.Mean), ms(d.P50), ms(d.P90), ms(d.P99), ms(d.Max))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", name, dms(d, d.Mean), dms(d, d.P50), dms(d, d.P90), dms(d, d.P99), dms(d, d.Max))
 	}
 	row("TTFT", s.TTFT)
 	row("TPOT", s.TPOT)
@@ -147,7 +152,7 @@ func table(ew *errWriter, steps []metrics.Summary) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", s.Label, s.Model, conc,
 			s.Requests.Completed, s.Requests.Failed, s.SystemTPS, s.RequestTPS.Mean,
-			ms(s.TTFT.P50), ms(s.TTFT.P99), ms(s.TPOT.P50), ms(s.TPOT.P99))
+			dms(s.TTFT, s.TTFT.P50), dms(s.TTFT, s.TTFT.P99), dms(s.TPOT, s.TPOT.P50), dms(s.TPOT, s.TPOT.P99))
 	}
 	_ = tw.Flush()
 	if len(steps) > 1 && steps[0].SystemTPS > 0 {
@@ -232,22 +237,42 @@ func targets(ew *errWriter, steps []metrics.Summary) {
 	ew.printf("\nTargets:\n")
 	for _, s := range steps {
 		for _, v := range s.Targets {
-			verdict := "PASS"
-			if !v.Pass {
-				verdict = "FAIL"
-			}
 			label := ""
 			if len(steps) > 1 {
 				label = s.Label + ": "
 			}
-			if v.Need > 0 {
-				ew.printf("  %s%s %s %s %s %s for %.1f%% of requests: got %s at that share, met by %.1f%%\n",
-					label, verdict, v.Name, cmp(v), num(v.Want), v.Unit(), v.Need*100, num(v.Got), v.Met*100)
-			} else {
-				ew.printf("  %s%s %s %s %s %s: got %s\n", label, verdict, v.Name, cmp(v), num(v.Want), v.Unit(), num(v.Got))
+			name := v.Name
+			if v.UseCase != "" {
+				name = fmt.Sprintf("%s (%s)", v.Name, v.UseCase)
+			}
+			switch {
+			case v.NotMeasurable:
+				ew.printf("  %sNOT MEASURABLE %s %s %s: no completed request had this figure (a non-streamed response has no TPOT), so it cannot be shown to hold\n",
+					label, name, cmp(v), value(v.Want, v.Unit()))
+			case v.Need > 0:
+				ew.printf("  %s%s %s %s %s for %.1f%% of requests: got %s at that share, met by %.1f%%\n",
+					label, passFail(v.Pass), name, cmp(v), value(v.Want, v.Unit()), v.Need*100, value(v.Got, v.Unit()), v.Met*100)
+			default:
+				ew.printf("  %s%s %s %s %s: got %s\n", label, passFail(v.Pass), name, cmp(v), value(v.Want, v.Unit()), value(v.Got, v.Unit()))
 			}
 		}
 	}
+}
+
+func passFail(pass bool) string {
+	if pass {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// value prints a target's figure as the tables print it: latencies as ms
+// does, rates with two decimals.
+func value(v float64, unit string) string {
+	if unit == "ms" {
+		return ms(v)
+	}
+	return fmt.Sprintf("%.2f %s", v, unit)
 }
 
 func cmp(v metrics.Verdict) string {
@@ -257,7 +282,14 @@ func cmp(v metrics.Verdict) string {
 	return "at least"
 }
 
-func num(v float64) string { return fmt.Sprintf("%.2f", v) }
+// dms prints a figure v of distribution d as ms does, or "-" when d has
+// no samples: a figure not measured is absent, never 0.
+func dms(d metrics.Dist, v float64) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return ms(v)
+}
 
 // ms prints milliseconds readably.
 func ms(v float64) string {

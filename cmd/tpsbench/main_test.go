@@ -667,3 +667,55 @@ func TestLyingUsage(t *testing.T) {
 		t.Errorf("report of the records: exit %d %s", code, errs)
 	}
 }
+
+// TestAbsentFigures: a non-streamed request has no TPOT, ITL or decode
+// TPS. They read 0.000 before; now "-" in text, null in JSON, and a
+// target on one is not measurable and fails the run.
+func TestAbsentFigures(t *testing.T) {
+	srv := server(t)
+	code, out, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--no-stream", "--requests", "2", "--concurrency", "2", "--max-tokens", "5", "--slo", "tpot=40ms")
+	if code != exitTargetsFail || !strings.Contains(out, "NOT MEASURABLE tpot at most 40.00 ms") {
+		t.Errorf("exit %d, want %d and a target not measurable:\n%s", code, exitTargetsFail, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && (f[0] == "TPOT" || f[0] == "ITL") && strings.Count(line, "-") != 5 {
+			t.Errorf("absent figure shown as a number: %q", line)
+		}
+	}
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--no-stream", "--requests", "2", "--concurrency", "2", "--max-tokens", "5", "--format", "json", "-q")
+	if code != 0 || !strings.Contains(out, `"tpot_ms": null`) || !strings.Contains(out, `"itl_ms": null`) || !strings.Contains(out, `"decode_tps": null`) {
+		t.Errorf("exit %d, JSON without null figures:\n%.2000s", code, out)
+	}
+}
+
+// TestTargetNamesUseCase: a target from --target-use says which use case
+// it is, and its value reads as the tables do.
+func TestTargetNamesUseCase(t *testing.T) {
+	srv := server(t)
+	_, out, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--target-use", "chat", "--slo", "ttft=1s")
+	if !strings.Contains(out, "request_tps (chat) at least 30.00 tok/s") || !strings.Contains(out, "ttft at most 1000 ms") {
+		t.Errorf("targets:\n%s", out)
+	}
+}
+
+// TestAllFailedShowsNoFigures: a step whose requests all failed printed a
+// table of 0.000 ms; it has no latency figures to show.
+func TestAllFailedShowsNoFigures(t *testing.T) {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	defer down.Close()
+	_, out, _ := cli(t, "run", "--url", down.URL, "--model", "m", "--requests", "3", "--concurrency", "3", "--max-tokens", "5")
+	for _, name := range []string{"TTFT", "TPOT", "ITL", "E2E"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == name {
+				found = true
+				if strings.Contains(line, "0.000") || strings.Count(line, " - ") < 4 {
+					t.Errorf("a figure of failed requests: %q", line)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s row:\n%s", name, out)
+		}
+	}
+}
