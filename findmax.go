@@ -18,6 +18,9 @@ type MaxSearch struct {
 	Steps []metrics.Summary
 	Best  metrics.Summary
 	Found bool
+	// Highest is the highest level that met every target; past saturation
+	// it may give less system TPS than Best.
+	Highest int
 	// Why says how the search ended.
 	Why string
 }
@@ -95,7 +98,11 @@ func FindMax(ctx context.Context, start, limit int, probe Probe) (*MaxSearch, er
 	for _, l := range levels {
 		s := measured[l]
 		res.Steps = append(res.Steps, s)
-		if metrics.Pass([]metrics.Summary{s}) && (!res.Found || s.SystemTPS > res.Best.SystemTPS) {
+		if !metrics.Pass([]metrics.Summary{s}) {
+			continue
+		}
+		res.Highest = l
+		if !res.Found || s.SystemTPS > res.Best.SystemTPS {
 			res.Best, res.Found = s, true
 		}
 	}

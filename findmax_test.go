@@ -56,6 +56,10 @@ func TestFindMaxStopsOnSaturation(t *testing.T) {
 	if probed[len(probed)-1] != 16 || res.Best.Concurrency != 8 {
 		t.Fatalf("probed %v, best %d (%s)", probed, res.Best.Concurrency, res.Why)
 	}
+	// 16 passed too: the best is not the highest that passed
+	if res.Highest != 16 {
+		t.Errorf("highest passing level %d, want 16", res.Highest)
+	}
 	var p2 []int
 	res, _ = tpsbench.FindMax(context.Background(), 4, 64, fakeProbe(1, &p2))
 	if res.Found {

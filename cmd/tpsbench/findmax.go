@@ -79,6 +79,11 @@ func (f *runFlags) runFindMax(ctx, abort context.Context, cmd *cobra.Command, ca
 	if search.Found {
 		rep.Note = fmt.Sprintf("Highest concurrency meeting every target: %d (system TPS %.2f, per-request TPS %.2f); %s.",
 			search.Best.Concurrency, search.Best.SystemTPS, search.Best.RequestTPS.Mean, search.Why)
+		if search.Highest != search.Best.Concurrency {
+			// saturated: a higher level also passed, with less throughput
+			rep.Note = fmt.Sprintf("Best concurrency meeting every target: %d (the highest system TPS of the passing levels: %.2f, per-request TPS %.2f); concurrency %d also met them, with less throughput; %s.",
+				search.Best.Concurrency, search.Best.SystemTPS, search.Best.RequestTPS.Mean, search.Highest, search.Why)
+		}
 	} else {
 		rep.Note = fmt.Sprintf("No concurrency met every target; %s.", search.Why)
 	}
