@@ -197,9 +197,16 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if s.UsageSuspect > 0 {
 		ew.printf("%sUsage not believed for %s: the server claimed far more tokens than it streamed, or a cumulative count fell; counted from the stream instead (usage_suspect in the records)\n", prefix, requests(s.UsageSuspect))
 	}
-	if v := s.Server; v != nil {
-		ew.printf("%sServer's view (its metrics, %d scrapes): %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)",
-			prefix, v.Scrapes, v.GenerationTokens, s.OutputTokens, v.PromptTokens, s.InputTokens)
+	if v := s.Server; v != nil && v.Scrapes == 0 {
+		// no figure of the server's is known: none is printed as a zero
+		ew.printf("%sServer's view: every scrape of its metrics failed (%d; last: %s)\n", prefix, v.Errors, v.LastError)
+	} else if v != nil {
+		ew.printf("%sServer's view (its metrics, %d scrapes)", prefix, v.Scrapes)
+		if v.Counted {
+			ew.printf(": %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)", v.GenerationTokens, s.OutputTokens, v.PromptTokens, s.InputTokens)
+		} else {
+			ew.printf(": no token counts (the scrapes before and after the step did not both succeed, or no counter tpsbench knows)")
+		}
 		if v.TTFTMeanMS > 0 {
 			ew.printf(", TTFT mean %s (client: %s; the difference is the network and the time before the server's clock starts)", ms(v.TTFTMeanMS), ms(s.TTFT.Mean))
 		}

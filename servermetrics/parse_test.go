@@ -86,3 +86,25 @@ func FuzzParse(f *testing.F) {
 	f.Add(vllmText)
 	f.Fuzz(func(t *testing.T, s string) { _, _ = Parse(strings.NewReader(s)) })
 }
+
+// TestKeyProtectedMetrics: a /metrics behind an API key answered 401 to
+// every scrape, and the view read as zeros. The scraper sends the run's
+// headers, and a view without a successful scrape says so.
+func TestKeyProtectedMetrics(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-1" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintln(w, "vllm:generation_tokens_total 5")
+	}))
+	defer srv.Close()
+	v := (&Scraper{URL: srv.URL}).Watch(context.Background(), time.Hour)()
+	if v.Scrapes != 0 || v.Counted || !strings.Contains(v.LastError, "HTTP 401") {
+		t.Errorf("without the key: %+v", v)
+	}
+	v = (&Scraper{URL: srv.URL, Header: http.Header{"Authorization": {"Bearer sk-1"}}}).Watch(context.Background(), time.Hour)()
+	if v.Scrapes != 2 || !v.Counted || v.Errors != 0 {
+		t.Errorf("with the key: %+v", v)
+	}
+}

@@ -38,12 +38,21 @@ type View struct {
 	PrefixHitRate    float64 `json:"prefix_cache_hit_rate,omitempty"`
 	Scrapes          int     `json:"scrapes"`
 	Errors           int     `json:"scrape_errors"`
+	// Counted: the scrapes before and after the step both succeeded and
+	// held the token counters, so the counts above are the server's.
+	Counted bool `json:"counted"`
+	// LastError is why the last failed scrape failed.
+	LastError string `json:"last_error,omitempty"`
 }
 
 // Scraper reads a metrics URL.
 type Scraper struct {
 	URL    string
 	Client *http.Client
+	// Header is sent with every scrape: the run's API key and headers
+	// when the metrics live on the server under test (a key-protected
+	// /metrics answered 401 to every scrape).
+	Header http.Header
 }
 
 // Scrape fetches and parses the metrics once.
@@ -55,6 +64,9 @@ func (s *Scraper) Scrape(ctx context.Context) (Sample, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("server metrics: %w", err)
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = vs
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -88,8 +100,12 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 			v.MaxKVCacheUsage = max(v.MaxKVCacheUsage, x)
 		}
 	}
-	if err != nil {
+	failed := func(err error) {
 		v.Errors++
+		v.LastError = err.Error()
+	}
+	if err != nil {
+		failed(err)
 	} else {
 		v.Scrapes++
 	}
@@ -107,7 +123,7 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 				smp, err := s.Scrape(ctx)
 				mu.Lock()
 				if err != nil {
-					v.Errors++
+					failed(err)
 				} else {
 					v.Scrapes++
 					gauges(smp)
@@ -121,7 +137,7 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 		<-done
 		after, err := s.Scrape(context.WithoutCancel(ctx))
 		if err != nil {
-			v.Errors++
+			failed(err)
 			return v
 		}
 		v.Scrapes++
@@ -134,7 +150,7 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 			b, ok2 := before.first(names...)
 			return a - b, ok1 && ok2
 		}
-		v.GenerationTokens, _ = delta(genTokens)
+		v.GenerationTokens, v.Counted = delta(genTokens)
 		v.PromptTokens, _ = delta(promptTokens)
 		if sum, ok := delta(ttftSum); ok {
 			if n, _ := delta(ttftCount); n > 0 {

@@ -719,3 +719,15 @@ func TestAllFailedShowsNoFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestServerMetricsThatFail: every scrape failing printed the server's
+// figures as zeros; the report now says the scrapes failed.
+func TestServerMetricsThatFail(t *testing.T) {
+	srv := server(t)
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }))
+	defer locked.Close()
+	_, out, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "2", "--concurrency", "2", "--max-tokens", "3", "--server-metrics", locked.URL+"/metrics")
+	if !strings.Contains(out, "every scrape of its metrics failed") || strings.Contains(out, "0 tokens generated") {
+		t.Errorf("report:\n%s", out)
+	}
+}

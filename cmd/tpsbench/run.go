@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -528,7 +529,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		} else if _, _, err := client.Endpoint(u, ""); err != nil {
 			return usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
 		}
-		plan.ServerMetrics = &servermetrics.Scraper{URL: u}
+		plan.ServerMetrics = &servermetrics.Scraper{URL: u, Header: metricsHeader(u, tgts, key, headers)}
 	}
 	if f.records != "" {
 		file, err := os.Create(f.records)
@@ -735,6 +736,30 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 			[]namedEngine{{"prefix-cache", ef}}, nil
 	}
 	return nil, nil, usagef("--factor %q: want batch, quantization, prefix-cache or model-size", f.factor)
+}
+
+// metricsHeader is what a scrape of the metrics URL u sends: the run's API
+// key and headers when u is on a server under test (a key-protected
+// /metrics refused every scrape), nothing for another host, which must
+// not see the key.
+func metricsHeader(u string, tgts []target, key string, headers http.Header) http.Header {
+	mu, err := url.Parse(u)
+	if err != nil {
+		return nil
+	}
+	for _, t := range tgts {
+		if tu, err := url.Parse(t.url); err == nil && tu.Host == mu.Host {
+			h := headers.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
+			if key != "" {
+				h.Set("Authorization", "Bearer "+key)
+			}
+			return h
+		}
+	}
+	return nil
 }
 
 // interruptible returns a context cancelled by SIGINT or SIGTERM (stop
