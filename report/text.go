@@ -221,6 +221,10 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 			ew.printf(" (%d scrapes failed)", v.Errors)
 		}
 		ew.printf("\n")
+		if v.MaxWaiting > 0 && s.Concurrency > int(v.MaxRunning) {
+			ew.printf("%sWarning: concurrency %d exceeds what the server ran at once (at most %.0f, with up to %.0f waiting): TTFT includes time in its queue\n",
+				prefix, s.Concurrency, v.MaxRunning, v.MaxWaiting)
+		}
 	}
 	if s.ShortOutputs > 0 {
 		ew.printf("%sOutput lengths: %d of %s ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, requests(s.Requests.Completed))

@@ -731,3 +731,28 @@ func TestServerMetricsThatFail(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
+
+// TestEngineSizedForConcurrency: --concurrency 32 against the embedded
+// engine queued half the requests behind its 16 sequences, silently. The
+// engine is now sized for what the run asks, and a cap set below it is
+// warned about.
+func TestEngineSizedForConcurrency(t *testing.T) {
+	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--concurrency", "24", "--requests", "24", "--max-tokens", "2", "--server-metrics", "engine", "--format", "json", "-q")
+	var rep struct {
+		Steps []struct {
+			Server struct {
+				MaxWaiting float64 `json:"max_waiting"`
+			} `json:"server"`
+		} `json:"steps"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Steps) != 1 || strings.Contains(errs, "warning: concurrency") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if w := rep.Steps[0].Server.MaxWaiting; w != 0 {
+		t.Errorf("%v requests waited in an engine sized for 24", w)
+	}
+	code, _, errs = cli(t, "run", "--engine-model", "tiny", "--engine-max-num-seqs", "4", "--concurrency", "8", "--requests", "8", "--max-tokens", "2", "-q")
+	if code != 0 || !strings.Contains(errs, "warning: concurrency 8 exceeds the 4 sequences the engine runs at once") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -149,10 +149,13 @@ func newRunCmd() *cobra.Command {
 }
 
 // startEngine loads the embedded engine and serves it on a loopback port.
-func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags) (url, name string, stop func(), err error) {
+func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (url, name string, stop func(), err error) {
 	e, err := ef.load()
 	if err != nil {
 		return "", "", nil, err
+	}
+	if runs := e.Sched.MaxSeqs(); asked > runs {
+		fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: warning: concurrency %d exceeds the %d sequences the engine runs at once (--engine-max-num-seqs, --engine-preset); the others wait, and their TTFT includes the wait\n", asked, runs)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
@@ -174,6 +177,16 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags) (url, name st
 		<-served
 		e.Close()
 	}, nil
+}
+
+// askedConcurrency is the most requests the run will have in flight at
+// once: its highest concurrency level, or find-max's limit.
+func (f *runFlags) askedConcurrency(levels []int) int {
+	n := slices.Max(levels)
+	if f.findMax {
+		n = max(n, f.maxConc)
+	}
+	return n
 }
 
 // target is a server and model to measure.
@@ -357,8 +370,16 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if len(engines) == 0 {
 			engines = []namedEngine{{"", f.engine}}
 		}
+		asked := f.askedConcurrency(levels)
 		for _, ne := range engines {
-			url, name, stopEngine, err := f.startEngine(cmd, ne.flags)
+			ef := ne.flags
+			// sized for the concurrency asked: an engine running 16
+			// sequences under --concurrency 32 queues half the requests,
+			// and their TTFT measures the queue
+			if !ef.changed("max-num-seqs") && ef.preset == "" {
+				ef.maxSeqs = max(ef.maxSeqs, asked)
+			}
+			url, name, stopEngine, err := f.startEngine(cmd, ef, asked)
 			if err != nil {
 				return err
 			}
@@ -694,10 +715,7 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 		if !*sweeping {
 			*levels, *sweeping = []int{1, 4, 8, 16, 32}, true
 		}
-		if !f.engine.changed("max-num-seqs") {
-			f.engine.maxSeqs = max(f.engine.maxSeqs, slices.Max(*levels))
-		}
-		return nil, nil, nil
+		return nil, nil, nil // the engine is sized for the levels as for any run
 	case "quantization":
 		if err := engineOnly(); err != nil {
 			return nil, nil, err

@@ -118,6 +118,9 @@ func New(m *llama.Model, opts Options) *Scheduler {
 	return s
 }
 
+// MaxSeqs is how many sequences decode at once; more requests wait.
+func (s *Scheduler) MaxSeqs() int { return s.opts.MaxSeqs }
+
 // Close stops the scheduler; running requests end with an error event.
 func (s *Scheduler) Close() {
 	select {
