@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
@@ -114,7 +115,22 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if plan.OnStep != nil {
 			plan.OnStep(i, step)
 		}
+		// The server's view starts with the first measured request, so
+		// that its counts leave out the warm-up, as the client's do.
+		var stopWatch func() servermetrics.View
+		var watchOnce sync.Once
+		startWatch := func() {
+			if plan.ServerMetrics != nil {
+				watchOnce.Do(func() { stopWatch = plan.ServerMetrics.Watch(ctx, time.Second) })
+			}
+		}
+		if step.Profile.Warmup == 0 {
+			startWatch()
+		}
 		do := func(ctx context.Context, job load.Job) *record.Record {
+			if !job.Warmup {
+				startWatch()
+			}
 			if plan.Abort != nil {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithCancel(ctx)
@@ -141,10 +157,6 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			step.Client.Do(ctx, req, rec)
 			return rec
 		}
-		var stopWatch func() servermetrics.View
-		if plan.ServerMetrics != nil {
-			stopWatch = plan.ServerMetrics.Watch(ctx, time.Second)
-		}
 		cpu0, cpuKnown := proccpu.Used()
 		wall0 := time.Now()
 		for rec := range load.Run(ctx, step.Profile, do) {
@@ -160,6 +172,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				plan.OnRecord(rec)
 			}
 		}
+		watchOnce.Do(func() {}) // no measured request started one: none runs
 		if stopWatch != nil {
 			views[i] = stopWatch()
 		}

@@ -100,8 +100,8 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	ew.printf("Elapsed: %.3f s\n", s.DurationS)
 	ew.printf("System TPS: %.2f tokens/s\n", s.SystemTPS)
 	if s.RequestTPS.Count > 0 {
-		ew.printf("Per-request TPS: mean %.2f, p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
-			s.RequestTPS.Mean, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
+		ew.printf("Per-request TPS: mean %.2f (sd %.2f), p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
+			s.RequestTPS.Mean, s.RequestTPS.Stddev, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
 	}
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
 	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)

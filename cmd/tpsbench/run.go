@@ -62,6 +62,7 @@ type runFlags struct {
 	seed        uint64
 	duration    time.Duration
 	warmup      int
+	embedded    bool // the run measures the embedded engine (set once it starts)
 	sweep       string
 	sweepRates  string
 	grace       time.Duration
@@ -127,7 +128,7 @@ func newRunCmd() *cobra.Command {
 	fl.Float64Var(&f.burstiness, "burstiness", 0, "with --rate, gamma arrivals of this shape, as vLLM's --burstiness: below 1 burstier than Poisson, above 1 more even (default 1 with --arrivals gamma)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for arrival times")
 	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
-	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: 0, or one per slot in a sweep)")
+	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: one per slot in a sweep or against the embedded engine, else 0)")
 	fl.StringVar(&f.sweep, "sweep", "", "concurrency levels to step through, e.g. 1,4,8,16,32")
 	fl.StringVar(&f.sweepRates, "sweep-rates", "", "request rates to step through (requests/s, open loop, as GuideLLM's sweeps), e.g. 1,2,4,8; each step needs --requests or --duration, and --concurrency caps it")
 	fl.DurationVar(&f.grace, "grace", 5*time.Second, "on Ctrl-C, how long requests in flight may finish")
@@ -282,8 +283,11 @@ func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.P
 	}
 	if p.Warmup < 0 {
 		p.Warmup = 0
-		if sweeping {
-			p.Warmup = p.Concurrency
+		// a sweep's levels, and the embedded engine (whose first steps
+		// page its weights in and grow its buffers: one run read 256 and
+		// the next 690 tok/s), start warm: one request per slot
+		if sweeping || f.embedded {
+			p.Warmup = max(p.Concurrency, 1)
 		}
 	}
 	if err := p.Validate(); err != nil {
@@ -401,6 +405,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if !cmd.Flags().Changed("ignore-eos") {
 			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
 		}
+		f.embedded = true
 	} else {
 		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb"} {
 			if cmd.Flags().Changed(name) {
