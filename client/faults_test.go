@@ -97,6 +97,12 @@ func TestFaults(t *testing.T) {
 			sse(w)
 			fmt.Fprint(w, "\uFEFF"+chunk("a")+chunk("b")+"data: [DONE]\n\n")
 		}, "", "", 0},
+		// a stop string that matched the first token: nothing to show, yet
+		// a completed request with the server's count
+		{"empty text with usage and a finish reason", func(w http.ResponseWriter, r *http.Request) {
+			sse(w)
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"stop\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+		}, "", "", 0},
 		{"zero tokens", func(w http.ResponseWriter, r *http.Request) {
 			sse(w)
 			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: [DONE]\n\n")

@@ -225,7 +225,19 @@ func (st *streamState) finish() {
 		rec.OutputTokens = chunks
 		rec.TokenSource = record.SourceChunks
 	}
-	if rec.Error == nil && (rec.OutputTokens == 0 || len(rec.Chunks) == 0) {
+	if rec.Error == nil && len(rec.Chunks) == 0 {
+		switch {
+		case st.usageSeen || rec.FinishReason != "":
+			// completed with no text to show (a stop string that matched
+			// the first token): the server's count stands, and the one
+			// moment known is the response's end
+			if rec.OutputTokens > 0 {
+				rec.First, rec.Last = rec.Done, rec.Done
+			}
+		default:
+			rec.Fail(record.KindEmpty, "the response completed without an output token")
+		}
+	} else if rec.Error == nil && rec.OutputTokens == 0 {
 		rec.Fail(record.KindEmpty, "the response completed without an output token")
 	}
 	if rec.Done < rec.Last {

@@ -41,7 +41,7 @@ func (s *Step) conventionSamples(r *record.Record, f requestFigures) {
 		}
 		r.ChunkGaps(func(d time.Duration) { s.itl.add(float64(d)) })
 	case ConventionGuideLLM:
-		if r.OutputTokens > 0 {
+		if f.hasTimes {
 			s.tpot.add(f.e2e / float64(r.OutputTokens))
 		}
 		if f.hasTPOT {

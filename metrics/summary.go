@@ -147,13 +147,16 @@ func NewStep(targets Targets) *Step {
 // requestFigures are one record's figures, in ns and tokens/s.
 type requestFigures struct {
 	ttft, e2e, tpot float64
+	hasTimes        bool // a token arrived: TTFT and E2E are defined
 	hasTPOT         bool
 	tps             float64
 	hasTPS          bool
 }
 
 func figures(r *record.Record) requestFigures {
-	f := requestFigures{ttft: float64(r.TTFT()), e2e: float64(r.E2E())}
+	// a completed response can carry no token at all (a stop string that
+	// matched at once): it has no first or last token to time
+	f := requestFigures{ttft: float64(r.TTFT()), e2e: float64(r.E2E()), hasTimes: r.OutputTokens > 0 && r.First >= r.Sent}
 	if tpot, ok := r.TPOT(); ok {
 		f.tpot, f.hasTPOT = float64(tpot), true
 	}
@@ -219,9 +222,11 @@ func (s *Step) Add(r *record.Record) {
 	s.inTok += int64(r.PromptTokens)
 	s.outTok += int64(r.OutputTokens)
 	f := figures(r)
-	s.e2eSum += f.e2e
-	s.ttft.add(f.ttft)
-	s.e2e.add(f.e2e)
+	if f.hasTimes {
+		s.e2eSum += f.e2e
+		s.ttft.add(f.ttft)
+		s.e2e.add(f.e2e)
+	}
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}

@@ -241,3 +241,16 @@ func TestAchievedRateOnlyForRateSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletedWithoutTokens: a completed response with no token to time
+// counts as completed, and adds no TTFT or E2E sample (it had no first
+// or last token).
+func TestCompletedWithoutTokens(t *testing.T) {
+	s := NewStep(Targets{List: []Target{{Name: TargetTTFT, Want: 100}}})
+	s.Add(rec(0, []int64{50, 60}, []int{1, 1}))
+	s.Add(&record.Record{V: 1, Sent: 100 * ms, Done: 120 * ms, TokenSource: record.SourceUsage, FinishReason: "stop"})
+	sum := s.Summary()
+	if sum.Requests.Completed != 2 || sum.TTFT.Count != 1 || sum.E2E.Count != 1 || sum.TTFT.Min < 0 {
+		t.Errorf("completed %d, TTFT %+v, E2E count %d", sum.Requests.Completed, sum.TTFT, sum.E2E.Count)
+	}
+}

@@ -135,11 +135,11 @@ type Verdict struct {
 func perRequestValue(name string, f requestFigures) (float64, bool) {
 	switch name {
 	case TargetTTFT:
-		return f.ttft / 1e6, true
+		return f.ttft / 1e6, f.hasTimes
 	case TargetTPOT:
 		return f.tpot / 1e6, f.hasTPOT
 	case TargetE2E:
-		return f.e2e / 1e6, true
+		return f.e2e / 1e6, f.hasTimes
 	case TargetRequestTPS:
 		return f.tps, f.hasTPS
 	case TargetDecodeTPS:
