@@ -227,7 +227,7 @@ func (st *streamState) finish() {
 	}
 	if rec.Error == nil && len(rec.Chunks) == 0 {
 		switch {
-		case st.usageSeen || rec.FinishReason != "":
+		case st.usageSeen:
 			// completed with no text to show (a stop string that matched
 			// the first token): the server's count stands, and the one
 			// moment known is the response's end
