@@ -15,14 +15,14 @@ import (
 // rec's chunks, counts and outcome: for a proxy watching responses pass
 // through. stamp returns when the bytes of the last read arrived; rec.Sent
 // must be set. api is APIChat, APICompletions or APIOllama.
-func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, header http.Header) {
+func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, header http.Header, tok TextCounter) {
 	if enc := unaskedEncoding(header); enc != "" {
 		rec.Done = clock.Now()
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
 	contentType := header.Get("Content-Type")
-	st := streamState{rec: rec, clock: clock, stamp: stamp}
+	st := streamState{rec: rec, clock: clock, stamp: stamp, tokenizer: tok}
 	ct, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case api == APIOllama:

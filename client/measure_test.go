@@ -27,7 +27,7 @@ func FuzzMeasure(f *testing.F) {
 		reads := int64(0)
 		stamp := func() time.Time { reads++; return clock.Time(reads * int64(time.Millisecond)) }
 		rec := &record.Record{}
-		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, http.Header{})
+		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, http.Header{}, TextCounter{})
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
 			t.Fatalf("negative count: %+v", rec)
 		}

@@ -42,9 +42,16 @@ type OpenAIConfig struct {
 	Concurrency int            // sizes the connection pool
 	Clock       *record.Clock
 	OnToken     TokenFunc
-	// CountTokens, when set, counts the generated text of a response whose
+	// Tokenizer, when set, counts the generated text of a response whose
 	// server reports no usage (token source "tokenizer").
-	CountTokens func(text string) int
+	Tokenizer TextCounter
+}
+
+// TextCounter is a client-side tokenizer: it counts the generated text of
+// responses without usage; Name is recorded with the count.
+type TextCounter struct {
+	Name  string
+	Count func(text string) int
 }
 
 // OpenAI is a client for /v1/chat/completions and /v1/completions.
@@ -270,7 +277,7 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, countTokens: c.cfg.CountTokens}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, tokenizer: c.cfg.Tokenizer}
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}

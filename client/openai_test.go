@@ -181,7 +181,7 @@ func TestEndpoint(t *testing.T) {
 func TestClientTokenizerWhenNoUsage(t *testing.T) {
 	url := rawServer(t, 200, "text/event-stream", chunk("Hello,")+chunk(" wor")+chunk("ld!")+"data: [DONE]\n\n")
 	words := func(s string) int { return len(strings.Fields(s)) + strings.Count(s, ",") + strings.Count(s, "!") }
-	cl := newClient(t, url, func(c *OpenAIConfig) { c.CountTokens = words })
+	cl := newClient(t, url, func(c *OpenAIConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 	// "Hello, world!": 2 words, a comma and a bang: 4 tokens over 3 chunks
@@ -205,7 +205,7 @@ func TestStampsNeverPrecedeTheSend(t *testing.T) {
 	rec := record.Record{Sent: int64(50 * time.Millisecond)}
 	early := clock.Time(rec.Sent - int64(time.Millisecond))
 	body := strings.NewReader(chunk("a") + chunk("b") + "data: [DONE]\n\n")
-	Measure(body, func() time.Time { return early }, &rec, clock, APIChat, true, http.Header{"Content-Type": {"text/event-stream"}})
+	Measure(body, func() time.Time { return early }, &rec, clock, APIChat, true, http.Header{"Content-Type": {"text/event-stream"}}, TextCounter{})
 	if rec.Error != nil || len(rec.Chunks) != 2 {
 		t.Fatalf("record %+v", rec)
 	}

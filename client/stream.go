@@ -18,8 +18,8 @@ type streamState struct {
 	onToken TokenFunc
 	stamp   func() time.Time // arrival time of the bytes last read; nil: now
 
-	countTokens func(string) int // a client-side tokenizer, when configured
-	text        strings.Builder  // the generated text, kept only to count it
+	tokenizer TextCounter     // a client-side tokenizer, when configured
+	text      strings.Builder // the generated text, kept only to count it
 
 	err  error
 	kind string
@@ -178,9 +178,9 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	rec.Last = at
 	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens})
 	st.bytesPer = append(st.bytesPer, ci.textBytes)
-	if st.onToken != nil || st.countTokens != nil {
+	if st.onToken != nil || st.tokenizer.Count != nil {
 		text := ci.text()
-		if st.countTokens != nil {
+		if st.tokenizer.Count != nil {
 			st.text.WriteString(text)
 		}
 		if st.onToken != nil {
@@ -214,10 +214,11 @@ func (st *streamState) finish() {
 		if !st.chunkUsage && len(rec.Chunks) > 0 && st.usageTokens != chunks {
 			apportion(rec.Chunks, st.bytesPer, st.usageTokens)
 		}
-	case st.countTokens != nil && len(rec.Chunks) > 0:
-		n := st.countTokens(st.text.String())
+	case st.tokenizer.Count != nil && len(rec.Chunks) > 0:
+		n := st.tokenizer.Count(st.text.String())
 		rec.OutputTokens = n
 		rec.TokenSource = record.SourceTokenizer
+		rec.Tokenizer = st.tokenizer.Name
 		if n != chunks {
 			apportion(rec.Chunks, st.bytesPer, n)
 		}

@@ -34,15 +34,19 @@ type Proxy struct {
 	APIKey string
 	// Log, when set, is told when records cannot be written and when
 	// writing resumes.
-	Log      io.Writer
-	upstream *url.URL
-	rp       *httputil.ReverseProxy
-	clock    *record.Clock
-	exporter *Exporter
-	records  RecordSink
-	failing  atomic.Bool // the last record could not be written
-	mu       sync.Mutex
-	seq      int
+	Log io.Writer
+	// Tokenizer counts the text of responses whose server reports no
+	// usage; without one, whole (non-streamed) responses are counted with
+	// Fallback, since one chunk says nothing of their length.
+	Tokenizer, Fallback client.TextCounter
+	upstream            *url.URL
+	rp                  *httputil.ReverseProxy
+	clock               *record.Clock
+	exporter            *Exporter
+	records             RecordSink
+	failing             atomic.Bool // the last record could not be written
+	mu                  sync.Mutex
+	seq                 int
 }
 
 // RecordSink takes the proxy's records: a *record.FileWriter (whole lines,
@@ -189,6 +193,15 @@ func (m *measure) done() {
 			p.exporter.Observe(m.rec)
 		}
 	})
+}
+
+// counter is the tokenizer for a response without usage: the one set, or
+// for a whole response the fallback.
+func (p *Proxy) counter(stream bool) client.TextCounter {
+	if p.Tokenizer.Count != nil || stream {
+		return p.Tokenizer
+	}
+	return p.Fallback
 }
 
 // keep writes a record; a failure (a full disk) is counted, and told once

@@ -390,3 +390,24 @@ func TestProxyHostileClients(t *testing.T) {
 		t.Fatalf("model kept as %d bytes", len(recs[0].Model))
 	}
 }
+
+// TestProxyCountsWholeResponsesWithoutUsage: a non-streamed response
+// without usage was one token in proxy records; the proxy's fallback
+// tokenizer counts its text, and the record names it.
+func TestProxyCountsWholeResponsesWithoutUsage(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q}}]}`, strings.Repeat(" word", 40))
+	}))
+	defer up.Close()
+	buf := &syncbuf.Buffer{}
+	p, _ := NewProxy(up.URL, nil, record.NewWriter(buf))
+	p.Fallback = client.TextCounter{Name: "words", Count: func(s string) int { return len(strings.Fields(s)) }}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	post(t, srv.URL+"/v1/chat/completions", `{"model":"m","max_tokens":40}`, nil)
+	recs := records(t, buf, 1)
+	if len(recs) != 1 || recs[0].OutputTokens != 40 || recs[0].TokenSource != record.SourceTokenizer || recs[0].Tokenizer != "words" {
+		t.Fatalf("records %+v", recs)
+	}
+}

@@ -72,6 +72,7 @@ type Record struct {
 	// far above what was streamed, a cumulative count that fell); the
 	// tokens were then counted from the stream (TokenSource).
 	UsageSuspect string `json:"usage_suspect,omitempty"`
+	Tokenizer    string `json:"tokenizer,omitempty"` // the client tokenizer that counted, for source "tokenizer"
 	PromptTokens int    `json:"prompt_tokens,omitempty"`
 	MaxTokens    int    `json:"max_tokens,omitempty"`
 

@@ -18,6 +18,12 @@ import (
 // Names lists the encodings available.
 var Names = []string{"cl100k", "o200k"}
 
+// Default is the encoding that counts whole (non-streamed) responses of a
+// server that reports no usage, when no tokenizer is named: one chunk
+// says nothing of a response's length, and cl100k is as close to a
+// common tokenizer as there is.
+const Default = "cl100k"
+
 var setLoader sync.Once
 
 // Counter counts the tokens of a text.

@@ -759,3 +759,24 @@ func TestEngineSizedForConcurrency(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestNoStreamWithoutUsage: a whole response from a server that reports
+// no usage counted as 1 token (40 times too few) and was claimed to end
+// before its max_tokens. Its text is now counted with the default
+// tokenizer, and the record says so.
+func TestNoStreamWithoutUsage(t *testing.T) {
+	quiet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"message":{"role":"assistant","content":%q}}]}`, strings.Repeat(" word", 40))
+	}))
+	defer quiet.Close()
+	records := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errs := cli(t, "run", "--url", quiet.URL, "--model", "m", "--no-stream", "--requests", "2", "--concurrency", "2", "--max-tokens", "40", "--records", records)
+	if code != 0 || !strings.Contains(out, "Total tokens: 80 generated") || !strings.Contains(out, "tokenizer 2") || strings.Contains(out, "ended before") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	data, _ := os.ReadFile(records)
+	if strings.Count(string(data), `"token_source":"tokenizer","tokenizer":"cl100k"`) != 2 {
+		t.Errorf("records do not name the tokenizer:\n%s", data)
+	}
+}

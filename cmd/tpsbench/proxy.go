@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tpsbench/tpsbench/tokencount"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,7 +15,7 @@ import (
 )
 
 func newProxyCmd() *cobra.Command {
-	var upstream, listen, records, apiKeyEnv string
+	var upstream, listen, records, apiKeyEnv, tokenizer string
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL",
 		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics",
@@ -39,6 +40,12 @@ func newProxyCmd() *cobra.Command {
 				return usageError{err}
 			}
 			p.Log = cmd.ErrOrStderr()
+			if p.Tokenizer, err = textCounter(tokenizer, true); err != nil {
+				return usageError{err}
+			}
+			if p.Fallback, err = textCounter("", false); err != nil {
+				return err
+			}
 			p.APIKey = os.Getenv(apiKeyEnv)
 			stop, url, err := p.Serve(listen)
 			if err != nil {
@@ -55,6 +62,7 @@ func newProxyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the server to forward to, e.g. http://127.0.0.1:8000")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "listen address (loopback unless told otherwise)")
 	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")
+	cmd.Flags().StringVar(&tokenizer, "tokenizer", "", "client-side tokenizer (cl100k, o200k, or a tokenizer.json) that counts responses without usage; whole responses without usage are counted with "+tokencount.Default+" when none is given")
 	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_PROXY_API_KEY", "environment variable whose value, when set, clients must send as a bearer token")
 	return cmd
 }

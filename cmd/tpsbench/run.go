@@ -180,6 +180,25 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (u
 	}, nil
 }
 
+// textCounter is the client tokenizer that counts responses without
+// usage: the one named, or for whole responses tokencount.Default (a
+// non-streamed response is one chunk: counting chunks made it one token,
+// 40 times too few). Streams without one are counted by chunks, and the
+// report says so.
+func textCounter(name string, stream bool) (client.TextCounter, error) {
+	if name == "" {
+		if stream {
+			return client.TextCounter{}, nil
+		}
+		name = tokencount.Default
+	}
+	count, err := tokencount.New(name)
+	if err != nil {
+		return client.TextCounter{}, err
+	}
+	return client.TextCounter{Name: name, Count: count}, nil
+}
+
 // askedConcurrency is the most requests the run will have in flight at
 // once: its highest concurrency level, or find-max's limit.
 func (f *runFlags) askedConcurrency(levels []int) int {
@@ -431,17 +450,16 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	var countTokens tokencount.Counter
-	if f.tokenizer != "" {
-		if countTokens, err = tokencount.New(f.tokenizer); err != nil {
-			return usageError{err}
-		}
+	counter, err := textCounter(f.tokenizer, !f.noStream)
+	if err != nil {
+		return usageError{err}
 	}
+	countTokens := counter.Count // nil unless a tokenizer counts responses
 	if syn, ok := src.(workload.Synthetic); ok && len(tgts) > 0 {
 		// exact lengths where the server has a tokenizer endpoint
 		tk, err := client.NewTokenizer(ctx, tgts[0].url, f.api, tgts[0].model, key)
 		switch {
-		case err != nil && countTokens != nil:
+		case err != nil && f.tokenizer != "": // the default one counts outputs, not prompts
 			if syn.Calibrate(func(s string) (int, error) { return countTokens(s), nil }) == nil {
 				src = syn
 				if !f.quiet {
@@ -496,7 +514,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		cfg := client.OpenAIConfig{
 			URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
 			Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
-			Concurrency: max(prof.Concurrency, 1), Clock: clock, CountTokens: countTokens,
+			Concurrency: max(prof.Concurrency, 1), Clock: clock, Tokenizer: counter,
 		}
 		if tokens != nil {
 			cfg.OnToken = tokens.token
