@@ -17,11 +17,12 @@ type Charts struct {
 	// Failures marks when failed requests ended (Unix ns), at most maxMarks.
 	Failures []int64 `json:"failures"`
 	// Tokens is the token timeline of a step of one request: ms after sent,
-	// cumulative tokens, and instant TPS (1 / ITL) of each chunk.
+	// cumulative tokens, and instant TPS (1 / ITL) of each arrival (the
+	// chunks read at one instant).
 	Tokens []TokenPoint `json:"tokens,omitempty"`
 }
 
-// TokenPoint is one chunk of a single request's stream.
+// TokenPoint is one arrival of a single request's stream.
 type TokenPoint struct {
 	MS         float64 `json:"ms"`
 	Cumulative int     `json:"cumulative"`
@@ -54,16 +55,19 @@ func (h *histogram) cdf(unit float64) []Point {
 // tokenTimeline is the chunk timeline of one record.
 func tokenTimeline(r *record.Record) []TokenPoint {
 	var out []TokenPoint
-	cum := 0
-	for i, c := range r.Chunks {
-		cum += c.Tokens
-		p := TokenPoint{MS: float64(c.At) / 1e6, Cumulative: cum}
-		if i > 0 && c.Tokens > 0 {
-			if gap := float64(c.At-r.Chunks[i-1].At) / 1e9 / float64(c.Tokens); gap > 0 {
+	cum, prev := 0, int64(0)
+	r.Arrivals(func(at int64, tokens, _ int) {
+		cum += tokens
+		p := TokenPoint{MS: float64(at) / 1e6, Cumulative: cum}
+		// an arrival's tokens share its gap (chunks read at once are one
+		// arrival: their own gaps of 0 would read as infinite TPS)
+		if len(out) > 0 && tokens > 0 {
+			if gap := float64(at-prev) / 1e9 / float64(tokens); gap > 0 {
 				p.InstantTPS = 1 / gap
 			}
 		}
 		out = append(out, p)
-	}
+		prev = at
+	})
 	return out
 }

@@ -69,6 +69,11 @@ type Summary struct {
 	ShortOutputs  int            `json:"short_outputs"`           // completed requests that made fewer tokens than their max_tokens
 	TokenMismatch int            `json:"token_mismatch"`          // requests whose usage count differs from their token-bearing chunks
 	UsageSuspect  int            `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
+	// Chunks and BatchedChunks: token-bearing chunks of completed
+	// requests, and those that arrived in the same read as the chunk
+	// before them (a server or network that batches its output).
+	Chunks        int64 `json:"chunks"`
+	BatchedChunks int64 `json:"batched_chunks"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
@@ -101,6 +106,8 @@ type Step struct {
 	sources  map[string]int
 	mismatch int
 	suspect  int
+	chunks   int64
+	batched  int64
 	short    int
 
 	start, end          int64 // window: first sent, last done (absolute ns)
@@ -213,6 +220,8 @@ func (s *Step) Add(r *record.Record) {
 	if r.UsageSuspect != "" {
 		s.suspect++
 	}
+	s.chunks += int64(len(r.Chunks))
+	s.batched += int64(r.Batched())
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
 	}
@@ -282,6 +291,7 @@ func (s *Step) Summary() Summary {
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, ShortOutputs: s.short,
+		Chunks: s.chunks, BatchedChunks: s.batched,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
 	}

@@ -149,19 +149,41 @@ func (r *Record) TPOT() (time.Duration, bool) {
 	return time.Duration(float64(r.Last-r.First) / float64(r.OutputTokens-1)), true
 }
 
-// ITLs calls fn with every inter-token latency sample: a chunk arriving g
-// after the previous one and carrying k tokens gives k samples of g/k,
-// passed as one call with count k (a chunk that claims a billion tokens
-// costs one call, not a billion).
-func (r *Record) ITLs(fn func(d time.Duration, count int)) {
-	for i := 1; i < len(r.Chunks); i++ {
-		g := r.Chunks[i].At - r.Chunks[i-1].At
-		k := r.Chunks[i].Tokens
-		if k <= 0 {
-			continue
+// Arrivals calls fn with each arrival: the chunks read at one instant (one
+// read from the connection stamps them all), with when they came (ns
+// after sent), their tokens, and how many chunks they were.
+func (r *Record) Arrivals(fn func(at int64, tokens, chunks int)) {
+	for i := 0; i < len(r.Chunks); {
+		at, tokens, j := r.Chunks[i].At, 0, i
+		for ; j < len(r.Chunks) && r.Chunks[j].At == at; j++ {
+			tokens += r.Chunks[j].Tokens
 		}
-		fn(time.Duration(g/int64(k)), k)
+		fn(at, tokens, j-i)
+		i = j
 	}
+}
+
+// ITLs calls fn with every inter-token latency sample: an arrival g after
+// the one before it, carrying k tokens (in one chunk or in several read
+// at once), gives k samples of g/k, passed as one call with count k (a
+// chunk that claims a billion tokens costs one call, not a billion).
+// Tokens of the first arrival give none: TTFT covers them.
+func (r *Record) ITLs(fn func(d time.Duration, count int)) {
+	prev, first := int64(0), true
+	r.Arrivals(func(at int64, tokens, _ int) {
+		if !first && tokens > 0 {
+			fn(time.Duration((at-prev)/int64(tokens)), tokens)
+		}
+		prev, first = at, false
+	})
+}
+
+// Batched is how many chunks arrived in the same read as the chunk before
+// them: a server (or a network) that batches its output.
+func (r *Record) Batched() int {
+	arrivals := 0
+	r.Arrivals(func(int64, int, int) { arrivals++ })
+	return len(r.Chunks) - arrivals
 }
 
 // ChunkGaps calls fn with every raw gap between consecutive chunks (what

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -108,31 +109,72 @@ func TestShowTokens(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	lines := regexp.MustCompile(`(?m)^\s+(\d+)\s+" hi"\s+(\S+)$`).FindAllStringSubmatch(out, -1)
-	if len(lines) != 5 {
-		t.Fatalf("%d token lines, want 5:\n%s", len(lines), out)
+	// One line an arrival: chunks read at once (on a loaded machine two of
+	// the server's 2 ms gaps can close so) are one line covering their
+	// tokens, with one rate; never "inf".
+	lines := regexp.MustCompile(`(?m)^\s+(\d+)(?:-(\d+))?\s+"((?: hi)+)"\s+(\S+)(  \(\d+ chunks in one read\))?$`).FindAllStringSubmatch(out, -1)
+	if len(lines) == 0 || lines[0][4] != "(first)" {
+		t.Fatalf("token lines %q:\n%s", lines, out)
 	}
-	// Chunks that arrive in one read share their kernel stamp, and their
-	// instant TPS is "inf"; on a loaded machine two of the server's 2 ms
-	// gaps can close so. Every later line is a rate or inf, and at least
-	// one is a rate.
-	if lines[0][2] != "(first)" {
-		t.Errorf("first token's instant TPS column: %q", lines[0][2])
-	}
-	rates := 0
-	for _, l := range lines[1:] {
-		switch {
-		case regexp.MustCompile(`^\d+\.\d$`).MatchString(l[2]):
-			rates++
-		case l[2] != "inf":
-			t.Errorf("instant TPS column: %q", l[2])
+	covered := 0
+	for i, l := range lines {
+		from, _ := strconv.Atoi(l[1])
+		to := from
+		if l[2] != "" {
+			to, _ = strconv.Atoi(l[2])
+		}
+		if from != covered+1 || strings.Count(l[3], " hi") != to-from+1 {
+			t.Errorf("line %d covers tokens %d-%d with %q after %d tokens", i, from, to, l[3], covered)
+		}
+		covered = to
+		if i > 0 && !regexp.MustCompile(`^\d+\.\d$`).MatchString(l[4]) {
+			t.Errorf("instant TPS column: %q", l[4])
 		}
 	}
-	if rates == 0 {
-		t.Errorf("no instant TPS among %q", lines[1:])
+	if covered != 5 || strings.Contains(out, "inf") {
+		t.Errorf("%d tokens shown:\n%s", covered, out)
 	}
 	if !strings.Contains(out, "average TPS") || !strings.Contains(out, "Generated tokens: 5") {
 		t.Errorf("no summary:\n%s", out)
+	}
+}
+
+// TestChunksReadAtOnce: chunks that come in one read showed "inf" instant
+// TPS, went into ITL as zero gaps, and went unreported. They are one
+// arrival: one line, one rate over its tokens, and the report tells the
+// share of chunks that came batched.
+func TestChunksReadAtOnce(t *testing.T) {
+	batching := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := "data: {\"choices\":[{\"delta\":{\"content\":\" hi\"}}]}\n\n"
+		fmt.Fprint(w, chunk)
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond) // two reads apart (a lower bound only)
+		fmt.Fprint(w, chunk+chunk+"data: {\"choices\":[],\"usage\":{\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
+	}))
+	defer batching.Close()
+	code, out, errs := cli(t, "run", "--url", batching.URL, "--model", "m", "--max-tokens", "3", "--show-tokens")
+	if code != 0 || !strings.Contains(out, "(2 chunks in one read)") || strings.Contains(out, "inf") {
+		t.Fatalf("exit %d %s:\n%s", code, errs, out)
+	}
+	// ITL: the second arrival's gap over its two tokens, twice; no zeros
+	_, out, _ = cli(t, "run", "--url", batching.URL, "--model", "m", "--max-tokens", "3", "--requests", "2", "--concurrency", "2", "--format", "json", "-q")
+	var rep struct {
+		Steps []struct {
+			ITL struct {
+				Min   float64 `json:"min"`
+				Count int     `json:"count"`
+			} `json:"itl_ms"`
+			Chunks  int `json:"chunks"`
+			Batched int `json:"batched_chunks"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Steps) != 1 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	st := rep.Steps[0]
+	if st.ITL.Count != 4 || st.ITL.Min < 10 || st.Chunks != 6 || st.Batched != 2 {
+		t.Errorf("ITL %+v, %d of %d chunks batched; want 4 samples of at least 10 ms, 2 of 6", st.ITL, st.Batched, st.Chunks)
 	}
 }
 

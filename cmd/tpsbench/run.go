@@ -671,37 +671,64 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 type tokenPrinter struct {
 	w      io.Writer
 	clock  *record.Clock
-	n      int
-	first  int64
-	prev   int64
-	tokens int
+	n      int   // arrivals printed
+	first  int64 // when the first arrival came
+	prev   int64 // when the arrival before the pending one came
+	tokens int   // tokens printed
+	// the arrival being gathered: chunks read at once come one after
+	// another with one stamp, and are shown as one arrival
+	pending struct {
+		at           int64
+		tokens, size int
+		text         strings.Builder
+	}
 }
 
+// token gathers a chunk; an arrival is printed once a chunk of a later
+// read starts the next (or at the end).
 func (p *tokenPrinter) token(at int64, tokens int, text string) {
-	if p.n == 0 {
-		p.first = at
-		fmt.Fprintf(p.w, "%6s  %-24s %12s\n", "token", "text", "instant TPS")
-		fmt.Fprintf(p.w, "%6d  %-24q %12s\n", 1, text, "(first)")
-	} else {
-		gap := float64(at-p.prev) / 1e9 / float64(max(tokens, 1))
-		inst := "inf"
-		if gap > 0 {
-			inst = fmt.Sprintf("%.1f", 1/gap)
-		}
-		label := strconv.Itoa(p.tokens + 1)
-		if tokens > 1 {
-			label = fmt.Sprintf("%d-%d", p.tokens+1, p.tokens+tokens)
-		}
-		fmt.Fprintf(p.w, "%6s  %-24q %12s\n", label, text, inst)
+	if p.pending.size > 0 && at != p.pending.at {
+		p.flush()
 	}
+	p.pending.at = at
+	p.pending.tokens += max(tokens, 1)
+	p.pending.size++
+	p.pending.text.WriteString(text)
+}
+
+// flush prints the pending arrival: its tokens, its text, and its instant
+// TPS (its tokens over the gap since the arrival before).
+func (p *tokenPrinter) flush() {
+	a := &p.pending
+	if a.size == 0 {
+		return
+	}
+	label := strconv.Itoa(p.tokens + 1)
+	if a.tokens > 1 {
+		label = fmt.Sprintf("%d-%d", p.tokens+1, p.tokens+a.tokens)
+	}
+	inst := "(first)"
+	if p.n == 0 {
+		p.first = a.at
+		fmt.Fprintf(p.w, "%6s  %-24s %12s\n", "token", "text", "instant TPS")
+	} else {
+		inst = fmt.Sprintf("%.1f", float64(a.tokens)/(float64(a.at-p.prev)/1e9))
+	}
+	if a.size > 1 {
+		inst += fmt.Sprintf("  (%d chunks in one read)", a.size)
+	}
+	fmt.Fprintf(p.w, "%6s  %-24q %12s\n", label, a.text.String(), inst)
 	p.n++
-	p.tokens += max(tokens, 1)
-	p.prev = at
+	p.tokens += a.tokens
+	p.prev = a.at
+	a.tokens, a.size = 0, 0
+	a.text.Reset()
 }
 
 func (p *tokenPrinter) summary() {
+	p.flush()
 	if p.n > 1 {
-		fmt.Fprintf(p.w, "Streamed %d chunks; average TPS after the first token: %.2f tokens/s\n\n",
+		fmt.Fprintf(p.w, "Streamed %d arrivals; average TPS after the first token: %.2f tokens/s\n\n",
 			p.n, float64(p.tokens-1)/(float64(p.prev-p.first)/1e9))
 	} else {
 		fmt.Fprintln(p.w)
