@@ -46,14 +46,9 @@ type Plan struct {
 	// request ends, flushed at once so that a killed run loses only what
 	// was in flight.
 	Records *record.Writer
-	// OnRecord, when set, sees every record after it is written. It runs
-	// on the collecting goroutine and must be quick.
-	OnRecord func(*record.Record)
-	// OnStep, when set, is called as each step begins.
-	OnStep func(index int, s *Step)
-	// OnSend, when set, sees each record as its request is about to be
-	// sent (stamps not filled in yet); it must be quick.
-	OnSend func(*record.Record)
+	// Observer, when set, watches the run: steps beginning, requests
+	// sent, chunks arriving, records done (Observers fans out to several).
+	Observer Observer
 	// FirstStep numbers the steps' records from this index, so that plans
 	// run one after another into one records file keep distinct steps.
 	FirstStep int
@@ -112,8 +107,8 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			break
 		}
 		step := &plan.Steps[i]
-		if plan.OnStep != nil {
-			plan.OnStep(i, step)
+		if plan.Observer != nil {
+			plan.Observer.StepBegan(i, step)
 		}
 		// The server's view starts with the first measured request, so
 		// that its counts leave out the warm-up, as the client's do.
@@ -151,8 +146,9 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			for _, m := range item.Messages {
 				req.Messages = append(req.Messages, client.Message{Role: m.Role, Content: m.Content})
 			}
-			if plan.OnSend != nil {
-				plan.OnSend(rec)
+			if plan.Observer != nil {
+				plan.Observer.Sent(rec)
+				req.OnChunk = plan.Observer.Chunk
 			}
 			step.Client.Do(ctx, req, rec)
 			return rec
@@ -168,8 +164,8 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				}
 			}
 			agg.Add(rec)
-			if plan.OnRecord != nil {
-				plan.OnRecord(rec)
+			if plan.Observer != nil {
+				plan.Observer.Done(rec)
 			}
 		}
 		watchOnce.Do(func() {}) // no measured request started one: none runs

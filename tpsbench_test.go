@@ -64,7 +64,7 @@ func measure(t *testing.T, sc scripted.Script, stream bool, prof load.Profile, m
 			Workload: workload.Fixed{Prompt: "Explain AI", MaxTokens: maxTokens}})
 	}
 	var recs []*record.Record
-	plan.OnRecord = func(r *record.Record) { recs = append(recs, r) }
+	plan.Observer = tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }}
 	res, err := tpsbench.Run(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)

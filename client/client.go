@@ -21,6 +21,10 @@ type Request struct {
 	Prompt    string    // the prompt (completions), or the user message when Messages is empty (chat)
 	Messages  []Message // chat history, when given
 	MaxTokens int
+	// OnChunk, when set, sees each token-bearing chunk as it is read,
+	// with the tokens it carries by then (rec.Streamed adds them up). It
+	// runs on the reading goroutine: it must be quick.
+	OnChunk func(rec *record.Record, tokens int)
 }
 
 // Client sends one request and fills rec with its timeline, counts and

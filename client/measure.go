@@ -11,18 +11,27 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
+// MeasureOptions are what Measure needs besides the body.
+type MeasureOptions struct {
+	Header    http.Header // the response's (Content-Type, Content-Encoding)
+	Tokenizer TextCounter // counts responses without usage, when set
+	// OnChunk, when set, sees each token-bearing chunk as it is read.
+	OnChunk func(rec *record.Record, tokens int)
+}
+
 // Measure reads a response body the way the client reads its own, filling
 // rec's chunks, counts and outcome: for a proxy watching responses pass
 // through. stamp returns when the bytes of the last read arrived; rec.Sent
 // must be set. api is APIChat, APICompletions or APIOllama.
-func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, header http.Header, tok TextCounter) {
+func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, opts MeasureOptions) {
+	header := opts.Header
 	if enc := unaskedEncoding(header); enc != "" {
 		rec.Done = clock.Now()
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
 	contentType := header.Get("Content-Type")
-	st := streamState{rec: rec, clock: clock, stamp: stamp, tokenizer: tok}
+	st := streamState{rec: rec, clock: clock, stamp: stamp, tokenizer: opts.Tokenizer, onChunk: opts.OnChunk}
 	ct, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case api == APIOllama:

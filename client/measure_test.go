@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +26,7 @@ func FuzzMeasure(f *testing.F) {
 		reads := int64(0)
 		stamp := func() time.Time { reads++; return clock.Time(reads * int64(time.Millisecond)) }
 		rec := &record.Record{}
-		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, http.Header{}, TextCounter{})
+		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, MeasureOptions{})
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
 			t.Fatalf("negative count: %+v", rec)
 		}

@@ -277,7 +277,7 @@ func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, tokenizer: c.cfg.Tokenizer}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, tokenizer: c.cfg.Tokenizer}
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}

@@ -205,7 +205,7 @@ func TestStampsNeverPrecedeTheSend(t *testing.T) {
 	rec := record.Record{Sent: int64(50 * time.Millisecond)}
 	early := clock.Time(rec.Sent - int64(time.Millisecond))
 	body := strings.NewReader(chunk("a") + chunk("b") + "data: [DONE]\n\n")
-	Measure(body, func() time.Time { return early }, &rec, clock, APIChat, true, http.Header{"Content-Type": {"text/event-stream"}}, TextCounter{})
+	Measure(body, func() time.Time { return early }, &rec, clock, APIChat, true, MeasureOptions{Header: http.Header{"Content-Type": {"text/event-stream"}}})
 	if rec.Error != nil || len(rec.Chunks) != 2 {
 		t.Fatalf("record %+v", rec)
 	}

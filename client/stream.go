@@ -16,7 +16,8 @@ type streamState struct {
 	rec     *record.Record
 	clock   *record.Clock
 	onToken TokenFunc
-	stamp   func() time.Time // arrival time of the bytes last read; nil: now
+	onChunk func(*record.Record, int) // the request's live observer, if any
+	stamp   func() time.Time          // arrival time of the bytes last read; nil: now
 
 	tokenizer TextCounter     // a client-side tokenizer, when configured
 	text      strings.Builder // the generated text, kept only to count it
@@ -178,6 +179,10 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	rec.Last = at
 	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens})
 	st.bytesPer = append(st.bytesPer, ci.textBytes)
+	rec.Streamed += tokens
+	if st.onChunk != nil {
+		st.onChunk(rec, tokens)
+	}
 	if st.onToken != nil || st.tokenizer.Count != nil {
 		text := ci.text()
 		if st.tokenizer.Count != nil {

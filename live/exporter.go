@@ -7,6 +7,7 @@ package live
 import (
 	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -27,6 +28,7 @@ type Exporter struct {
 	models   modelLabels
 	// records a proxy measured but could not write (the run's are fatal)
 	recordsLost prometheus.Counter
+	lastOutput  atomic.Pointer[labelledCounter]
 }
 
 // NewExporter makes an exporter with its own registry.
@@ -69,8 +71,37 @@ func (e *Exporter) labels(r *record.Record) (model, step string) {
 	return e.models.of(r.Model), cleanLabel(r.Step)
 }
 
+// Chunk counts a chunk's output tokens as it streams, so the token counter
+// (and a rate over it) moves during long responses, not only at their end.
+func (e *Exporter) Chunk(r *record.Record, tokens int) {
+	if !r.Warmup {
+		e.outputCounter(r).Add(float64(tokens))
+	}
+}
+
+// outputCounter is the output-token counter of r's labels. The last one
+// looked up is kept: resolving labels on every chunk would cost more than
+// the rest of reading it.
+func (e *Exporter) outputCounter(r *record.Record) prometheus.Counter {
+	if c := e.lastOutput.Load(); c != nil && c.model == r.Model && c.step == r.Step {
+		return c.counter
+	}
+	model, step := e.labels(r)
+	c := &labelledCounter{model: r.Model, step: r.Step, counter: e.tokens.WithLabelValues("output", model, step)}
+	e.lastOutput.Store(c)
+	return c.counter
+}
+
+// labelledCounter is a counter with the record fields it was looked up by.
+type labelledCounter struct {
+	model, step string
+	counter     prometheus.Counter
+}
+
 // Observe counts a finished request. Failures count by kind and stay out
-// of the latency histograms.
+// of the latency histograms. Output tokens its chunks counted as they came
+// are not counted again: the final count adds only what they missed (a
+// counter cannot go down, so a count below the chunks' stays theirs).
 func (e *Exporter) Observe(r *record.Record) {
 	if r.Warmup {
 		return
@@ -83,7 +114,9 @@ func (e *Exporter) Observe(r *record.Record) {
 	}
 	e.requests.WithLabelValues("ok", model, step).Inc()
 	e.tokens.WithLabelValues("input", model, step).Add(float64(r.PromptTokens))
-	e.tokens.WithLabelValues("output", model, step).Add(float64(r.OutputTokens))
+	if more := r.OutputTokens - r.Streamed; more > 0 {
+		e.tokens.WithLabelValues("output", model, step).Add(float64(more))
+	}
 	e.ttft.WithLabelValues(model, step).Observe(r.TTFT().Seconds())
 	if tpot, ok := r.TPOT(); ok {
 		e.tpot.WithLabelValues(model, step).Observe(tpot.Seconds())

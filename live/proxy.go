@@ -204,6 +204,13 @@ func (p *Proxy) counter(stream bool) client.TextCounter {
 	return p.Fallback
 }
 
+// chunk counts a chunk's tokens on the exporter as it passes.
+func (p *Proxy) chunk(r *record.Record, tokens int) {
+	if p.exporter != nil {
+		p.exporter.Chunk(r, tokens)
+	}
+}
+
 // keep writes a record; a failure (a full disk) is counted, and told once
 // until writing succeeds again, so that the log is not flooded.
 func (p *Proxy) keep(r *record.Record) {

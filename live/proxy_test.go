@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -410,4 +411,32 @@ func TestProxyCountsWholeResponsesWithoutUsage(t *testing.T) {
 	if len(recs) != 1 || recs[0].OutputTokens != 40 || recs[0].TokenSource != record.SourceTokenizer || recs[0].Tokenizer != "words" {
 		t.Fatalf("records %+v", recs)
 	}
+}
+
+// TestProxyCountsChunksLive: the proxy's exporter counted a response's
+// tokens only when it ended; it counts each chunk as it passes (the
+// response cannot have ended yet: the server paces 200 tokens 3 ms apart).
+func TestProxyCountsChunksLive(t *testing.T) {
+	up := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: 3 * time.Millisecond, Usage: true})
+	defer up.Close()
+	proxy, _, exp := proxyTo(t, up.URL)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		post(t, proxy.URL+"/v1/chat/completions", `{"model":"m","max_tokens":200,"stream":true,"stream_options":{"include_usage":true}}`, nil)
+	}()
+	output := regexp.MustCompile(`gen_ai_client_token_usage\{gen_ai_request_model="m",gen_ai_token_type="output",step="proxy"\} (\d+)`)
+	for {
+		rec := httptest.NewRecorder()
+		exp.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		if m := output.FindStringSubmatch(rec.Body.String()); m != nil && m[1] != "0" {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatal("no output tokens counted until the response ended")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	<-done
 }

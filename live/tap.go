@@ -51,7 +51,7 @@ func newTap(body io.ReadCloser, m *measure, header http.Header) *tap {
 	pr := &pieceReader{ch: t.batches, err: &t.readErr}
 	go func() {
 		defer close(t.parsed)
-		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, header, m.proxy.counter(m.stream))
+		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, client.MeasureOptions{Header: header, Tokenizer: m.proxy.counter(m.stream), OnChunk: m.proxy.chunk})
 		_, _ = io.Copy(io.Discard, pr) // drain, so the tap never blocks
 		if m.ctx.Err() != nil && m.rec.Error != nil && m.rec.Error.Kind == record.KindStreamCut {
 			m.rec.Error.Kind = record.KindCanceled // the client left

@@ -82,6 +82,12 @@ type Record struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	Error        *Error `json:"error,omitempty"`
 
+	// Streamed is the tokens the chunks said as they came (one a chunk,
+	// or cumulative usage's), before usage or a tokenizer settled the
+	// count: what a live view has counted of this request so far. It is
+	// not written to records files.
+	Streamed int `json:"-"`
+
 	// Server holds timings the server reported about itself (Ollama's
 	// durations), next to the client's own.
 	Server *ServerTiming `json:"server,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -29,6 +30,13 @@ type dashboard struct {
 	skipped  atomic.Int64
 	lastSkip atomic.Pointer[string] // why the last skipped line is not a record
 
+	// what is streaming now (run --live): tokens of requests not yet
+	// ended, and every streamed token by the second it came; a records
+	// file (watch) has finished requests only
+	live      bool
+	streaming atomic.Int64
+	perSecond secondBins
+
 	redraw
 }
 
@@ -36,7 +44,28 @@ func newDashboard(w io.Writer, title string) *dashboard {
 	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{})}
 }
 
-func (d *dashboard) send(*record.Record) { d.sent.Add(1) }
+// StepBegan is nothing to the dashboard: each record names its step.
+func (d *dashboard) StepBegan(int, *tpsbench.Step) {}
+
+func (d *dashboard) Sent(*record.Record) { d.sent.Add(1) }
+
+// Chunk counts tokens of requests still streaming, and places them in the
+// second they arrived, so the view moves with every chunk.
+func (d *dashboard) Chunk(r *record.Record, tokens int) {
+	if r.Warmup {
+		return
+	}
+	d.streaming.Add(int64(tokens))
+	d.perSecond.add(r.T0+r.Last, tokens)
+}
+
+// Done moves a request's tokens from streaming to its step's figures.
+func (d *dashboard) Done(r *record.Record) {
+	if !r.Warmup {
+		d.streaming.Add(-int64(r.Streamed))
+	}
+	d.record(r)
+}
 
 func (d *dashboard) record(r *record.Record) {
 	d.ended.Add(1)
@@ -98,6 +127,13 @@ func (d *dashboard) draw() {
 	if n := d.skipped.Load(); n > 0 {
 		fmt.Fprintf(&b, "skipped %d lines that are not records (last: %s)\n", n, termsafe.String(*d.lastSkip.Load()))
 	}
+	if d.live {
+		per := d.perSecond.last(60, time.Now())
+		fmt.Fprintf(&b, "streaming: %d tokens in requests not yet ended\n", d.streaming.Load())
+		fmt.Fprintf(&b, "TPS, last %d s (every chunk as it came): %s  (last whole second %.0f)\n\n", len(per), sparkline(per, 60), per[len(per)-1])
+	} else {
+		b.WriteString("(a records file holds finished requests: tokens count when each request ends)\n\n")
+	}
 	if len(sums) == 0 {
 		b.WriteString("waiting for requests to finish...\n")
 	}
@@ -108,7 +144,7 @@ func (d *dashboard) draw() {
 			fmt.Fprintf(&b, " [%s %d]", termsafe.String(k), n)
 		}
 		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %.1f\n", s.OutputTokens, s.SystemTPS, s.PeakTPS)
-		if s.Charts != nil {
+		if s.Charts != nil && !d.live { // live, the streaming view below shows rates
 			// one bar a second: every tenth point of the 100 ms series
 			// (every point, once long spans have widened the bins)
 			step := s.Charts.RollingStepMS
@@ -134,4 +170,42 @@ func (d *dashboard) draw() {
 		b.WriteString("\n")
 	}
 	io.WriteString(d.w, b.String())
+}
+
+// secondBins counts tokens by the Unix second they arrived, over the last
+// len(bins) seconds.
+type secondBins struct {
+	mu   sync.Mutex
+	sec  [64]int64
+	bins [64]int64
+}
+
+// add counts tokens that arrived at unixNS.
+func (b *secondBins) add(unixNS int64, tokens int) {
+	sec := unixNS / 1e9
+	i := uint64(sec) % uint64(len(b.bins))
+	b.mu.Lock()
+	switch {
+	case b.sec[i] == sec:
+		b.bins[i] += int64(tokens)
+	case b.sec[i] < sec: // the bin's second has passed: it is this one's now
+		b.sec[i], b.bins[i] = sec, int64(tokens)
+	}
+	b.mu.Unlock()
+}
+
+// last returns the tokens of each of the n whole seconds before now.
+func (b *secondBins) last(n int, now time.Time) []float64 {
+	n = min(n, len(b.bins)-1)
+	out := make([]float64, n)
+	cur := now.Unix()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for j := range out {
+		sec := cur - int64(n-j)
+		if i := uint64(sec) % uint64(len(b.bins)); b.sec[i] == sec {
+			out[j] = float64(b.bins[i])
+		}
+	}
+	return out
 }

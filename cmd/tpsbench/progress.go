@@ -93,9 +93,9 @@ func (p *progress) stop() {
 	}
 }
 
-// step begins a step; the index within its plan is not the run's (a run
-// may be several plans), so steps are counted here.
-func (p *progress) step(_ int, s *tpsbench.Step) {
+// StepBegan begins a step; the index within its plan is not the run's (a
+// run may be several plans), so steps are counted here.
+func (p *progress) StepBegan(_ int, s *tpsbench.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.terminal && p.seen > 0 {
@@ -114,9 +114,19 @@ func (p *progress) step(_ int, s *tpsbench.Step) {
 	}
 }
 
-func (p *progress) send(*record.Record) { p.started.Add(1) }
+func (p *progress) Sent(*record.Record) { p.started.Add(1) }
 
-func (p *progress) record(r *record.Record) {
+// Chunk counts tokens as they stream, so the line moves during a long
+// response, not only when it ends.
+func (p *progress) Chunk(r *record.Record, tokens int) {
+	if !r.Warmup {
+		p.tokens.Add(int64(tokens))
+	}
+}
+
+// Done settles a request's tokens: the final count replaces what its
+// chunks said (a failed request's tokens leave the count).
+func (p *progress) Done(r *record.Record) {
 	if r.Warmup {
 		p.started.Add(-1)
 		return
@@ -124,8 +134,9 @@ func (p *progress) record(r *record.Record) {
 	p.done.Add(1)
 	if !r.OK() {
 		p.failed.Add(1)
+		p.tokens.Add(-int64(r.Streamed))
 	} else {
-		p.tokens.Add(int64(r.OutputTokens))
+		p.tokens.Add(int64(r.OutputTokens - r.Streamed))
 	}
 }
 

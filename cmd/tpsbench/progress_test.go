@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // TestProgressClientCPU: the plain progress line carries the client's CPU
@@ -22,7 +23,7 @@ func TestProgressClientCPU(t *testing.T) {
 			used := time.Duration(0)
 			p.cpu = func() (time.Duration, bool) { used += time.Second; return used, true }
 		}
-		p.step(0, &steps[0])
+		p.StepBegan(0, &steps[0])
 		p.print()
 		time.Sleep(time.Millisecond) // the share needs wall time between lines
 		p.print()
@@ -60,10 +61,41 @@ func TestProgressFitsTheTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf, len(steps), false)
 	p.terminal, p.width = true, func() int { return 40 }
-	p.step(0, &steps[0])
+	p.StepBegan(0, &steps[0])
 	p.print()
 	out := strings.TrimPrefix(buf.String(), "\r\033[K")
 	if len(out) != 39 || !strings.HasPrefix(out, "[a-long-model-name] 0/10 requests") {
 		t.Fatalf("line %q (%d bytes) on a 40-column terminal", out, len(out))
+	}
+}
+
+// TestProgressCountsChunks: the line counted a request's tokens only when
+// it ended (4 s into a 300-token stream it read "0 tokens"). It counts
+// each chunk as it comes; the end settles the count.
+func TestProgressCountsChunks(t *testing.T) {
+	p := newProgress(&bytes.Buffer{}, 1, false)
+	p.StepBegan(0, &tpsbench.Step{Label: "s"})
+	r := &record.Record{}
+	p.Sent(r)
+	for i := 0; i < 3; i++ {
+		r.Streamed++
+		p.Chunk(r, 1)
+	}
+	if got := p.tokens.Load(); got != 3 {
+		t.Fatalf("%d tokens after 3 chunks", got)
+	}
+	r.OutputTokens = 5 // the server's usage: two tokens more than chunks
+	p.Done(r)
+	failed := &record.Record{Streamed: 2, Error: &record.Error{Kind: record.KindStreamCut}}
+	p.Sent(failed)
+	p.Chunk(failed, 1)
+	p.Chunk(failed, 1)
+	p.Done(failed)
+	warm := &record.Record{Warmup: true, Streamed: 1}
+	p.Sent(warm)
+	p.Chunk(warm, 1)
+	p.Done(warm)
+	if got := p.tokens.Load(); got != 5 {
+		t.Errorf("%d tokens, want the completed request's 5", got)
 	}
 }

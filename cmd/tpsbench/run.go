@@ -180,6 +180,14 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (u
 	}, nil
 }
 
+// exporterObserver feeds a run's events to the Prometheus exporter.
+type exporterObserver struct{ *live.Exporter }
+
+func (exporterObserver) StepBegan(int, *tpsbench.Step)        {}
+func (o exporterObserver) Done(r *record.Record)              { o.Observe(r) }
+func (o exporterObserver) Chunk(r *record.Record, tokens int) { o.Exporter.Chunk(r, tokens) }
+func (o exporterObserver) Sent(r *record.Record)              { o.Exporter.Sent(r) }
+
 // textCounter is the client tokenizer that counts responses without
 // usage: the one named, or for whole responses tokencount.Default (a
 // non-streamed response is one chunk: counting chunks made it one token,
@@ -585,15 +593,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	var prog *progress
 	var dash *dashboard
+	var observers tpsbench.Observers
 	if f.live && !f.quiet {
 		dash = newDashboard(stderr, "run")
-		plan.OnRecord, plan.OnSend = dash.record, dash.send
+		dash.live = true
+		observers = append(observers, dash)
 		dash.start(500 * time.Millisecond)
 	} else if !f.quiet {
 		prog = newProgress(stderr, len(steps)+autoRates, len(engineURLs) == 0)
-		plan.OnStep = prog.step
-		plan.OnRecord = prog.record
-		plan.OnSend = prog.send
+		observers = append(observers, prog)
 		prog.start()
 	}
 	if f.metricsAt != "" {
@@ -606,19 +614,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if !f.quiet {
 			fmt.Fprintf(stderr, "live metrics at %s/metrics\n", url)
 		}
-		onRecord, onSend := plan.OnRecord, plan.OnSend
-		plan.OnRecord = func(r *record.Record) {
-			exp.Observe(r)
-			if onRecord != nil {
-				onRecord(r)
-			}
-		}
-		plan.OnSend = func(r *record.Record) {
-			exp.Sent(r)
-			if onSend != nil {
-				onSend(r)
-			}
-		}
+		observers = append(observers, exporterObserver{exp})
+	}
+	if len(observers) > 0 {
+		plan.Observer = observers
 	}
 	if !startAt.IsZero() {
 		if d := time.Until(startAt); d > 0 {

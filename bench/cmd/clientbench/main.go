@@ -20,12 +20,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
+	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
@@ -85,6 +87,7 @@ func main() {
 	requests := flag.Int("requests", 0, "requests in all (default: one a stream)")
 	rate := flag.Float64("rate", 0, "start requests at this Poisson rate a second, up to -streams at once (default: all at once)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the client here")
+	liveCount := flag.Bool("live", false, "count every chunk live, as run's progress line and --metrics-addr exporter do")
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -97,7 +100,7 @@ func main() {
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
 	case "tpsbench":
-		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens, *rate)
+		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens, *rate, *liveCount)
 	case "plain":
 		got = runPlain(*url, *streams, *tokens)
 	default:
@@ -125,7 +128,7 @@ func main() {
 	_ = json.NewEncoder(os.Stdout).Encode(res)
 }
 
-func runTpsbench(url string, streams, requests, tokens int, rate float64) []stream {
+func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCount bool) []stream {
 	clock := record.NewClock()
 	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
 	if err != nil {
@@ -137,7 +140,8 @@ func runTpsbench(url string, streams, requests, tokens int, rate float64) []stre
 		Label: "bench", Model: "m", Client: cl,
 		Profile:  load.Profile{Concurrency: streams, Requests: requests, Rate: rate, Arrivals: load.Poisson, Seed: 1},
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
-	}}, OnRecord: func(r *record.Record) {
+	}}}
+	observers := tpsbench.Observers{tpsbench.ObserverFuncs{OnDone: func(r *record.Record) {
 		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent}
 		if r.OK() {
 			for _, c := range r.Chunks {
@@ -145,7 +149,16 @@ func runTpsbench(url string, streams, requests, tokens int, rate float64) []stre
 			}
 		}
 		out = append(out, s)
-	}}
+	}}}
+	if liveCount {
+		// what a run with its progress line and exporter does per chunk
+		var tokens atomic.Int64
+		exp := live.NewExporter()
+		observers = append(observers,
+			tpsbench.ObserverFuncs{OnChunk: func(_ *record.Record, n int) { tokens.Add(int64(n)) }},
+			tpsbench.ObserverFuncs{OnSend: exp.Sent, OnChunk: exp.Chunk, OnDone: exp.Observe})
+	}
+	plan.Observer = observers
 	if _, err := tpsbench.Run(context.Background(), plan); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
