@@ -232,3 +232,21 @@ func TestImplausibleUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherEventsKept: events with choices but no token (a role-only first
+// event, a finish-only last one) are kept apart from the chunks, for
+// vLLM's convention, which times from them; a usage event with empty
+// choices is not one.
+func TestOtherEventsKept(t *testing.T) {
+	url := faultServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(w)
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"+chunk("a")+chunk("b")+
+			"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\ndata: {\"choices\":[],\"usage\":{\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
+	})
+	cl := newClient(t, url, nil)
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	if rec.Error != nil || len(rec.Chunks) != 2 || len(rec.OtherEvents) != 2 || rec.OtherEvents[0] > rec.Chunks[0].At || rec.OtherEvents[1] < rec.Chunks[1].At {
+		t.Fatalf("chunks %v, other events %v (%v)", rec.Chunks, rec.OtherEvents, rec.Error)
+	}
+}

@@ -30,6 +30,11 @@ func FuzzMeasure(f *testing.F) {
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
 			t.Fatalf("negative count: %+v", rec)
 		}
+		for i, at := range rec.OtherEvents {
+			if at < 0 || (i > 0 && at < rec.OtherEvents[i-1]) || rec.Sent+at > rec.Done {
+				t.Fatalf("other event %d at %d: %+v", i, at, rec)
+			}
+		}
 		last := int64(0)
 		for i, c := range rec.Chunks {
 			if c.At < last || c.Tokens < 0 {

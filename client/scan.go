@@ -11,6 +11,7 @@ import (
 // into the scanned data.
 type chunkInfo struct {
 	textBytes  int  // raw bytes of generated text: content, reasoning, completion text
+	choices    bool // a non-empty choices array (a role-only or finish-only event has one)
 	toolCall   bool // a tool-call (or legacy function-call) delta
 	hasUsage   bool
 	prompt     int // usage.prompt_tokens
@@ -94,7 +95,7 @@ func scanChunk(data []byte, ci *chunkInfo) error {
 			}
 		case "choices":
 			if s.peek() == '[' {
-				return s.array(func() error { return s.choice(ci) })
+				return s.array(func() error { ci.choices = true; return s.choice(ci) })
 			}
 		case "usage":
 			if s.peek() == '{' {

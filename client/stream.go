@@ -161,6 +161,13 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		}
 	}
 	if !ci.tokenBearing() {
+		if n := len(rec.OtherEvents); ci.choices && n < record.MaxOtherEvents {
+			off := at - rec.Sent
+			if n > 0 {
+				off = max(off, rec.OtherEvents[n-1]) // in order, as the events came
+			}
+			rec.OtherEvents = append(rec.OtherEvents, off)
+		}
 		return
 	}
 	tokens := 1
@@ -248,6 +255,9 @@ func (st *streamState) finish() {
 	}
 	if rec.Done < rec.Last {
 		rec.Done = rec.Last
+	}
+	if n := len(rec.OtherEvents); n > 0 && rec.Done < rec.Sent+rec.OtherEvents[n-1] {
+		rec.Done = rec.Sent + rec.OtherEvents[n-1]
 	}
 }
 

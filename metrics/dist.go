@@ -7,6 +7,7 @@ package metrics
 import (
 	"encoding/json"
 	"math"
+	"sort"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -41,7 +42,14 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 type histogram struct {
 	h     *hdrhistogram.Histogram
 	scale float64 // sample value = recorded integer / scale
-	n     int64
+	// exact keeps every sample and reports as numpy does (percentiles
+	// interpolated linearly between samples, population standard
+	// deviation), for another tool's convention; memory then grows with
+	// the samples, as it does in that tool.
+	exact   bool
+	samples []float64
+	sorted  bool
+	n       int64
 	mean  float64 // Welford
 	m2    float64
 	min   float64
@@ -73,6 +81,12 @@ func (d *histogram) addN(v float64, n int64) {
 		iv = d.h.HighestTrackableValue()
 	}
 	_ = d.h.RecordValues(iv, n) // cannot fail: iv is within range
+	if d.exact {
+		for i := int64(0); i < n; i++ {
+			d.samples = append(d.samples, v)
+		}
+		d.sorted = false
+	}
 	if d.n == 0 {
 		d.min, d.max = v, v
 	} else {
@@ -92,6 +106,9 @@ func (d *histogram) quantile(q float64) float64 {
 	if d.n == 0 {
 		return 0
 	}
+	if d.exact {
+		return d.exactQuantile(q)
+	}
 	v := float64(d.h.ValueAtQuantile(q)) / d.scale
 	// HDR reports the top of the bucket; never report past the real extremes.
 	return math.Max(d.min, math.Min(d.max, v))
@@ -104,7 +121,10 @@ func (d *histogram) summary(unit float64) Dist {
 		return Dist{}
 	}
 	sd := 0.0
-	if d.n > 1 {
+	switch {
+	case d.exact: // numpy's np.std: the population's
+		sd = math.Sqrt(d.m2 / float64(d.n))
+	case d.n > 1:
 		sd = math.Sqrt(d.m2 / float64(d.n-1))
 	}
 	return Dist{
@@ -112,4 +132,24 @@ func (d *histogram) summary(unit float64) Dist {
 		P50: d.quantile(50) / unit, P90: d.quantile(90) / unit, P95: d.quantile(95) / unit,
 		P99: d.quantile(99) / unit, P999: d.quantile(99.9) / unit, Count: d.n,
 	}
+}
+
+// newExact is a histogram that keeps its samples (see histogram.exact).
+func newExact() *histogram {
+	h := newLatency()
+	h.exact = true
+	return h
+}
+
+// exactQuantile is numpy's np.percentile (linear): the value at rank
+// q/100 * (n-1) of the sorted samples, interpolated between neighbours.
+func (d *histogram) exactQuantile(q float64) float64 {
+	if !d.sorted {
+		sort.Float64s(d.samples)
+		d.sorted = true
+	}
+	rank := q / 100 * float64(len(d.samples)-1)
+	lo := int(math.Floor(rank))
+	hi := min(lo+1, len(d.samples)-1)
+	return d.samples[lo] + (d.samples[hi]-d.samples[lo])*(rank-float64(lo))
 }

@@ -111,6 +111,7 @@ type Step struct {
 	short    int
 
 	start, end          int64 // window: first sent, last done (absolute ns)
+	firstScheduled      int64 // vLLM's window starts at the schedule's start
 	firstSent, lastSent int64
 	sentCount           int
 	inTok, outTok       int64
@@ -191,6 +192,9 @@ func (s *Step) Add(r *record.Record) {
 	if s.sentCount == 0 || done > s.end {
 		s.end = done
 	}
+	if sched := r.Abs(r.Scheduled); s.sentCount == 0 || sched < s.firstScheduled {
+		s.firstScheduled = sched
+	}
 	if s.sentCount == 0 || sent < s.firstSent {
 		s.firstSent = sent
 	}
@@ -233,8 +237,10 @@ func (s *Step) Add(r *record.Record) {
 	f := figures(r)
 	if f.hasTimes {
 		s.e2eSum += f.e2e
-		s.ttft.add(f.ttft)
-		s.e2e.add(f.e2e)
+		if s.convention != ConventionVLLM { // vLLM times these its own way
+			s.ttft.add(f.ttft)
+			s.e2e.add(f.e2e)
+		}
 	}
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
@@ -302,6 +308,11 @@ func (s *Step) Summary() Summary {
 		sum.Convention = s.convention
 	}
 	window := float64(s.end-s.start) / 1e9
+	if s.convention == ConventionVLLM {
+		// vLLM divides by the benchmark's duration, from its start (the
+		// schedule's) to the last request's end
+		window = float64(s.end-min(s.firstScheduled, s.start)) / 1e9
+	}
 	if s.sentCount > 0 && window > 0 {
 		sum.DurationS = window
 		sum.SystemTPS = float64(s.outTok) / window
@@ -429,7 +440,7 @@ func (ss *Steps) Add(r *record.Record) {
 	s := ss.byIndex[r.StepIndex]
 	if s == nil {
 		s = NewStep(ss.targets)
-		s.convention = ss.convention
+		s.setConvention(ss.convention)
 		ss.byIndex[r.StepIndex] = s
 	}
 	s.Add(r)

@@ -254,3 +254,48 @@ func TestCompletedWithoutTokens(t *testing.T) {
 		t.Errorf("completed %d, TTFT %+v, E2E count %d", sum.Requests.Completed, sum.TTFT, sum.E2E.Count)
 	}
 }
+
+// TestVLLMConvention: figures as vLLM's bench serve computes them
+// (endpoint_request_func.py, serve.py calculate_metrics), worked by hand
+// with numpy's definitions: TTFT and latency from any event with choices
+// (a role-only first event, a finish-only last one), ITL between such
+// events, TPOT (latency - TTFT) / (n - 1); np.percentile interpolates
+// linearly, np.std is the population's.
+func TestVLLMConvention(t *testing.T) {
+	a := rec(0, []int64{20, 30, 45}, []int{1, 1, 1})
+	a.OtherEvents = []int64{10 * ms, 50 * ms} // role, then finish
+	a.Done = 50 * ms
+	b := rec(100, []int64{5, 25}, []int{1, 1})
+	ss := NewSteps(Targets{}).WithConvention(ConventionVLLM)
+	ss.Add(a)
+	ss.Add(b)
+	sum := ss.Summaries()[0]
+	for _, c := range []struct {
+		name     string
+		d        Dist
+		count    int64
+		mean, sd float64
+		p50, p99 float64
+		min, max float64
+	}{
+		// TTFT 10 and 5 ms
+		{"TTFT", sum.TTFT, 2, 7.5, 2.5, 7.5, 5 + 5*0.99, 5, 10},
+		// ITL 10, 10, 15, 5 and 20 ms: sorted 5 10 10 15 20
+		{"ITL", sum.ITL, 5, 12, math.Sqrt(26), 10, 15 + 5*0.96, 5, 20},
+		// latency 50 and 25 ms
+		{"E2E", sum.E2E, 2, 37.5, 12.5, 37.5, 25 + 25*0.99, 25, 50},
+		// TPOT (50 - 10) / 2 and (25 - 5) / 1
+		{"TPOT", sum.TPOT, 2, 20, 0, 20, 20, 20, 20},
+	} {
+		d := c.d
+		for _, v := range []struct {
+			what      string
+			got, want float64
+		}{{"count", float64(d.Count), float64(c.count)}, {"mean", d.Mean, c.mean}, {"stddev", d.Stddev, c.sd},
+			{"p50", d.P50, c.p50}, {"p99", d.P99, c.p99}, {"min", d.Min, c.min}, {"max", d.Max, c.max}} {
+			if math.Abs(v.got-v.want) > 1e-9 {
+				t.Errorf("%s %s = %v, want %v", c.name, v.what, v.got, v.want)
+			}
+		}
+	}
+}

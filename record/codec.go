@@ -93,6 +93,14 @@ func (r *Record) validate() error {
 			return fmt.Errorf("record %d: stamps out of order (sent %d, first %d, last %d, done %d)", r.Seq, r.Sent, r.First, r.Last, r.Done)
 		}
 	}
+	for i, at := range r.OtherEvents {
+		if at < 0 || at > maxStamp || (r.Done >= r.Sent && r.Sent+at > r.Done) || (i > 0 && at < r.OtherEvents[i-1]) {
+			return fmt.Errorf("record %d: other event %d at %d ns after sent is outside the request or out of order", r.Seq, i, at)
+		}
+	}
+	if len(r.OtherEvents) > MaxOtherEvents {
+		return fmt.Errorf("record %d: %d other events, more than %d", r.Seq, len(r.OtherEvents), MaxOtherEvents)
+	}
 	for i := 1; i < len(r.Chunks); i++ {
 		if r.Chunks[i].At < r.Chunks[i-1].At {
 			return fmt.Errorf("record %d: chunk %d arrives before chunk %d", r.Seq, i, i-1)

@@ -10,8 +10,14 @@ package record
 import "time"
 
 // SchemaVersion is written in every record. Readers accept every version up
-// to this one.
-const SchemaVersion = 1
+// to this one. Version 2 added other_events (vLLM's convention times its
+// first and last token from events that carry none).
+const SchemaVersion = 2
+
+// MaxOtherEvents bounds Record.OtherEvents: a response has a role event
+// and a finish event; a server sending millions of empty ones is not
+// kept past this.
+const MaxOtherEvents = 1 << 16
 
 // Token count sources, in order of preference (METRICS.md).
 const (
@@ -63,6 +69,12 @@ type Record struct {
 
 	// Chunks holds every token-bearing chunk as [ns after Sent, tokens].
 	Chunks []Chunk `json:"chunks,omitempty"`
+	// OtherEvents holds when each event with choices but no token came
+	// (ns after Sent): a role-only first event, a finish-only last one,
+	// empty content. tpsbench's figures leave them out; vLLM's benchmark
+	// times its first and last token from any such event (at most
+	// MaxOtherEvents are kept).
+	OtherEvents []int64 `json:"other_events,omitempty"`
 
 	// Counts.
 	OutputTokens int    `json:"output_tokens"`

@@ -468,9 +468,10 @@ func TestCompareConventionsAndHTML(t *testing.T) {
 	if code, _, _ := cli(t, "compare", a); code != exitUsage {
 		t.Errorf("compare of one file: exit %d", code)
 	}
-	// Under vLLM's convention ITL is per chunk: 4 gaps a request, 12 in all.
+	// Under vLLM's convention ITL is per event with choices: the role-only
+	// event first, then 5 chunks: 5 gaps a request, 15 in all.
 	code, out, _ = cli(t, "report", a, "--convention", "vllm", "--format", "json")
-	if code != 0 || !strings.Contains(out, `"convention": "vllm"`) || !regexp.MustCompile(`"itl_ms": \{[^}]*"count": 12`).MatchString(out) {
+	if code != 0 || !strings.Contains(out, `"convention": "vllm"`) || !regexp.MustCompile(`"itl_ms": \{[^}]*"count": 15`).MatchString(out) {
 		t.Fatalf("vllm convention: exit %d\n%s", code, out)
 	}
 	if code, _, _ := cli(t, "report", a, "--convention", "llmperf9"); code != exitUsage {
