@@ -50,10 +50,10 @@ type histogram struct {
 	samples []float64
 	sorted  bool
 	n       int64
-	mean  float64 // Welford
-	m2    float64
-	min   float64
-	max   float64
+	mean    float64 // Welford
+	m2      float64
+	min     float64
+	max     float64
 }
 
 // newLatency holds durations in ns, up to an hour.
