@@ -75,6 +75,13 @@ type Model struct {
 		out, x, add, w []float32
 	}
 	normRange func(lo, hi int)
+	// the sampling being run (SampleAll), likewise
+	sampling struct {
+		samplers []*Sampler
+		logits   [][]float32
+		out      []int
+	}
+	sampleRange func(lo, hi int)
 }
 
 // attention is the attention being run, read by the pool's threads.
@@ -276,6 +283,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.mmPrepare = m.prepareRange
 	m.attnRows = m.attend
 	m.normRange = m.normEntries
+	m.sampleRange = m.sampleEntries
 	m.attn.scratch = make([][]float32, m.pool.Threads())
 	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
 	m.gluRange = func(lo, hi int) {

@@ -171,6 +171,8 @@ func (s *Scheduler) loop() {
 	var running []*job
 	var entries []llama.Entry
 	var owners []*job // the job of each logits row of a step
+	var samplers []*llama.Sampler
+	var picked []int
 	for {
 		// Admit: block only when nothing is running.
 		for len(running) < s.opts.MaxSeqs {
@@ -254,11 +256,19 @@ func (s *Scheduler) loop() {
 					j.finish("error", err)
 				}
 			} else {
+				if cap(picked) < len(owners) {
+					picked = make([]int, len(owners))
+				}
+				samplers, picked = samplers[:0], picked[:len(owners)]
+				for _, j := range owners {
+					samplers = append(samplers, j.req.Sampler)
+				}
+				s.model.SampleAll(samplers, rows, picked)
 				for i, j := range owners {
 					if s.prefix != nil && j.made == 0 {
 						s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
 					}
-					_ = j.emit(j.req.Sampler.Sample(rows[i]))
+					_ = j.emit(picked[i])
 				}
 			}
 			kept = running[:0]
