@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The founding document's factors on the embedded engine (issue targets in
+# The factors of docs/design.md on the embedded engine (issue targets in
 # brackets), measured in one run on this machine with 2 threads:
 #   batch:        110m decode tokens/s at batch 1 and 16, F32 and Q4_0,
 #                 next to llama.cpp's on the same files   [batch 16 >= 3x batch 1]

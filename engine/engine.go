@@ -38,7 +38,7 @@ type Options struct {
 	Sched   sched.Options
 }
 
-// Presets of the scheduler, as in the founding document: throughput first
+// Presets of the scheduler (docs/design.md): throughput first
 // (a large batch) and latency first (a small batch, chunked prefill).
 var Presets = map[string]sched.Options{
 	"throughput": {MaxSeqs: 64},

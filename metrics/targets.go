@@ -60,7 +60,7 @@ func (ts Targets) share() float64 {
 	return ts.Share
 }
 
-// UseCase returns the founding document's target for a use case.
+// UseCase returns the target of a use case (docs/design.md).
 func UseCase(name string) (Target, error) {
 	switch name {
 	case "chat":

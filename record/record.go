@@ -19,7 +19,7 @@ const SchemaVersion = 2
 // kept past this.
 const MaxOtherEvents = 1 << 16
 
-// Token count sources, in order of preference (METRICS.md).
+// Token count sources, in order of preference (docs/metrics.md).
 const (
 	SourceUsage     = "usage"     // the server's usage.completion_tokens
 	SourceTokenizer = "tokenizer" // a client-side tokenizer's count of the text

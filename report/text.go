@@ -12,7 +12,7 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// Text writes the report as the founding document's printouts do: plain
+// Text writes the report as the printouts of docs/design.md read: plain
 // English labels; one request reads as a single measurement, one step as a
 // batch, several steps as a table.
 func Text(w io.Writer, r *Report) error {

@@ -26,7 +26,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
 	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
-	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the founding document's target for a use case: chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
+	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
 	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200")
 	f.Float64Var(&o.sloShare, "slo-share", metrics.DefaultShare, "share of requests that must meet each per-request target")
 }

@@ -143,7 +143,7 @@ func newRunCmd() *cobra.Command {
 	fl.IntVar(&f.maxConc, "max-concurrency", 256, "with --find-max: the highest concurrency to try")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
-	fl.StringVar(&f.factor, "factor", "", "run one of the founding document's experiments on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
+	fl.StringVar(&f.factor, "factor", "", "run one of the experiments of docs/design.md on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
 	f.output.register(cmd)
 	f.engine.register(cmd, "engine-")
 	return cmd
@@ -665,7 +665,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	return renderErr
 }
 
-// tokenPrinter prints each token as it arrives (the founding document's
+// tokenPrinter prints each token as it arrives (docs/design.md's
 // streaming example).
 type tokenPrinter struct {
 	w      io.Writer
