@@ -96,12 +96,19 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}, nil
 }
 
+// ErrURL and ErrAPI are what Endpoint refuses: a server URL that is not
+// one, an API it does not know. The URL is never echoed: a mistyped one
+// may hold a credential.
+var (
+	ErrURL = errors.New("want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
+	ErrAPI = errors.New("want chat, completions or ollama")
+)
+
 // Endpoint resolves a user-given URL and API name to the endpoint to call.
 func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The value is not echoed: a mistyped URL may hold a credential.
-		return "", "", fmt.Errorf("--url: want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
+		return "", "", fmt.Errorf("server URL: %w", ErrURL)
 	}
 	path := strings.TrimRight(u.Path, "/")
 	if api == APIOllama {
@@ -121,7 +128,7 @@ func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 		api = APIChat
 	}
 	if api != APIChat && api != APICompletions {
-		return "", "", fmt.Errorf("--api %q: want chat, completions or ollama", api)
+		return "", "", fmt.Errorf("API %q: %w", api, ErrAPI)
 	}
 	if !strings.HasSuffix(path, "/v1") {
 		path += "/v1"

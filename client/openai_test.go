@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -216,5 +217,15 @@ func TestStampsNeverPrecedeTheSend(t *testing.T) {
 	}
 	if rec.First != rec.Sent || rec.Done < rec.Last {
 		t.Errorf("first %d, sent %d, last %d, done %d", rec.First, rec.Sent, rec.Last, rec.Done)
+	}
+}
+
+// TestEndpointErrorsNameNoFlag: a Go caller passed no flag; the library's
+// errors say what is wrong with the value, and the CLI adds the flag.
+func TestEndpointErrorsNameNoFlag(t *testing.T) {
+	_, _, urlErr := Endpoint("ftp://h", "")
+	_, _, apiErr := Endpoint("http://h", "grpc")
+	if !errors.Is(urlErr, ErrURL) || !errors.Is(apiErr, ErrAPI) || strings.Contains(urlErr.Error()+apiErr.Error(), "--") {
+		t.Errorf("errors %q, %q", urlErr, apiErr)
 	}
 }

@@ -55,11 +55,14 @@ type RecordSink interface {
 	Write(*record.Record) error
 }
 
+// ErrUpstream is NewProxy's refusal of an upstream that is not a server URL.
+var ErrUpstream = errors.New("want an http:// or https:// URL with a host")
+
 // NewProxy proxies to upstream; exporter and records may be nil.
 func NewProxy(upstream string, exporter *Exporter, records RecordSink) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("--upstream: want an http:// or https:// URL with a host")
+		return nil, fmt.Errorf("upstream URL: %w", ErrUpstream)
 	}
 	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records}
 	p.rp = &httputil.ReverseProxy{

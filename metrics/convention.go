@@ -29,7 +29,7 @@ func CheckConvention(c string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--convention %q: want one of %s", c, strings.Join(Conventions, ", "))
+	return fmt.Errorf("convention %q: want one of %s", c, strings.Join(Conventions, ", "))
 }
 
 // conventionSamples feeds a completed record's TPOT and ITL samples under

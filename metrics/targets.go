@@ -84,7 +84,7 @@ func ParseSLO(s string) ([]Target, error) {
 		}
 		name, val, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, fmt.Errorf("--slo %q: want name=value", part)
+			return nil, fmt.Errorf("target %q: want name=value", part)
 		}
 		t := Target{Name: strings.TrimSpace(name)}
 		val = strings.TrimSpace(val)
@@ -95,19 +95,19 @@ func ParseSLO(s string) ([]Target, error) {
 			} else if f, err := strconv.ParseFloat(val, 64); err == nil {
 				t.Want = f
 			} else {
-				return nil, fmt.Errorf("--slo %s=%q: want a duration such as 500ms", t.Name, val)
+				return nil, fmt.Errorf("target %s=%q: want a duration such as 500ms", t.Name, val)
 			}
 		case TargetRequestTPS, TargetDecodeTPS, TargetSystemTPS:
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil {
-				return nil, fmt.Errorf("--slo %s=%q: want tokens per second", t.Name, val)
+				return nil, fmt.Errorf("target %s=%q: want tokens per second", t.Name, val)
 			}
 			t.Want = f
 		default:
-			return nil, fmt.Errorf("--slo %q: unknown target (want ttft, tpot, e2e, request_tps, decode_tps or system_tps)", t.Name)
+			return nil, fmt.Errorf("target %q: unknown (want ttft, tpot, e2e, request_tps, decode_tps or system_tps)", t.Name)
 		}
 		if t.Want <= 0 || math.IsNaN(t.Want) || math.IsInf(t.Want, 0) {
-			return nil, fmt.Errorf("--slo %s: want a positive value", t.Name)
+			return nil, fmt.Errorf("target %s: want a positive value", t.Name)
 		}
 		out = append(out, t)
 	}

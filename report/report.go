@@ -43,7 +43,7 @@ func CheckFormat(format string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
 
 // Render writes r in format.

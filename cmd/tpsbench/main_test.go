@@ -823,3 +823,24 @@ func TestNoStreamWithoutUsage(t *testing.T) {
 		t.Errorf("records do not name the tokenizer:\n%s", data)
 	}
 }
+
+// TestFlagErrorsNameTheFlag: the CLI names the flag a library error is
+// about.
+func TestFlagErrorsNameTheFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--url", "ftp://h", "--model", "m"}, "--url: "},
+		{[]string{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--api", "grpc"}, "--api: "},
+		{[]string{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--slo", "speed=3"}, "--slo: "},
+		{[]string{"report", "x.jsonl", "--format", "pdf"}, "--format: "},
+		{[]string{"report", "x.jsonl", "--convention", "llmperf9"}, "--convention: "},
+		{[]string{"proxy", "--upstream", "ftp://h"}, "--upstream: "},
+	} {
+		code, _, errs := cli(t, c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want the flag named", c.args, code, errs)
+		}
+	}
+}

@@ -34,10 +34,10 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 // targets parses the target flags.
 func (o *outputFlags) targets() (metrics.Targets, error) {
 	if err := report.CheckFormat(o.format); err != nil {
-		return metrics.Targets{}, usageError{err}
+		return metrics.Targets{}, usageError{fmt.Errorf("--format: %w", err)}
 	}
 	if err := metrics.CheckConvention(o.convention); err != nil {
-		return metrics.Targets{}, usageError{err}
+		return metrics.Targets{}, usageError{fmt.Errorf("--convention: %w", err)}
 	}
 	if o.sloShare <= 0 || o.sloShare > 1 {
 		return metrics.Targets{}, usagef("--slo-share %v: want a share above 0 and at most 1", o.sloShare)
@@ -52,7 +52,7 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	custom, err := metrics.ParseSLO(o.slo)
 	if err != nil {
-		return ts, usageError{err}
+		return ts, usageError{fmt.Errorf("--slo: %w", err)}
 	}
 	ts.List = append(ts.List, custom...)
 	return ts, nil

@@ -37,7 +37,7 @@ func newProxyCmd() *cobra.Command {
 			}
 			p, err := live.NewProxy(upstream, live.NewExporter(), sink)
 			if err != nil {
-				return usageError{err}
+				return usageError{fmt.Errorf("--upstream: %w", live.ErrUpstream)}
 			}
 			p.Log = cmd.ErrOrStderr()
 			if p.Tokenizer, err = textCounter(tokenizer, true); err != nil {

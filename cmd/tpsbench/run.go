@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -217,6 +218,14 @@ func (f *runFlags) askedConcurrency(levels []int) int {
 	return n
 }
 
+// endpointFlagError names the flag a client.Endpoint error is about.
+func endpointFlagError(err error) error {
+	if errors.Is(err, client.ErrAPI) {
+		return fmt.Errorf("--api: %w", err)
+	}
+	return fmt.Errorf("--url: %w", err)
+}
+
 // target is a server and model to measure.
 type target struct {
 	name, url, model string
@@ -239,7 +248,7 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 		return ts, nil
 	}
 	if _, _, err := client.Endpoint(f.url, f.api); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{endpointFlagError(err)}
 	}
 	models := f.models
 	if len(models) == 0 {
