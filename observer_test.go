@@ -75,3 +75,31 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 		t.Errorf("output counter %d after the request, want 300", got)
 	}
 }
+
+// TestZeroPlanSharesTheClientsClock: a plan and a client made separately
+// had two clocks, and the records' client lag was their difference (301
+// ms where the truth was under 1 ms). Scheduled stamps now come from the
+// client's clock: none lies before the run began.
+func TestZeroPlanSharesTheClientsClock(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
+	defer srv.Close()
+	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	time.Sleep(50 * time.Millisecond) // the plan's clock would start later than the client's
+	began := cl.Clock().Now()
+	var recs []*record.Record
+	plan := tpsbench.Plan{Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,
+		Profile: load.Profile{Concurrency: 2, Requests: 4}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 3}}},
+		Observer: tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }}}
+	if _, err := tpsbench.Run(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Scheduled < began || r.Sent < r.Scheduled {
+			t.Errorf("record %d: scheduled %d before the run began at %d, or sent %d before it", r.Seq, r.Scheduled, began, r.Sent)
+		}
+	}
+}

@@ -41,7 +41,11 @@ type Plan struct {
 	// Convention reports TPOT and ITL under another tool's definitions
 	// (metrics.Conventions); empty is tpsbench's own.
 	Convention string
-	Clock      *record.Clock // shared with the clients' configs; made when nil
+	// Clock stamps the records of clients that have none of their own
+	// (made when nil); a client that stamps with its own clock
+	// (client.OpenAI's Clock) has its records scheduled on it too, so a
+	// zero Plan measures client lag as truly as the CLI does.
+	Clock *record.Clock
 	// Records, when set, receives every record (warm-up included) as its
 	// request ends, flushed at once so that a killed run loses only what
 	// was in flight.
@@ -110,6 +114,14 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if plan.Observer != nil {
 			plan.Observer.StepBegan(i, step)
 		}
+		// A record's stamps are offsets on one clock: the client's, which
+		// stamps the send and every chunk. A client made without the
+		// plan's clock has its own; scheduling on another clock gave a
+		// client lag of the two clocks' difference (301 ms, not 1 ms).
+		stamps := clock
+		if c, ok := step.Client.(interface{ Clock() *record.Clock }); ok && c.Clock() != nil {
+			stamps = c.Clock()
+		}
 		// The server's view starts with the first measured request, so
 		// that its counts leave out the warm-up, as the client's do.
 		var stopWatch func() servermetrics.View
@@ -137,7 +149,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: plan.FirstStep + i,
 				Seq: job.Seq, Warmup: job.Warmup,
 				Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
-				T0: clock.T0(), Scheduled: clock.Since(job.Scheduled),
+				T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled),
 			}
 			if item.MaxTokens > 0 {
 				rec.Chunks = make([]record.Chunk, 0, item.MaxTokens)

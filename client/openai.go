@@ -157,6 +157,9 @@ func Redact(raw string) string {
 // Endpoint returns the URL as recorded.
 func (c *OpenAI) Endpoint() string { return c.shown }
 
+// Clock is the clock the client stamps records with.
+func (c *OpenAI) Clock() *record.Clock { return c.cfg.Clock }
+
 // API returns "chat" or "completions".
 func (c *OpenAI) API() string { return c.cfg.API }
 
