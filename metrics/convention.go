@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -39,16 +40,9 @@ func (s *Step) conventionSamples(r *record.Record, f requestFigures) {
 	case ConventionVLLM:
 		s.vllmSamples(r)
 	case ConventionGuideLLM:
-		if f.hasTimes {
-			s.tpot.add(f.e2e / float64(r.OutputTokens))
-		}
-		if f.hasTPOT {
-			s.itl.add(f.tpot)
-		}
+		s.guidellmSamples(r)
 	case ConventionGenAIPerf:
-		if f.hasTPOT {
-			s.itl.add(f.tpot)
-		}
+		s.genaiPerfSamples(r)
 	default:
 		if f.hasTPOT {
 			s.tpot.add(f.tpot)
@@ -85,10 +79,66 @@ func (s *Step) vllmSamples(r *record.Record) {
 	}
 }
 
-// setConvention makes the step report under convention c.
+// guidellmSamples are a record's figures as GuideLLM computes them
+// (src/guidellm/schemas/request_stats.py; GenerativeMetrics.compile):
+// TTFT to the first token; TPOT (last token - start) / n, the first token
+// included; ITL (last - first) / (n - 1), and 0 when n is 1 (GuideLLM
+// puts "or 0.0" for a request without one); latency to the end of the
+// response, not to its last token; n from usage, else one a streamed
+// iteration (chunk). Unweighted; percentiles by rank (newRank).
+func (s *Step) guidellmSamples(r *record.Record) {
+	n := r.OutputTokens
+	if n <= 0 || r.First < r.Sent {
+		return
+	}
+	s.ttft.add(float64(r.First - r.Sent))
+	s.e2e.add(float64(r.Done - r.Sent))
+	s.tpot.add(float64(r.Last-r.Sent) / float64(n))
+	itl := 0.0
+	if n > 1 {
+		itl = float64(r.Last-r.First) / float64(n-1)
+	}
+	s.itl.add(itl)
+	if latency := r.Done - r.Sent; latency > 0 {
+		s.reqTPS.add(float64(n) / (float64(latency) / 1e9)) // its output_tokens_per_second
+	}
+}
+
+// genaiPerfSamples are a record's figures as GenAI-Perf computes them
+// (genai_perf/profile_data_parser/llm_profile_data_parser.py,
+// metrics/statistics.py): TTFT to the first response with content, request
+// latency to the last one, ITL per request (latency - TTFT) / (n - 1)
+// rounded to the ns, for n > 1; no TPOT. np.mean, np.percentile (linear),
+// np.std (population) over every sample; an ITL of only zeros (responses
+// not streamed) is left out, as GenAI-Perf skips it.
+func (s *Step) genaiPerfSamples(r *record.Record) {
+	n := r.OutputTokens
+	if n <= 0 || r.First < r.Sent {
+		return
+	}
+	ttft, latency := r.First-r.Sent, r.Last-r.Sent
+	s.ttft.add(float64(ttft))
+	s.e2e.add(float64(latency))
+	if n > 1 {
+		s.itl.add(math.Round(float64(latency-ttft) / float64(n-1)))
+	}
+}
+
+// setConvention makes the step report under convention c: every sample
+// kept, and the peer's statistics.
 func (s *Step) setConvention(c string) {
 	s.convention = c
-	if c == ConventionVLLM {
+	switch c {
+	case ConventionVLLM, ConventionGenAIPerf:
 		s.ttft, s.tpot, s.itl, s.e2e = newExact(), newExact(), newExact(), newExact()
+	case ConventionGuideLLM:
+		s.ttft, s.tpot, s.itl, s.e2e = newRank(), newRank(), newRank(), newRank()
+		s.reqTPS = keepSamples(newRate(), true)
 	}
+}
+
+// ownTimes reports whether the step's convention takes TTFT and E2E its
+// own way (so tpsbench's are not added).
+func (s *Step) ownTimes() bool {
+	return s.convention == ConventionVLLM || s.convention == ConventionGuideLLM || s.convention == ConventionGenAIPerf
 }

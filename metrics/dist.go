@@ -47,6 +47,7 @@ type histogram struct {
 	// deviation), for another tool's convention; memory then grows with
 	// the samples, as it does in that tool.
 	exact   bool
+	rank    bool // exact, with GuideLLM's percentiles (the first value whose cumulative share reaches p)
 	samples []float64
 	sorted  bool
 	n       int64
@@ -106,6 +107,9 @@ func (d *histogram) quantile(q float64) float64 {
 	if d.n == 0 {
 		return 0
 	}
+	if d.rank {
+		return d.rankQuantile(q)
+	}
 	if d.exact {
 		return d.exactQuantile(q)
 	}
@@ -134,11 +138,45 @@ func (d *histogram) summary(unit float64) Dist {
 	}
 }
 
-// newExact is a histogram that keeps its samples (see histogram.exact).
-func newExact() *histogram {
-	h := newLatency()
-	h.exact = true
+// newExact is a latency histogram that keeps its samples (see
+// histogram.exact).
+func newExact() *histogram { return keepSamples(newLatency(), false) }
+
+// newRank is a latency histogram that keeps its samples, with GuideLLM's
+// percentiles.
+func newRank() *histogram { return keepSamples(newLatency(), true) }
+
+// keepSamples makes h keep every sample, with GuideLLM's percentiles when
+// rank is set, numpy's otherwise.
+func keepSamples(h *histogram, rank bool) *histogram {
+	h.exact, h.rank = true, rank
 	return h
+}
+
+// rankQuantile is GuideLLM's percentile (DistributionSummary.from_values,
+// Percentiles.from_pdf): equal values merged, their shares summed in order
+// (np.cumsum), and the first value whose cumulative share reaches q/100
+// (np.searchsorted, side left). The shares are added one by one in float64
+// as numpy does, so ties at a boundary fall the same way.
+func (d *histogram) rankQuantile(q float64) float64 {
+	if !d.sorted {
+		sort.Float64s(d.samples)
+		d.sorted = true
+	}
+	p, n := q/100, float64(len(d.samples))
+	cum := 0.0
+	for i := 0; i < len(d.samples); {
+		j := i
+		for j < len(d.samples) && d.samples[j] == d.samples[i] {
+			j++
+		}
+		cum += float64(j-i) / n
+		if cum >= p {
+			return d.samples[i]
+		}
+		i = j
+	}
+	return d.samples[len(d.samples)-1]
 }
 
 // exactQuantile is numpy's np.percentile (linear): the value at rank

@@ -112,6 +112,7 @@ type Step struct {
 
 	start, end          int64 // window: first sent, last done (absolute ns)
 	firstScheduled      int64 // vLLM's window starts at the schedule's start
+	lastToken           int64 // GenAI-Perf's ends at the last token (absolute ns)
 	firstSent, lastSent int64
 	sentCount           int
 	inTok, outTok       int64
@@ -232,12 +233,15 @@ func (s *Step) Add(r *record.Record) {
 	if r.MaxTokens > 0 && endedEarly(r) {
 		s.short++
 	}
+	if last := r.Abs(r.Last); r.OutputTokens > 0 && last > s.lastToken {
+		s.lastToken = last
+	}
 	s.inTok += int64(r.PromptTokens)
 	s.outTok += int64(r.OutputTokens)
 	f := figures(r)
 	if f.hasTimes {
 		s.e2eSum += f.e2e
-		if s.convention != ConventionVLLM { // vLLM times these its own way
+		if !s.ownTimes() { // another tool's convention times these its own way
 			s.ttft.add(f.ttft)
 			s.e2e.add(f.e2e)
 		}
@@ -245,7 +249,7 @@ func (s *Step) Add(r *record.Record) {
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
-	if f.hasTPS {
+	if f.hasTPS && s.convention != ConventionGuideLLM { // GuideLLM's is to the response's end
 		s.reqTPS.add(f.tps)
 	}
 	s.conventionSamples(r, f)
@@ -308,10 +312,16 @@ func (s *Step) Summary() Summary {
 		sum.Convention = s.convention
 	}
 	window := float64(s.end-s.start) / 1e9
-	if s.convention == ConventionVLLM {
+	switch s.convention {
+	case ConventionVLLM:
 		// vLLM divides by the benchmark's duration, from its start (the
 		// schedule's) to the last request's end
 		window = float64(s.end-min(s.firstScheduled, s.start)) / 1e9
+	case ConventionGenAIPerf:
+		// GenAI-Perf's: first request to the last response with content
+		if s.lastToken > s.start {
+			window = float64(s.lastToken-s.start) / 1e9
+		}
 	}
 	if s.sentCount > 0 && window > 0 {
 		sum.DurationS = window

@@ -299,3 +299,89 @@ func TestVLLMConvention(t *testing.T) {
 		}
 	}
 }
+
+// peerRecords are three requests sent at 0: chunks at 100, 200, 300 ms
+// (done at 350); one chunk at 50 (done at 60); chunks at 20, 40 (done at
+// 40). One token a chunk, counts from usage.
+func peerRecords() []*record.Record {
+	a := rec(0, []int64{100, 200, 300}, []int{1, 1, 1})
+	a.Done = 350 * ms
+	b := rec(0, []int64{50}, []int{1})
+	b.Done = 60 * ms
+	c := rec(0, []int64{20, 40}, []int{1, 1})
+	return []*record.Record{a, b, c}
+}
+
+type wantDist struct {
+	name                            string
+	d                               Dist
+	count                           int64
+	mean, sd, p50, p90, p99, lo, hi float64
+}
+
+func checkDists(t *testing.T, convention string, cases []wantDist) {
+	t.Helper()
+	for _, c := range cases {
+		for _, v := range []struct {
+			what      string
+			got, want float64
+		}{{"count", float64(c.d.Count), float64(c.count)}, {"mean", c.d.Mean, c.mean}, {"stddev", c.d.Stddev, c.sd},
+			{"p50", c.d.P50, c.p50}, {"p90", c.d.P90, c.p90}, {"p99", c.d.P99, c.p99}, {"min", c.d.Min, c.lo}, {"max", c.d.Max, c.hi}} {
+			if math.Abs(v.got-v.want) > 1e-6*math.Max(1, math.Abs(v.want)) {
+				t.Errorf("%s %s %s = %v, want %v", convention, c.name, v.what, v.got, v.want)
+			}
+		}
+	}
+}
+
+// TestGuideLLMConvention: figures as GuideLLM computes them
+// (schemas/request_stats.py, GenerativeMetrics.compile, statistics.py
+// DistributionSummary), worked by hand: TPOT (last - start) / n; ITL
+// (last - first) / (n - 1), 0 for one token; latency to the response's
+// end; per-request output TPS n / latency; percentiles are the first value
+// whose cumulative share reaches p; standard deviation the population's.
+func TestGuideLLMConvention(t *testing.T) {
+	ss := NewSteps(Targets{}).WithConvention(ConventionGuideLLM)
+	for _, r := range peerRecords() {
+		ss.Add(r)
+	}
+	s := ss.Summaries()[0]
+	checkDists(t, "guidellm", []wantDist{
+		// 100, 50, 20
+		{"TTFT", s.TTFT, 3, 170.0 / 3, math.Sqrt((math.Pow(100-170.0/3, 2) + math.Pow(50-170.0/3, 2) + math.Pow(20-170.0/3, 2)) / 3), 50, 100, 100, 20, 100},
+		// 300/3, 50/1, 40/2
+		{"TPOT", s.TPOT, 3, 170.0 / 3, math.Sqrt((math.Pow(100-170.0/3, 2) + math.Pow(50-170.0/3, 2) + math.Pow(20-170.0/3, 2)) / 3), 50, 100, 100, 20, 100},
+		// 100, 0 (one token), 20
+		{"ITL", s.ITL, 3, 40, math.Sqrt(5600.0 / 3), 20, 100, 100, 0, 100},
+		// to the end: 350, 60, 40
+		{"E2E", s.E2E, 3, 150, math.Sqrt((200*200 + 90*90 + 110*110) / 3.0), 60, 350, 350, 40, 350},
+		// 3/0.35, 1/0.06, 2/0.04 tokens/s
+		{"request TPS", s.RequestTPS, 3, (3/0.35 + 1/0.06 + 50) / 3, math.Sqrt((math.Pow(3/0.35-(3/0.35+1/0.06+50)/3, 2) + math.Pow(1/0.06-(3/0.35+1/0.06+50)/3, 2) + math.Pow(50-(3/0.35+1/0.06+50)/3, 2)) / 3), 1 / 0.06, 50, 50, 3 / 0.35, 50},
+	})
+}
+
+// TestGenAIPerfConvention: figures as GenAI-Perf computes them
+// (profile_data_parser/llm_profile_data_parser.py, metrics/statistics.py),
+// worked by hand: latency to the last response with content; ITL per
+// request (latency - TTFT) / (n - 1) rounded to the ns, n > 1 only; no
+// TPOT; numpy's statistics; duration from the first request to the last
+// response.
+func TestGenAIPerfConvention(t *testing.T) {
+	ss := NewSteps(Targets{}).WithConvention(ConventionGenAIPerf)
+	for _, r := range peerRecords() {
+		ss.Add(r)
+	}
+	s := ss.Summaries()[0]
+	checkDists(t, "genai-perf", []wantDist{
+		{"TTFT", s.TTFT, 3, 170.0 / 3, math.Sqrt((math.Pow(100-170.0/3, 2) + math.Pow(50-170.0/3, 2) + math.Pow(20-170.0/3, 2)) / 3), 50, 50 + 50*0.8, 50 + 50*0.98, 20, 100},
+		// (300 - 100) / 2 and (40 - 20) / 1
+		{"ITL", s.ITL, 2, 60, 40, 60, 20 + 80*0.9, 20 + 80*0.99, 20, 100},
+		// 300, 50, 40
+		{"E2E", s.E2E, 3, 130, math.Sqrt((170*170 + 80*80 + 90*90) / 3.0), 50, 50 + 250*0.8, 50 + 250*0.98, 40, 300},
+	})
+	if s.TPOT.Count != 0 {
+		t.Errorf("genai-perf TPOT %+v, want none", s.TPOT)
+	}
+	// 6 tokens from the first request (0) to the last response (300 ms)
+	near(t, "genai-perf output token throughput", s.SystemTPS, 20)
+}
