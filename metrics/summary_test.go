@@ -385,3 +385,25 @@ func TestGenAIPerfConvention(t *testing.T) {
 	// 6 tokens from the first request (0) to the last response (300 ms)
 	near(t, "genai-perf output token throughput", s.SystemTPS, 20)
 }
+
+// TestRankQuantile: cases from GuideLLM's tests/unit/schemas/test_statistics.py
+// (test_from_pdf_small_distributions): one value is every percentile; of
+// two, each percentile is one of them, never between.
+func TestRankQuantile(t *testing.T) {
+	one := newRank()
+	one.add(5)
+	two := newRank()
+	two.add(3)
+	two.add(7)
+	for _, q := range []float64{0.1, 50, 99.9} {
+		if got := one.quantile(q); got != 5 {
+			t.Errorf("p%v of [5] = %v", q, got)
+		}
+		if got := two.quantile(q); got != 3 && got != 7 {
+			t.Errorf("p%v of [3 7] = %v, not one of them", q, got)
+		}
+	}
+	if two.quantile(50) != 3 || two.quantile(99.9) != 7 {
+		t.Errorf("[3 7]: p50 %v, p99.9 %v; want 3 (cumulative share 0.5 reaches 0.5) and 7", two.quantile(50), two.quantile(99.9))
+	}
+}
