@@ -229,3 +229,20 @@ func TestEndpointErrorsNameNoFlag(t *testing.T) {
 		t.Errorf("errors %q, %q", urlErr, apiErr)
 	}
 }
+
+// TestTokenizerCountKeptWithUsage: with a tokenizer configured, its count
+// is kept beside the server's usage (GenAI-Perf's convention uses it).
+func TestTokenizerCountKeptWithUsage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, chunk("a b")+chunk(" c")+"data: {\"choices\":[],\"usage\":{\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	words := func(s string) int { return len(strings.Fields(s)) }
+	cl := newClient(t, srv.URL, func(c *OpenAIConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	if rec.OutputTokens != 2 || rec.TokenSource != record.SourceUsage || rec.TokenizerTokens != 3 || rec.Tokenizer != "words" {
+		t.Errorf("output %d from %s, tokenizer %q counted %d", rec.OutputTokens, rec.TokenSource, rec.Tokenizer, rec.TokenizerTokens)
+	}
+}

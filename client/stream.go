@@ -218,6 +218,10 @@ func (st *streamState) finish() {
 	for _, c := range rec.Chunks {
 		chunks += c.Tokens
 	}
+	if st.tokenizer.Count != nil && len(rec.Chunks) > 0 {
+		rec.TokenizerTokens = min(st.tokenizer.Count(st.text.String()), record.MaxTokens)
+		rec.Tokenizer = st.tokenizer.Name
+	}
 	switch {
 	case st.usageSeen:
 		rec.UsageTokens = st.usageTokens
@@ -227,10 +231,9 @@ func (st *streamState) finish() {
 			apportion(rec.Chunks, st.bytesPer, st.usageTokens)
 		}
 	case st.tokenizer.Count != nil && len(rec.Chunks) > 0:
-		n := st.tokenizer.Count(st.text.String())
+		n := rec.TokenizerTokens
 		rec.OutputTokens = n
 		rec.TokenSource = record.SourceTokenizer
-		rec.Tokenizer = st.tokenizer.Name
 		if n != chunks {
 			apportion(rec.Chunks, st.bytesPer, n)
 		}

@@ -113,6 +113,9 @@ func (s *Step) guidellmSamples(r *record.Record) {
 // not streamed) is left out, as GenAI-Perf skips it.
 func (s *Step) genaiPerfSamples(r *record.Record) {
 	n := r.OutputTokens
+	if r.TokenizerTokens > 0 {
+		n = r.TokenizerTokens // it counts with its tokenizer, usage or not
+	}
 	if n <= 0 || r.First < r.Sent {
 		return
 	}

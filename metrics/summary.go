@@ -237,7 +237,11 @@ func (s *Step) Add(r *record.Record) {
 		s.lastToken = last
 	}
 	s.inTok += int64(r.PromptTokens)
-	s.outTok += int64(r.OutputTokens)
+	if s.convention == ConventionGenAIPerf && r.TokenizerTokens > 0 {
+		s.outTok += int64(r.TokenizerTokens) // GenAI-Perf counts with its tokenizer
+	} else {
+		s.outTok += int64(r.OutputTokens)
+	}
 	f := figures(r)
 	if f.hasTimes {
 		s.e2eSum += f.e2e

@@ -407,3 +407,17 @@ func TestRankQuantile(t *testing.T) {
 		t.Errorf("[3 7]: p50 %v, p99.9 %v; want 3 (cumulative share 0.5 reaches 0.5) and 7", two.quantile(50), two.quantile(99.9))
 	}
 }
+
+// TestGenAIPerfCountsWithItsTokenizer: GenAI-Perf counts output with its
+// tokenizer even where the server reports usage; the record keeps a
+// configured tokenizer's count for it.
+func TestGenAIPerfCountsWithItsTokenizer(t *testing.T) {
+	r := rec(0, []int64{100, 200, 300}, []int{1, 1, 1}) // usage: 3
+	r.TokenizerTokens = 5
+	ss := NewSteps(Targets{}).WithConvention(ConventionGenAIPerf)
+	ss.Add(r)
+	s := ss.Summaries()[0]
+	if s.OutputTokens != 5 || math.Abs(s.ITL.Mean-50) > 1e-9 {
+		t.Errorf("tokens %d, ITL %v ms; want 5 and (300 - 100) / 4 = 50", s.OutputTokens, s.ITL.Mean)
+	}
+}

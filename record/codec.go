@@ -68,6 +68,9 @@ func (r *Record) validate() error {
 	if r.OutputTokens < 0 || r.PromptTokens < 0 || r.UsageTokens < 0 || r.MaxTokens < 0 {
 		return fmt.Errorf("record %d: negative token count", r.Seq)
 	}
+	if r.TokenizerTokens < 0 || r.TokenizerTokens > MaxTokens {
+		return fmt.Errorf("record %d: tokenizer count %d out of range", r.Seq, r.TokenizerTokens)
+	}
 	if r.OutputTokens > MaxTokens || r.PromptTokens > MaxTokens || r.UsageTokens > MaxTokens || r.MaxTokens > MaxTokens {
 		return fmt.Errorf("record %d: a token count over %d", r.Seq, MaxTokens)
 	}

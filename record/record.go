@@ -85,6 +85,10 @@ type Record struct {
 	// tokens were then counted from the stream (TokenSource).
 	UsageSuspect string `json:"usage_suspect,omitempty"`
 	Tokenizer    string `json:"tokenizer,omitempty"` // the client tokenizer that counted, for source "tokenizer"
+	// TokenizerTokens is the client tokenizer's count of the output when
+	// one is configured, even where usage is the count: GenAI-Perf's
+	// convention counts with its tokenizer always.
+	TokenizerTokens int `json:"tokenizer_tokens,omitempty"`
 	PromptTokens int    `json:"prompt_tokens,omitempty"`
 	MaxTokens    int    `json:"max_tokens,omitempty"`
 
