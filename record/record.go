@@ -89,8 +89,8 @@ type Record struct {
 	// one is configured, even where usage is the count: GenAI-Perf's
 	// convention counts with its tokenizer always.
 	TokenizerTokens int `json:"tokenizer_tokens,omitempty"`
-	PromptTokens int    `json:"prompt_tokens,omitempty"`
-	MaxTokens    int    `json:"max_tokens,omitempty"`
+	PromptTokens    int `json:"prompt_tokens,omitempty"`
+	MaxTokens       int `json:"max_tokens,omitempty"`
 
 	// What the server said.
 	Status       int    `json:"status,omitempty"`
