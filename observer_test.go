@@ -51,9 +51,14 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 		}
 	}()
 	output := regexp.MustCompile(`gen_ai_client_token_usage\{gen_ai_request_model="m",gen_ai_token_type="output",step="s"\} (\d+)`)
+	cumulative := regexp.MustCompile(`tpsbench_output_tokens_per_second_cumulative ([0-9.e+]+)`)
+	var tps float64
 	scrape := func() int {
 		rec := httptest.NewRecorder()
 		exp.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		if m := cumulative.FindStringSubmatch(rec.Body.String()); m != nil {
+			tps, _ = strconv.ParseFloat(m[1], 64)
+		}
 		if m := output.FindStringSubmatch(rec.Body.String()); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return n
@@ -66,6 +71,9 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 			t.Fatal("the output token counter stayed at 0 until the request ended")
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+	if tps <= 0 {
+		t.Errorf("cumulative TPS %v while tokens streamed", tps)
 	}
 	<-done
 	if chunks != 300 || chunksAtDone != 300 || final.OutputTokens != 300 || final.Streamed != 300 {

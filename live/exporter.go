@@ -8,10 +8,12 @@ import (
 	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -29,6 +31,9 @@ type Exporter struct {
 	// records a proxy measured but could not write (the run's are fatal)
 	recordsLost prometheus.Counter
 	lastOutput  atomic.Pointer[labelledCounter]
+	// every output token as it streams, by the second it came: the
+	// rolling and cumulative TPS gauges
+	streamed metrics.SecondBins
 }
 
 // NewExporter makes an exporter with its own registry.
@@ -52,7 +57,13 @@ func NewExporter() *Exporter {
 	}
 	e.recordsLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "tpsbench_records_lost_total",
 		Help: "Records that could not be written to the records file (a full disk); each was measured and counted above."})
-	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight, e.recordsLost)
+	rolling := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tpsbench_output_tokens_per_second",
+		Help: "Output tokens a second over the last 10 whole seconds, every chunk counted as it streamed."},
+		func() float64 { return e.streamed.Rate(10, time.Now()) })
+	cumulative := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tpsbench_output_tokens_per_second_cumulative",
+		Help: "Output tokens streamed since the first, over the time since it."},
+		func() float64 { return e.streamed.Cumulative(time.Now()) })
+	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight, e.recordsLost, rolling, cumulative)
 	return e
 }
 
@@ -76,6 +87,7 @@ func (e *Exporter) labels(r *record.Record) (model, step string) {
 func (e *Exporter) Chunk(r *record.Record, tokens int) {
 	if !r.Warmup {
 		e.outputCounter(r).Add(float64(tokens))
+		e.streamed.Add(r.T0+r.Last, tokens)
 	}
 }
 

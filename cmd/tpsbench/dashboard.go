@@ -35,7 +35,7 @@ type dashboard struct {
 	// file (watch) has finished requests only
 	live      bool
 	streaming atomic.Int64
-	perSecond secondBins
+	perSecond metrics.SecondBins
 
 	redraw
 }
@@ -56,7 +56,7 @@ func (d *dashboard) Chunk(r *record.Record, tokens int) {
 		return
 	}
 	d.streaming.Add(int64(tokens))
-	d.perSecond.add(r.T0+r.Last, tokens)
+	d.perSecond.Add(r.T0+r.Last, tokens)
 }
 
 // Done moves a request's tokens from streaming to its step's figures.
@@ -128,7 +128,7 @@ func (d *dashboard) draw() {
 		fmt.Fprintf(&b, "skipped %d lines that are not records (last: %s)\n", n, termsafe.String(*d.lastSkip.Load()))
 	}
 	if d.live {
-		per := d.perSecond.last(60, time.Now())
+		per := d.perSecond.Last(60, time.Now())
 		fmt.Fprintf(&b, "streaming: %d tokens in requests not yet ended\n", d.streaming.Load())
 		fmt.Fprintf(&b, "TPS, last %d s (every chunk as it came): %s  (last whole second %.0f)\n\n", len(per), sparkline(per, 60), per[len(per)-1])
 	} else {
@@ -170,42 +170,4 @@ func (d *dashboard) draw() {
 		b.WriteString("\n")
 	}
 	io.WriteString(d.w, b.String())
-}
-
-// secondBins counts tokens by the Unix second they arrived, over the last
-// len(bins) seconds.
-type secondBins struct {
-	mu   sync.Mutex
-	sec  [64]int64
-	bins [64]int64
-}
-
-// add counts tokens that arrived at unixNS.
-func (b *secondBins) add(unixNS int64, tokens int) {
-	sec := unixNS / 1e9
-	i := uint64(sec) % uint64(len(b.bins))
-	b.mu.Lock()
-	switch {
-	case b.sec[i] == sec:
-		b.bins[i] += int64(tokens)
-	case b.sec[i] < sec: // the bin's second has passed: it is this one's now
-		b.sec[i], b.bins[i] = sec, int64(tokens)
-	}
-	b.mu.Unlock()
-}
-
-// last returns the tokens of each of the n whole seconds before now.
-func (b *secondBins) last(n int, now time.Time) []float64 {
-	n = min(n, len(b.bins)-1)
-	out := make([]float64, n)
-	cur := now.Unix()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for j := range out {
-		sec := cur - int64(n-j)
-		if i := uint64(sec) % uint64(len(b.bins)); b.sec[i] == sec {
-			out[j] = float64(b.bins[i])
-		}
-	}
-	return out
 }
