@@ -38,13 +38,7 @@ func (s *Sampler) Sample(logits []float32) int {
 	}
 	p := s.probs[:n]
 	mx := logits[argmax(logits)]
-	var sum float64
-	inv := 1 / s.Temperature
-	for i, l := range logits {
-		e := exp32((l - mx) * inv)
-		p[i] = e
-		sum += float64(e)
-	}
+	sum := expShift(p, logits, mx, 1/s.Temperature)
 	if s.TopK == 0 && s.TopP >= 1 {
 		// the whole distribution: drawn from the unnormalised weights,
 		// which saves a pass over the vocabulary
