@@ -207,6 +207,11 @@ func (s *Scheduler) loop() {
 			}
 			running = append(running, j)
 		}
+		// Admitted requests run from now, prefill included: a long prompt's
+		// step can take seconds, and /metrics showed it as nothing running.
+		s.mu.Lock()
+		s.stats.Running = len(running)
+		s.mu.Unlock()
 		// One step: a token for every decoding sequence, and prompt tokens
 		// for those still in prefill.
 		entries, owners = entries[:0], owners[:0]
