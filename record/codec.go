@@ -13,32 +13,51 @@ import (
 // concurrent use. Each record is written whole or not at all as far as the
 // underlying writer allows, so a killed run leaves at most one partial line.
 type Writer struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
+	mu sync.Mutex
+	w  *bufio.Writer
+	lineEncoder
 }
 
 // NewWriter returns a Writer on w. Call Flush to push buffered lines out.
 func NewWriter(w io.Writer) *Writer {
 	rw := &Writer{w: bufio.NewWriterSize(w, 64<<10)}
-	rw.enc = json.NewEncoder(&rw.buf)
-	rw.enc.SetEscapeHTML(false)
+	rw.lineEncoder.init()
 	return rw
+}
+
+// lineEncoder encodes records as lines of the records format, reusing
+// its buffer.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (e *lineEncoder) init() {
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+}
+
+// line encodes r as one line, '\n' included, valid until the next call.
+func (e *lineEncoder) line(r *Record) ([]byte, error) {
+	e.buf.Reset()
+	if r.V == 0 {
+		r.V = SchemaVersion
+	}
+	if err := e.enc.Encode(r); err != nil { // Encode ends the line with '\n'
+		return nil, fmt.Errorf("encoding record %d: %w", r.Seq, err)
+	}
+	return e.buf.Bytes(), nil
 }
 
 // Write appends one record.
 func (w *Writer) Write(r *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf.Reset()
-	if r.V == 0 {
-		r.V = SchemaVersion
+	line, err := w.line(r)
+	if err != nil {
+		return err
 	}
-	if err := w.enc.Encode(r); err != nil { // Encode ends the line with '\n'
-		return fmt.Errorf("encoding record %d: %w", r.Seq, err)
-	}
-	if _, err := w.w.Write(w.buf.Bytes()); err != nil {
+	if _, err := w.w.Write(line); err != nil {
 		return fmt.Errorf("writing record: %w", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +19,8 @@ type FileWriter struct {
 	mu   sync.Mutex
 	f    appendFile
 	size int64 // where the last whole line ends
-	buf  bytes.Buffer
-	enc  *json.Encoder
 	lost int64
+	lineEncoder
 }
 
 // appendFile is what FileWriter needs of an *os.File (tests fail it).
@@ -61,8 +59,7 @@ func OpenFile(path string) (w *FileWriter, cut int64, err error) {
 
 func newFileWriter(f appendFile, size int64) *FileWriter {
 	w := &FileWriter{f: f, size: size}
-	w.enc = json.NewEncoder(&w.buf)
-	w.enc.SetEscapeHTML(false)
+	w.lineEncoder.init()
 	return w
 }
 
@@ -92,16 +89,13 @@ func wholeLines(f *os.File) (int64, error) {
 func (w *FileWriter) Write(r *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf.Reset()
-	if r.V == 0 {
-		r.V = SchemaVersion
-	}
-	if err := w.enc.Encode(r); err != nil { // Encode ends the line with '\n'
+	line, err := w.line(r)
+	if err != nil {
 		w.lost++
-		return fmt.Errorf("encoding record %d: %w", r.Seq, err)
+		return err
 	}
-	n, err := w.f.Write(w.buf.Bytes())
-	if err == nil && n < w.buf.Len() {
+	n, err := w.f.Write(line)
+	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {

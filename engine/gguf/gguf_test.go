@@ -145,17 +145,21 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// fileHeader is a version 3 header declaring tensors and kvs entries.
+func fileHeader(tensors, kvs uint64) []byte {
+	le := binary.LittleEndian
+	b := le.AppendUint32(nil, Magic)
+	b = le.AppendUint32(b, 3)
+	b = le.AppendUint64(b, tensors)
+	return le.AppendUint64(b, kvs)
+}
+
 // tensorFile is a valid file with one tensor of dims and typ whose header
 // is written by hand, so that the dimensions need not match any data.
 func tensorFile(t testing.TB, dims []uint64, typ TensorType) []byte {
 	t.Helper()
 	le := binary.LittleEndian
-	b := le.AppendUint32(nil, Magic)
-	b = le.AppendUint32(b, 3)
-	b = le.AppendUint64(b, 1) // tensors
-	b = le.AppendUint64(b, 0) // metadata
-	b = le.AppendUint64(b, 1)
-	b = append(b, 't')
+	b := append(fileHeader(1, 0), 1, 0, 0, 0, 0, 0, 0, 0, 't')
 	b = le.AppendUint32(b, uint32(len(dims)))
 	for _, d := range dims {
 		b = le.AppendUint64(b, d)
@@ -169,12 +173,7 @@ func tensorFile(t testing.TB, dims []uint64, typ TensorType) []byte {
 // of type et, followed by body.
 func arrayFile(et ValueType, n uint64, body []byte) []byte {
 	le := binary.LittleEndian
-	b := le.AppendUint32(nil, Magic)
-	b = le.AppendUint32(b, 3)
-	b = le.AppendUint64(b, 0) // tensors
-	b = le.AppendUint64(b, 1) // metadata
-	b = le.AppendUint64(b, 1)
-	b = append(b, 'a')
+	b := append(fileHeader(0, 1), 1, 0, 0, 0, 0, 0, 0, 0, 'a')
 	b = le.AppendUint32(b, uint32(TypeArray))
 	b = le.AppendUint32(b, uint32(et))
 	b = le.AppendUint64(b, n)
