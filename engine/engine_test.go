@@ -126,18 +126,33 @@ func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestBadRequests(t *testing.T) {
 	_, url := start(t)
-	cases := []struct{ path, body, param string }{
-		{"/v1/completions", `{`, ""},
-		{"/v1/completions", `{"max_tokens":5}`, "prompt"},
-		{"/v1/completions", `{"prompt":"a","max_tokens":-1}`, "max_tokens"},
-		{"/v1/completions", `{"prompt":"a","max_tokens":"ten"}`, "max_tokens"},
-		{"/v1/completions", `{"prompt":"a","max_tokens":100000}`, "max_tokens"},
-		{"/v1/completions", `{"prompt":"a","temperature":-1}`, "temperature"},
-		{"/v1/completions", `{"prompt":"a","top_p":2}`, "top_p"},
-		{"/v1/completions", `{"prompt":"a","model":"gpt-9"}`, "model"},
-		{"/v1/completions", `{"prompt":"a","stop":5}`, "stop"},
-		{"/v1/completions", `{"prompt":"` + strings.Repeat("word ", 400) + `"}`, "prompt"},
-		{"/v1/chat/completions", `{"messages":[]}`, "messages"},
+	cases := []struct {
+		path, body, param string
+		status            int
+	}{
+		{"/v1/completions", `{`, "", 0},
+		{"/v1/completions", `{"max_tokens":5}`, "prompt", 0},
+		{"/v1/completions", `{"prompt":"a","max_tokens":-1}`, "max_tokens", 0},
+		{"/v1/completions", `{"prompt":"a","max_tokens":"ten"}`, "max_tokens", 0},
+		{"/v1/completions", `{"prompt":"a","max_tokens":100000}`, "max_tokens", 0},
+		{"/v1/completions", `{"prompt":"a","temperature":-1}`, "temperature", 0},
+		{"/v1/completions", `{"prompt":"a","top_p":2}`, "top_p", 0},
+		{"/v1/completions", `{"prompt":"a","model":"gpt-9"}`, "model", 404}, // as OpenAI and vLLM answer
+		{"/v1/completions", `{"prompt":"a","stop":5}`, "stop", 0},
+		{"/v1/completions", `{"prompt":"` + strings.Repeat("word ", 400) + `"}`, "prompt", 0},
+		{"/v1/chat/completions", `{"messages":[]}`, "messages", 0},
+		// found driving serve with the OpenAI SDK: each refused by name
+		{"/v1/chat/completions", `{"messages":[{"content":"hi"}]}`, "messages[0].role", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"wizard","content":"hi"}]}`, "messages[0].role", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user"}]}`, "messages[0].content", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function"}]}`, "tools", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, "response_format", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"logprobs":true}`, "logprobs", 0},
+		{"/v1/completions", `{"prompt":"a","echo":true}`, "echo", 0},
+		{"/v1/completions", `{"prompt":"a","n":2}`, "n", 0},
+		{"/v1/completions", `{"prompt":["a","b"]}`, "prompt", 0},
+		{"/v1/completions", `{"prompt":[1,2,100000]}`, "prompt", 0},
+		{"/tokenize", `{"messages":[{"role":"user"}]}`, "messages[0].content", 0},
 	}
 	for _, c := range cases {
 		resp, body := post(t, url+c.path, c.body)
@@ -147,7 +162,10 @@ func TestBadRequests(t *testing.T) {
 				Param   *string `json:"param"`
 			} `json:"error"`
 		}
-		if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Message == "" {
+		if c.status == 0 {
+			c.status = 400
+		}
+		if resp.StatusCode != c.status || json.Unmarshal([]byte(body), &e) != nil || e.Error.Message == "" {
 			t.Errorf("%s %.60s: %d %s", c.path, c.body, resp.StatusCode, body)
 			continue
 		}
@@ -350,6 +368,41 @@ func TestBadOptions(t *testing.T) {
 		if e, err := engine.Load(opts); err == nil {
 			e.Close()
 			t.Errorf("%+v: loaded", opts)
+		}
+	}
+}
+
+// TestServerAsTheOpenAISDKSeesIt: what driving serve with the official
+// OpenAI SDK found: a completions stream's usage chunk typed as a chat
+// chunk, no GET /v1/models/{id}, prompts as token ids refused.
+func TestServerAsTheOpenAISDKSeesIt(t *testing.T) {
+	e, url := start(t)
+	_, body := post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":2,"stream":true,"stream_options":{"include_usage":true}}`)
+	if strings.Contains(body, "chat.completion.chunk") || strings.Count(body, `"object":"text_completion"`) < 2 {
+		t.Errorf("completions stream:\n%s", body)
+	}
+	resp, err := http.Get(url + "/v1/models/" + e.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ ID, Object string }
+	json.NewDecoder(resp.Body).Decode(&m)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || m.ID != e.Name || m.Object != "model" {
+		t.Errorf("GET /v1/models/%s: %d %+v", e.Name, resp.StatusCode, m)
+	}
+	if resp, err := http.Get(url + "/v1/models/gpt-9"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("GET /v1/models/gpt-9: %v %v", resp, err)
+	}
+	for _, prompt := range []string{`[1, 5, 9]`, `[[1, 5, 9]]`} {
+		resp, body := post(t, url+"/v1/completions", `{"prompt":`+prompt+`,"max_tokens":2}`)
+		var out struct {
+			Usage struct {
+				Prompt int `json:"prompt_tokens"`
+			} `json:"usage"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &out) != nil || out.Usage.Prompt != 3 {
+			t.Errorf("prompt %s: %d %s", prompt, resp.StatusCode, body)
 		}
 	}
 }

@@ -49,6 +49,7 @@ func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Schedul
 	srv.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, false) })
 	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
 	srv.mux.HandleFunc("GET /v1/models", srv.models)
+	srv.mux.HandleFunc("GET /v1/models/{id...}", srv.modelByID)
 	srv.mux.HandleFunc("GET /metrics", srv.serveMetrics)
 	srv.mux.HandleFunc("POST /tokenize", srv.tokenize)
 	srv.mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
@@ -71,18 +72,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": s.Name, "object": "model", "created": s.start.Unix(), "owned_by": "tpsbench", "max_model_len": s.model.Context,
-	}}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{s.modelObject()}})
+}
+
+// modelByID answers GET /v1/models/{id}: the model, or a 404.
+func (s *Server) modelByID(w http.ResponseWriter, r *http.Request) {
+	if id := r.PathValue("id"); id != s.Name {
+		apiErrorCode(w, http.StatusNotFound, "invalid_request_error", "model", "model_not_found",
+			fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(id, 128), s.Name))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(s.modelObject())
+}
+
+func (s *Server) modelObject() map[string]any {
+	return map[string]any{"id": s.Name, "object": "model", "created": s.start.Unix(), "owned_by": "tpsbench", "max_model_len": s.model.Context}
 }
 
 // apiError writes an OpenAI-style error.
 func apiError(w http.ResponseWriter, status int, typ, param, msg string) {
+	apiErrorCode(w, status, typ, param, status, msg)
+}
+
+// apiErrorCode is apiError with OpenAI's error code (a name such as
+// "model_not_found", or the status).
+func apiErrorCode(w http.ResponseWriter, status int, typ, param string, code any, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	body := map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nilIfEmpty(param), "code": status}}
+	body := map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nilIfEmpty(param), "code": code}}
 	_ = json.NewEncoder(w).Encode(body)
 }
+
+// modelNotFound is a request for a model this server does not serve: a
+// 404, as OpenAI and vLLM answer it.
+type modelNotFound struct{ msg string }
+
+func (m modelNotFound) Error() string { return m.msg }
 
 func nilIfEmpty(s string) any {
 	if s == "" {
@@ -109,12 +135,44 @@ type request struct {
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
 	N         *int `json:"n"`
+	// fields of the API this engine does not implement: refused by name,
+	// not ignored, so that a client never takes output it did not ask for
+	Tools          json.RawMessage `json:"tools"`
+	ToolChoice     json.RawMessage `json:"tool_choice"`
+	Functions      json.RawMessage `json:"functions"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+	Echo           json.RawMessage `json:"echo"`
+	Logprobs       json.RawMessage `json:"logprobs"`
+	TopLogprobs    json.RawMessage `json:"top_logprobs"`
+	BestOf         json.RawMessage `json:"best_of"`
+	Suffix         json.RawMessage `json:"suffix"`
+}
+
+// unsupported names the first field of req the engine does not implement
+// (absent, null, or the value that means "not wanted" is fine).
+func (req *request) unsupported() string {
+	for _, f := range []struct {
+		name, harmless string
+		raw            json.RawMessage
+	}{{"tools", "[]", req.Tools}, {"tool_choice", `"none"`, req.ToolChoice}, {"functions", "[]", req.Functions},
+		{"response_format", `{"type":"text"}`, req.ResponseFormat}, {"echo", "false", req.Echo},
+		{"logprobs", "false", req.Logprobs}, {"top_logprobs", "0", req.TopLogprobs}, {"best_of", "1", req.BestOf},
+		{"suffix", `""`, req.Suffix}} {
+		v := strings.Join(strings.Fields(string(f.raw)), "")
+		if v != "" && v != "null" && v != f.harmless {
+			return f.name
+		}
+	}
+	return ""
 }
 
 type message struct {
-	Role    string  `json:"role"`
-	Content content `json:"content"`
+	Role    string   `json:"role"`
+	Content *content `json:"content"`
 }
+
+// roles are the chat roles a message may have.
+var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
 func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*request, []int, []string, error) {
 	body, err := readBody(w, r)
@@ -132,27 +190,31 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 		return nil, nil, nil, err
 	}
 	if req.Model != "" && req.Model != s.Name {
-		return nil, nil, nil, badRequest{"model", fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(req.Model, 128), s.Name)}
+		return nil, nil, nil, modelNotFound{fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(req.Model, 128), s.Name)}
+	}
+	if name := req.unsupported(); name != "" {
+		return nil, nil, nil, badRequest{name, fmt.Sprintf("%s is not implemented by this engine", name)}
 	}
 	if req.N != nil && *req.N != 1 {
 		return nil, nil, nil, badRequest{"n", "n must be 1"}
 	}
 	var text string
+	var ids []int // a prompt given as token ids
 	if chat {
 		if len(req.Messages) == 0 {
 			return nil, nil, nil, badRequest{"messages", "messages must hold at least one message"}
+		}
+		if err := checkMessages(req.Messages); err != nil {
+			return nil, nil, nil, err
 		}
 		text = chatPrompt(req.Messages)
 	} else {
 		if len(req.Prompt) == 0 {
 			return nil, nil, nil, badRequest{"prompt", "prompt is required"}
 		}
-		if err := json.Unmarshal(req.Prompt, &text); err != nil {
-			var list []string
-			if json.Unmarshal(req.Prompt, &list) != nil || len(list) != 1 {
-				return nil, nil, nil, badRequest{"prompt", "prompt must be a string (or a list of one string)"}
-			}
-			text = list[0]
+		var err error
+		if text, ids, err = s.promptOf(req.Prompt); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	var stops []string
@@ -185,7 +247,10 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 	if least := s.tok.MinTokens(len(text)); least >= s.model.Context {
 		return nil, nil, nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes); the context holds %d", least, len(text), s.model.Context)}
 	}
-	prompt := s.tok.Encode(text, true)
+	prompt := ids
+	if prompt == nil {
+		prompt = s.tok.Encode(text, true)
+	}
 	room := s.model.Context - len(prompt)
 	switch {
 	case *req.MaxTokens < 1:
@@ -212,12 +277,64 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 
 // chatPrompt flattens messages into one prompt; the synthetic models have
 // no chat template of their own.
+// checkMessages refuses chat messages without a known role or a content,
+// naming the field.
+func checkMessages(msgs []message) error {
+	for i, m := range msgs {
+		switch {
+		case m.Role == "":
+			return badRequest{fmt.Sprintf("messages[%d].role", i), fmt.Sprintf("messages[%d].role is missing", i)}
+		case !roles[m.Role]:
+			return badRequest{fmt.Sprintf("messages[%d].role", i), fmt.Sprintf("messages[%d].role %q: want system, developer, user, assistant or tool", i, httpserve.Shorten(m.Role, 32))}
+		case m.Content == nil:
+			return badRequest{fmt.Sprintf("messages[%d].content", i), fmt.Sprintf("messages[%d].content is missing", i)}
+		}
+	}
+	return nil
+}
+
+// promptOf reads a completions prompt: a string, a list of one string,
+// or token ids (a list of ints, or a list of one such list), checked
+// against the vocabulary. Several prompts in one request are refused:
+// a request here makes one completion.
+func (s *Server) promptOf(raw json.RawMessage) (text string, ids []int, err error) {
+	if json.Unmarshal(raw, &text) == nil {
+		return text, nil, nil
+	}
+	var texts []string
+	if json.Unmarshal(raw, &texts) == nil && len(texts) == 1 {
+		return texts[0], nil, nil
+	}
+	var lists [][]int
+	if json.Unmarshal(raw, &ids) != nil {
+		if json.Unmarshal(raw, &lists) != nil || len(lists) != 1 {
+			if len(texts) > 1 || len(lists) > 1 {
+				return "", nil, badRequest{"prompt", fmt.Sprintf("%d prompts in one request; this server makes one completion a request", max(len(texts), len(lists)))}
+			}
+			return "", nil, badRequest{"prompt", "prompt must be a string, token ids, or a list of one of them"}
+		}
+		ids = lists[0]
+	}
+	if len(ids) == 0 {
+		return "", nil, badRequest{"prompt", "prompt has no tokens"}
+	}
+	if len(ids) >= s.model.Context {
+		return "", nil, badRequest{"prompt", fmt.Sprintf("the prompt has %d tokens; the context holds %d", len(ids), s.model.Context)}
+	}
+	for i, id := range ids {
+		if id < 0 || id >= s.tok.Len() {
+			return "", nil, badRequest{"prompt", fmt.Sprintf("prompt token %d (at %d) is outside the vocabulary of %d", id, i, s.tok.Len())}
+		}
+	}
+	return "", ids, nil
+}
+
 func chatPrompt(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		b.WriteString(m.Role)
 		b.WriteString(": ")
-		b.WriteString(string(m.Content))
+		b.WriteString(string(*m.Content))
 		b.WriteString("\n")
 	}
 	b.WriteString("assistant:")
@@ -234,6 +351,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	arrived := time.Now()
 	req, prompt, stops, err := s.parse(w, r, chat)
 	if err != nil {
+		var nf modelNotFound
+		if errors.As(err, &nf) {
+			apiErrorCode(w, http.StatusNotFound, "invalid_request_error", "model", "model_not_found", err.Error())
+			return
+		}
 		var br badRequest
 		errors.As(err, &br)
 		apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, err.Error())
@@ -442,7 +564,11 @@ func (o *response) end(reason string) {
 	}
 	o.chunk(o.delta(""), reason)
 	if o.usage {
-		o.event(map[string]any{"id": o.id, "object": "chat.completion.chunk", "created": o.created, "model": o.model, "choices": []any{}, "usage": o.usageJSON()})
+		obj := "text_completion" // the OpenAI SDK's completions stream types every chunk so
+		if o.chat {
+			obj = "chat.completion.chunk"
+		}
+		o.event(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model, "choices": []any{}, "usage": o.usageJSON()})
 	}
 	fmt.Fprint(o.w, "data: [DONE]\n\n")
 	if f, ok := o.w.(http.Flusher); ok {

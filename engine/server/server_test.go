@@ -39,12 +39,15 @@ func FuzzRequestDecoder(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":3,"stop":"\n"}`), true)
 	f.Add([]byte(`{"prompt":["a"],"n":1,"model":"tiny"}`), false)
 	f.Add([]byte(`{"prompt":1e400}`), false)
+	f.Add([]byte(`{"prompt":[[1,5,9]],"max_tokens":2}`), false)
+	f.Add([]byte(`{"messages":[{"role":"user"}],"tools":[]}`), true)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":2}`), true)
 	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
 		req, prompt, _, err := s.parseBody(body, chat)
 		if err != nil {
 			var br badRequest
-			if !errors.As(err, &br) {
+			var nf modelNotFound
+			if !errors.As(err, &br) && !errors.As(err, &nf) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
 			return

@@ -31,6 +31,12 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	case req.Prompt != nil:
 		text = *req.Prompt
 	case len(req.Messages) > 0:
+		if err := checkMessages(req.Messages); err != nil {
+			var br badRequest
+			errors.As(err, &br)
+			apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, br.msg)
+			return
+		}
 		text = chatPrompt(req.Messages)
 	default:
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt", "give a prompt or messages")
