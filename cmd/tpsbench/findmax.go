@@ -10,32 +10,18 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/metrics"
-	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 )
 
 // runFindMax searches the highest concurrency meeting the targets, one
 // measured step a probe, and reports every step and the answer.
-func (f *runFlags) runFindMax(ctx, abort context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, targets metrics.Targets,
-	clock *record.Clock, buildStep func(target, phase) (tpsbench.Step, error), engineInProcess bool) error {
+// base is the run's plan without steps: its targets, outputs (records,
+// observers, server metrics) and clock go to every probe.
+func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, base tpsbench.Plan,
+	buildStep func(target, phase) (tpsbench.Step, error), views *liveViews) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if len(targets.List) == 0 {
-		return usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
-	}
-	if len(tgts) != 1 || f.sweep != "" || f.factor != "" || f.rate > 0 {
-		return usagef("--find-max searches one target's concurrency: drop --sweep, --factor, --rate and extra models")
-	}
-	if f.maxConc < 1 {
-		return usagef("--max-concurrency must be at least 1")
-	}
-	var records *record.Writer
-	if f.records != "" {
-		file, err := os.Create(f.records)
-		if err != nil {
-			return fmt.Errorf("creating records file: %w", err)
-		}
-		defer file.Close()
-		records = record.NewWriter(file)
+	if len(tgts) != 1 {
+		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
 	}
 	probes := 0
 	probe := func(ctx context.Context, c int) (metrics.Summary, error) {
@@ -52,8 +38,9 @@ func (f *runFlags) runFindMax(ctx, abort context.Context, cmd *cobra.Command, ca
 		if !f.quiet {
 			fmt.Fprintf(stderr, "probing concurrency %d\n", c)
 		}
-		res, err := tpsbench.Run(ctx, tpsbench.Plan{Steps: []tpsbench.Step{st}, Targets: targets, Clock: clock,
-			Convention: f.output.convention, Records: records, FirstStep: probes, ServerInProcess: engineInProcess, Abort: abort})
+		plan := base
+		plan.Steps, plan.FirstStep = []tpsbench.Step{st}, probes
+		res, err := tpsbench.Run(ctx, plan)
 		probes++
 		if err != nil {
 			return metrics.Summary{}, err
@@ -65,6 +52,7 @@ func (f *runFlags) runFindMax(ctx, abort context.Context, cmd *cobra.Command, ca
 		return res.Steps[0], nil
 	}
 	search, err := tpsbench.FindMax(ctx, 1, f.maxConc, probe)
+	views.stop() // the progress line ends before the report prints
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "tpsbench: interrupted during the search")

@@ -611,6 +611,36 @@ func TestFindMax(t *testing.T) {
 	}
 }
 
+// TestFindMaxWiresEveryOutput: --find-max returned before the outputs were
+// wired, so --server-metrics, --metrics-addr, --live and --start-at were
+// accepted and ignored. Each probe now runs with them, as any step does.
+func TestFindMaxWiresEveryOutput(t *testing.T) {
+	srv := server(t)
+	scrapes := 0
+	var mu sync.Mutex
+	metricsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		scrapes++
+		mu.Unlock()
+		fmt.Fprintln(w, "vllm:generation_tokens_total 0")
+	}))
+	defer metricsSrv.Close()
+	records := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "2", "--slo", "request_tps=10",
+		"--max-tokens", "3", "--server-metrics", metricsSrv.URL+"/metrics", "--records", records, "--format", "json", "-q")
+	if code != 0 || strings.Count(out, `"server": {`) < 2 {
+		t.Fatalf("exit %d, %s: a server view a probe wanted\n%s", code, errs, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if scrapes < 4 { // before and after each of the two probes
+		t.Errorf("%d scrapes for two probes", scrapes)
+	}
+	if data, _ := os.ReadFile(records); strings.Count(string(data), "\n") == 0 {
+		t.Error("no records written")
+	}
+}
+
 func TestServerMetricsAgreeWithClient(t *testing.T) {
 	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--concurrency", "3", "--requests", "6", "--max-tokens", "9", "--server-metrics", "engine", "--format", "json", "-q")
 	var rep struct {

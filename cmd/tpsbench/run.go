@@ -23,6 +23,7 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/servermetrics"
@@ -332,26 +333,22 @@ func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.P
 	return p, nil
 }
 
-func runRun(cmd *cobra.Command, f *runFlags) error {
-	if f.scenario != "" {
-		if err := applyScenario(cmd.Flags(), f.scenario); err != nil {
-			return err
-		}
-	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	targets, err := f.output.targets()
+// checkFlags checks the flags against each other and returns the targets,
+// the extra headers and the concurrency levels (and whether they sweep).
+func (f *runFlags) checkFlags(cmd *cobra.Command) (targets metrics.Targets, headers http.Header, levels []int, sweeping bool, err error) {
+	targets, err = f.output.targets()
 	if err != nil {
-		return err
+		return targets, headers, levels, sweeping, err
 	}
 	if f.maxTokens < 1 {
-		return usagef("--max-tokens must be at least 1")
+		return targets, headers, levels, sweeping, usagef("--max-tokens must be at least 1")
 	}
 	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
-		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
+		return targets, headers, levels, sweeping, usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
 	}
 	if err := checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
 		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
-		return err
+		return targets, headers, levels, sweeping, err
 	}
 	if cmd.Flags().Changed("burstiness") && !cmd.Flags().Changed("arrivals") {
 		f.arrivals = string(load.Gamma)
@@ -363,116 +360,52 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	case load.Poisson, load.Constant:
 		if cmd.Flags().Changed("burstiness") {
-			return usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
+			return targets, headers, levels, sweeping, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
 		}
 	default:
-		return usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
+		return targets, headers, levels, sweeping, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
 	}
-	headers, err := parseHeaders(f.headers)
+	headers, err = parseHeaders(f.headers)
 	if err != nil {
-		return err
+		return targets, headers, levels, sweeping, err
 	}
-	levels := []int{f.concurrency}
-	sweeping := f.sweep != ""
+	levels, sweeping = []int{f.concurrency}, f.sweep != ""
 	if sweeping {
 		if cmd.Flags().Changed("concurrency") {
-			return usagef("give --sweep or --concurrency, not both")
+			return targets, headers, levels, sweeping, usagef("give --sweep or --concurrency, not both")
 		}
 		if levels, err = parseLevels(f.sweep); err != nil {
-			return err
+			return targets, headers, levels, sweeping, err
 		}
 	}
 	if f.showTokens && (f.noStream || sweeping || f.rate > 0 || f.duration > 0 || f.requests > 1 || f.concurrency > 1 || len(f.models) > 1 || len(f.targets) > 1) {
-		return usagef("--show-tokens measures one streamed request: drop --sweep, --rate, --duration, --no-stream and counts above 1")
+		return targets, headers, levels, sweeping, usagef("--show-tokens measures one streamed request: drop --sweep, --rate, --duration, --no-stream and counts above 1")
 	}
 	if f.showTokens {
 		f.requests = 1
 	}
-	key := os.Getenv(f.apiKeyEnv)
+	if f.findMax {
+		switch {
+		case len(targets.List) == 0:
+			return targets, headers, levels, sweeping, usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
+		case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
+			return targets, headers, levels, sweeping, usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
+		case f.maxConc < 1:
+			return targets, headers, levels, sweeping, usagef("--max-concurrency must be at least 1")
+		}
+	}
+	return targets, headers, levels, sweeping, nil
+}
 
-	ctx, abort, caught, stop := interruptible(cmd.Context())
-	defer stop()
-
-	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
-	if err != nil {
-		return err
+// calibrate sizes a synthetic workload's prompts in the first target's
+// tokens: with its /tokenize, else with --tokenizer, else in words.
+func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []target, key string, counter client.TextCounter, stderr io.Writer) workload.Source {
+	countTokens := counter.Count
+	syn, ok := src.(workload.Synthetic)
+	if !ok || len(tgts) == 0 {
+		return src
 	}
-	autoRates := 0
-	if f.sweepRates != "" {
-		if phases, autoRates, err = f.ratePhases(cmd, sweeping); err != nil {
-			return err
-		}
-		sweeping = true
-	}
-	var tgts []target
-	var engineURLs []string
-	if len(engines) > 0 || (f.url == "" && len(f.targets) == 0) {
-		if len(engines) == 0 {
-			engines = []namedEngine{{"", f.engine}}
-		}
-		asked := f.askedConcurrency(levels)
-		for _, ne := range engines {
-			ef := ne.flags
-			// sized for the concurrency asked: an engine running 16
-			// sequences under --concurrency 32 queues half the requests,
-			// and their TTFT measures the queue
-			if !ef.changed("max-num-seqs") && ef.preset == "" {
-				ef.maxSeqs = max(ef.maxSeqs, asked)
-			}
-			url, name, stopEngine, err := f.startEngine(cmd, ef, asked)
-			if err != nil {
-				return err
-			}
-			defer stopEngine()
-			for _, m := range f.models {
-				// a name the engine does not serve would otherwise be
-				// silently replaced by the one it does
-				if m != name {
-					return usagef("--model %q: the embedded engine serves %q; choose what it loads with --engine-model (a GGUF file or a preset), or measure another server with --url", m, name)
-				}
-			}
-			label := ne.label
-			if label == "" {
-				label = name
-			}
-			tgts = append(tgts, target{name: label, url: url, model: name})
-			engineURLs = append(engineURLs, url)
-		}
-		if !cmd.Flags().Changed("ignore-eos") {
-			f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
-		}
-		f.embedded = true
-	} else {
-		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb"} {
-			if cmd.Flags().Changed(name) {
-				return usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
-			}
-		}
-	}
-	if tgts == nil {
-		if tgts, err = f.parseTargets(ctx, key, headers); err != nil {
-			return err
-		}
-	}
-	clock := record.NewClock()
-	var temp *float64
-	if f.temp >= 0 {
-		temp = &f.temp
-	}
-	var tokens *tokenPrinter
-	if f.showTokens {
-		tokens = &tokenPrinter{w: stdout, clock: clock}
-	}
-	src, err := f.workload()
-	if err != nil {
-		return err
-	}
-	counter, err := textCounter(f.tokenizer, !f.noStream)
-	if err != nil {
-		return usageError{err}
-	}
-	countTokens := counter.Count // nil unless a tokenizer counts responses
-	if syn, ok := src.(workload.Synthetic); ok && len(tgts) > 0 {
+	{
 		// exact lengths where the server has a tokenizer endpoint
 		tk, err := client.NewTokenizer(ctx, tgts[0].url, f.api, tgts[0].model, key)
 		switch {
@@ -496,6 +429,197 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			src = syn
 		}
 	}
+	return src
+}
+
+// serverMetrics is the scraper of --server-metrics, or nil.
+func (f *runFlags) serverMetrics(tgts []target, engineURLs []string, key string, headers http.Header) (*servermetrics.Scraper, error) {
+	u := f.serverMet
+	switch {
+	case u == "":
+		return nil, nil
+	case u == "engine":
+		if len(engineURLs) == 0 {
+			return nil, usagef("--server-metrics engine: no embedded engine runs (drop --url)")
+		}
+		u = engineURLs[0] + "/metrics"
+	default:
+		if _, _, err := client.Endpoint(u, ""); err != nil {
+			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
+		}
+	}
+	return &servermetrics.Scraper{URL: u, Header: metricsHeader(u, tgts, key, headers)}, nil
+}
+
+// liveViews are what watches a run as it goes: the progress line or the
+// dashboard, and the Prometheus exporter.
+type liveViews struct {
+	observers   tpsbench.Observers
+	prog        *progress
+	dash        *dashboard
+	stopMetrics func()
+}
+
+// startLiveViews starts the views the flags ask for.
+func (f *runFlags) startLiveViews(stderr io.Writer, steps int, clientCPU bool) (*liveViews, error) {
+	v := &liveViews{}
+	if f.live && !f.quiet {
+		v.dash = newDashboard(stderr, "run")
+		v.dash.live = true
+		v.observers = append(v.observers, v.dash)
+		v.dash.start(500 * time.Millisecond)
+	} else if !f.quiet {
+		v.prog = newProgress(stderr, steps, clientCPU)
+		v.observers = append(v.observers, v.prog)
+		v.prog.start()
+	}
+	if f.metricsAt != "" {
+		exp := live.NewExporter()
+		stop, url, err := exp.Serve(f.metricsAt)
+		if err != nil {
+			v.stop()
+			return nil, err
+		}
+		v.stopMetrics = stop
+		if !f.quiet {
+			fmt.Fprintf(stderr, "live metrics at %s/metrics\n", url)
+		}
+		v.observers = append(v.observers, exporterObserver{exp})
+	}
+	return v, nil
+}
+
+// stop ends the progress line or dashboard (before the report prints).
+func (v *liveViews) stop() {
+	if v.prog != nil {
+		v.prog.stop()
+		v.prog = nil
+	}
+	if v.dash != nil {
+		v.dash.stop()
+		v.dash = nil
+	}
+}
+
+// close stops the exporter (after the report: a scrape may still come).
+func (v *liveViews) close() {
+	v.stop()
+	if v.stopMetrics != nil {
+		v.stopMetrics()
+	}
+}
+
+// startEngines starts the embedded engines the run measures (none when it
+// measures a URL), sized for the concurrency asked, and returns them as
+// targets with their URLs; stop stops them (call it even on error).
+func (f *runFlags) startEngines(cmd *cobra.Command, engines []namedEngine, levels []int) (tgts []target, engineURLs []string, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	if !(len(engines) > 0 || (f.url == "" && len(f.targets) == 0)) {
+		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb"} {
+			if cmd.Flags().Changed(name) {
+				return nil, nil, stop, usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
+			}
+		}
+		return nil, nil, stop, nil
+	}
+	if len(engines) == 0 {
+		engines = []namedEngine{{"", f.engine}}
+	}
+	asked := f.askedConcurrency(levels)
+	for _, ne := range engines {
+		ef := ne.flags
+		// sized for the concurrency asked: an engine running 16
+		// sequences under --concurrency 32 queues half the requests,
+		// and their TTFT measures the queue
+		if !ef.changed("max-num-seqs") && ef.preset == "" {
+			ef.maxSeqs = max(ef.maxSeqs, asked)
+		}
+		url, name, stopEngine, err := f.startEngine(cmd, ef, asked)
+		if err != nil {
+			return nil, nil, stop, err
+		}
+		stops = append(stops, stopEngine)
+		for _, m := range f.models {
+			// a name the engine does not serve would otherwise be
+			// silently replaced by the one it does
+			if m != name {
+				return nil, nil, stop, usagef("--model %q: the embedded engine serves %q; choose what it loads with --engine-model (a GGUF file or a preset), or measure another server with --url", m, name)
+			}
+		}
+		label := ne.label
+		if label == "" {
+			label = name
+		}
+		tgts = append(tgts, target{name: label, url: url, model: name})
+		engineURLs = append(engineURLs, url)
+	}
+	if !cmd.Flags().Changed("ignore-eos") {
+		f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
+	}
+	f.embedded = true
+	return tgts, engineURLs, stop, nil
+}
+
+func runRun(cmd *cobra.Command, f *runFlags) error {
+	if f.scenario != "" {
+		if err := applyScenario(cmd.Flags(), f.scenario); err != nil {
+			return err
+		}
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	targets, headers, levels, sweeping, err := f.checkFlags(cmd)
+	if err != nil {
+		return err
+	}
+	key := os.Getenv(f.apiKeyEnv)
+
+	ctx, abort, caught, stop := interruptible(cmd.Context())
+	defer stop()
+
+	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
+	if err != nil {
+		return err
+	}
+	autoRates := 0
+	if f.sweepRates != "" {
+		if phases, autoRates, err = f.ratePhases(cmd, sweeping); err != nil {
+			return err
+		}
+		sweeping = true
+	}
+	tgts, engineURLs, stopEngines, err := f.startEngines(cmd, engines, levels)
+	defer stopEngines()
+	if err != nil {
+		return err
+	}
+	if tgts == nil {
+		if tgts, err = f.parseTargets(ctx, key, headers); err != nil {
+			return err
+		}
+	}
+	clock := record.NewClock()
+	var temp *float64
+	if f.temp >= 0 {
+		temp = &f.temp
+	}
+	var tokens *tokenPrinter
+	if f.showTokens {
+		tokens = &tokenPrinter{w: stdout, clock: clock}
+	}
+	src, err := f.workload()
+	if err != nil {
+		return err
+	}
+	counter, err := textCounter(f.tokenizer, !f.noStream)
+	if err != nil {
+		return usageError{err}
+	}
+	src = f.calibrate(ctx, src, tgts, key, counter, stderr)
 	shardI, shardN, err := parseShard(f.shard)
 	if err != nil {
 		return err
@@ -566,31 +690,21 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if autoRates > 0 && len(tgts) > 1 {
 		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
 	}
-	if f.findMax {
-		return f.runFindMax(ctx, abort, cmd, caught, tgts, targets, clock, buildStep, len(engineURLs) > 0)
-	}
-	for _, t := range tgts {
-		for _, ph := range phases {
-			st, err := buildStep(t, ph)
-			if err != nil {
-				return err
+	if !f.findMax { // find-max builds its steps as it searches
+		for _, t := range tgts {
+			for _, ph := range phases {
+				st, err := buildStep(t, ph)
+				if err != nil {
+					return err
+				}
+				steps = append(steps, st)
 			}
-			steps = append(steps, st)
 		}
 	}
 
 	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0, Abort: abort}
-	if f.serverMet != "" {
-		u := f.serverMet
-		if u == "engine" {
-			if len(engineURLs) == 0 {
-				return usagef("--server-metrics engine: no embedded engine runs (drop --url)")
-			}
-			u = engineURLs[0] + "/metrics"
-		} else if _, _, err := client.Endpoint(u, ""); err != nil {
-			return usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
-		}
-		plan.ServerMetrics = &servermetrics.Scraper{URL: u, Header: metricsHeader(u, tgts, key, headers)}
+	if plan.ServerMetrics, err = f.serverMetrics(tgts, engineURLs, key, headers); err != nil {
+		return err
 	}
 	if f.records != "" {
 		file, err := os.Create(f.records)
@@ -600,33 +714,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer file.Close()
 		plan.Records = record.NewWriter(file)
 	}
-	var prog *progress
-	var dash *dashboard
-	var observers tpsbench.Observers
-	if f.live && !f.quiet {
-		dash = newDashboard(stderr, "run")
-		dash.live = true
-		observers = append(observers, dash)
-		dash.start(500 * time.Millisecond)
-	} else if !f.quiet {
-		prog = newProgress(stderr, len(steps)+autoRates, len(engineURLs) == 0)
-		observers = append(observers, prog)
-		prog.start()
+	views, err := f.startLiveViews(stderr, len(steps)+autoRates, len(engineURLs) == 0)
+	if err != nil {
+		return err
 	}
-	if f.metricsAt != "" {
-		exp := live.NewExporter()
-		stopMetrics, url, err := exp.Serve(f.metricsAt)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-		if !f.quiet {
-			fmt.Fprintf(stderr, "live metrics at %s/metrics\n", url)
-		}
-		observers = append(observers, exporterObserver{exp})
-	}
-	if len(observers) > 0 {
-		plan.Observer = observers
+	defer views.close()
+	if len(views.observers) > 0 {
+		plan.Observer = views.observers
 	}
 	if !startAt.IsZero() {
 		if d := time.Until(startAt); d > 0 {
@@ -639,17 +733,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			}
 		}
 	}
+	if f.findMax { // with every output wired, as for any run
+		return f.runFindMax(ctx, cmd, caught, tgts, plan, buildStep, views)
+	}
 	res, runErr := tpsbench.Run(ctx, plan)
 	note := ""
 	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
 		res, note, runErr = f.runRatesBetween(ctx, cmd, plan, res, buildStep, tgts[0], autoRates)
 	}
-	if prog != nil {
-		prog.stop()
-	}
-	if dash != nil {
-		dash.stop()
-	}
+	views.stop()
 	if res == nil {
 		return runErr
 	}
