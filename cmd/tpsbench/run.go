@@ -23,7 +23,6 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
-	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/servermetrics"
@@ -64,7 +63,6 @@ type runFlags struct {
 	seed        uint64
 	duration    time.Duration
 	warmup      int
-	embedded    bool // the run measures the embedded engine (set once it starts)
 	sweep       string
 	sweepRates  string
 	grace       time.Duration
@@ -83,8 +81,11 @@ type runFlags struct {
 	tokenizer  string
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+func newRunCmd() *cobra.Command { return newRunCmdWith(&runFlags{}) }
+
+// newRunCmdWith binds run's flags to f, so a test can parse a command line
+// and resolve it without running anything.
+func newRunCmdWith(f *runFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Measure a server (the embedded engine unless --url): one request, a batch, a concurrency, a rate, a sweep, a comparison, a limit search",
@@ -98,7 +99,7 @@ func newRunCmd() *cobra.Command {
   tpsbench run --url URL --sweep-rates auto --requests 200 --format html --out sweep.html
   tpsbench run --scenario bench.yaml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "a YAML file of settings, as GuideLLM's scenarios: keys are this command's flag names (max-tokens: 256, model: [a, b], sweep: [1, 4, 8]); flags on the command line win")
@@ -292,22 +293,22 @@ func parseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-// profile builds one step's load from the flags.
-func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.Profile, error) {
+// profile builds one step's load from the flags as resolved.
+func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.Profile, error) {
 	if math.IsInf(rate, 1) {
 		// vLLM's --request-rate inf: every request at once, as many in
 		// flight as the concurrency allows, each timed from its send
-		if f.requests == 0 {
+		if cfg.requests == 0 {
 			return load.Profile{}, usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
 		}
 		rate = 0
 		if concurrency == 0 {
-			concurrency = f.requests
+			concurrency = cfg.requests
 		}
 	}
 	p := load.Profile{
-		Concurrency: concurrency, Rate: rate, Arrivals: load.Arrivals(f.arrivals), Burstiness: f.burstiness,
-		Seed: f.seed, Requests: f.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
+		Concurrency: concurrency, Rate: rate, Arrivals: cfg.arrivals, Burstiness: cfg.burstiness,
+		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 	}
 	if p.Rate == 0 && p.Concurrency == 0 {
 		p.Concurrency = 1
@@ -323,7 +324,7 @@ func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.P
 		// a sweep's levels, and the embedded engine (whose first steps
 		// page its weights in and grow its buffers: one run read 256 and
 		// the next 690 tok/s), start warm: one request per slot
-		if sweeping || f.embedded {
+		if cfg.sweeping || cfg.embedded {
 			p.Warmup = max(p.Concurrency, 1)
 		}
 	}
@@ -331,70 +332,6 @@ func (f *runFlags) profile(concurrency int, rate float64, sweeping bool) (load.P
 		return p, usageError{err}
 	}
 	return p, nil
-}
-
-// checkFlags checks the flags against each other and returns the targets,
-// the extra headers and the concurrency levels (and whether they sweep).
-func (f *runFlags) checkFlags(cmd *cobra.Command) (targets metrics.Targets, headers http.Header, levels []int, sweeping bool, err error) {
-	targets, err = f.output.targets()
-	if err != nil {
-		return targets, headers, levels, sweeping, err
-	}
-	if f.maxTokens < 1 {
-		return targets, headers, levels, sweeping, usagef("--max-tokens must be at least 1")
-	}
-	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
-		return targets, headers, levels, sweeping, usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
-	}
-	if err := checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
-		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
-		return targets, headers, levels, sweeping, err
-	}
-	if cmd.Flags().Changed("burstiness") && !cmd.Flags().Changed("arrivals") {
-		f.arrivals = string(load.Gamma)
-	}
-	switch load.Arrivals(f.arrivals) {
-	case load.Gamma:
-		if !cmd.Flags().Changed("burstiness") {
-			f.burstiness = 1 // Poisson, as vLLM's default
-		}
-	case load.Poisson, load.Constant:
-		if cmd.Flags().Changed("burstiness") {
-			return targets, headers, levels, sweeping, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
-		}
-	default:
-		return targets, headers, levels, sweeping, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
-	}
-	headers, err = parseHeaders(f.headers)
-	if err != nil {
-		return targets, headers, levels, sweeping, err
-	}
-	levels, sweeping = []int{f.concurrency}, f.sweep != ""
-	if sweeping {
-		if cmd.Flags().Changed("concurrency") {
-			return targets, headers, levels, sweeping, usagef("give --sweep or --concurrency, not both")
-		}
-		if levels, err = parseLevels(f.sweep); err != nil {
-			return targets, headers, levels, sweeping, err
-		}
-	}
-	if f.showTokens && (f.noStream || sweeping || f.rate > 0 || f.duration > 0 || f.requests > 1 || f.concurrency > 1 || len(f.models) > 1 || len(f.targets) > 1) {
-		return targets, headers, levels, sweeping, usagef("--show-tokens measures one streamed request: drop --sweep, --rate, --duration, --no-stream and counts above 1")
-	}
-	if f.showTokens {
-		f.requests = 1
-	}
-	if f.findMax {
-		switch {
-		case len(targets.List) == 0:
-			return targets, headers, levels, sweeping, usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
-		case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
-			return targets, headers, levels, sweeping, usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
-		case f.maxConc < 1:
-			return targets, headers, levels, sweeping, usagef("--max-concurrency must be at least 1")
-		}
-	}
-	return targets, headers, levels, sweeping, nil
 }
 
 // calibrate sizes a synthetic workload's prompts in the first target's
@@ -512,14 +449,14 @@ func (v *liveViews) close() {
 // startEngines starts the embedded engines the run measures (none when it
 // measures a URL), sized for the concurrency asked, and returns them as
 // targets with their URLs; stop stops them (call it even on error).
-func (f *runFlags) startEngines(cmd *cobra.Command, engines []namedEngine, levels []int) (tgts []target, engineURLs []string, stop func(), err error) {
+func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []namedEngine) (tgts []target, engineURLs []string, stop func(), err error) {
 	var stops []func()
 	stop = func() {
 		for _, s := range stops {
 			s()
 		}
 	}
-	if !(len(engines) > 0 || (f.url == "" && len(f.targets) == 0)) {
+	if !cfg.embedded {
 		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb"} {
 			if cmd.Flags().Changed(name) {
 				return nil, nil, stop, usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
@@ -530,7 +467,7 @@ func (f *runFlags) startEngines(cmd *cobra.Command, engines []namedEngine, level
 	if len(engines) == 0 {
 		engines = []namedEngine{{"", f.engine}}
 	}
-	asked := f.askedConcurrency(levels)
+	asked := f.askedConcurrency(cfg.levels)
 	for _, ne := range engines {
 		ef := ne.flags
 		// sized for the concurrency asked: an engine running 16
@@ -558,10 +495,6 @@ func (f *runFlags) startEngines(cmd *cobra.Command, engines []namedEngine, level
 		tgts = append(tgts, target{name: label, url: url, model: name})
 		engineURLs = append(engineURLs, url)
 	}
-	if !cmd.Flags().Changed("ignore-eos") {
-		f.ignoreEOS = true // every request makes exactly --max-tokens, as benchmarks want
-	}
-	f.embedded = true
 	return tgts, engineURLs, stop, nil
 }
 
@@ -572,27 +505,27 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	targets, headers, levels, sweeping, err := f.checkFlags(cmd)
+	cfg, err := resolve(f, cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}
+	targets, headers, levels, sweeping := cfg.targets, cfg.headers, cfg.levels, cfg.sweeping
 	key := os.Getenv(f.apiKeyEnv)
 
 	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()
 
-	phases, engines, err := f.applyFactor(cmd, &levels, &sweeping)
+	phases, engines, err := f.applyFactor()
 	if err != nil {
 		return err
 	}
 	autoRates := 0
 	if f.sweepRates != "" {
-		if phases, autoRates, err = f.ratePhases(cmd, sweeping); err != nil {
+		if phases, autoRates, err = f.ratePhases(cmd, cfg.levelSweep); err != nil {
 			return err
 		}
-		sweeping = true
 	}
-	tgts, engineURLs, stopEngines, err := f.startEngines(cmd, engines, levels)
+	tgts, engineURLs, stopEngines, err := f.startEngines(cmd, cfg, engines)
 	defer stopEngines()
 	if err != nil {
 		return err
@@ -611,7 +544,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.showTokens {
 		tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
-	src, err := f.workload()
+	src, err := f.workload(cfg.prompt)
 	if err != nil {
 		return err
 	}
@@ -640,7 +573,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if ph.rate > 0 {
 			rate = ph.rate
 		}
-		prof, err := f.profile(c, rate, sweeping)
+		prof, err := f.profile(cfg, c, rate)
 		if err != nil {
 			return tpsbench.Step{}, err
 		}
@@ -654,7 +587,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		cfg := client.OpenAIConfig{
 			URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
-			Timeout: f.timeout, IgnoreEOS: f.ignoreEOS, Temperature: temp,
+			Timeout: f.timeout, IgnoreEOS: cfg.ignoreEOS, Temperature: temp,
 			Concurrency: max(prof.Concurrency, 1), Clock: clock, Tokenizer: counter,
 		}
 		if tokens != nil {
@@ -848,9 +781,9 @@ type namedEngine struct {
 	flags engineFlags
 }
 
-// applyFactor turns --factor into the steps and engines of the founding
-// document's experiments.
-func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool) ([]phase, []namedEngine, error) {
+// applyFactor turns --factor into the steps and engines of the
+// experiments of docs/design.md (batch's levels are resolve's).
+func (f *runFlags) applyFactor() ([]phase, []namedEngine, error) {
 	if f.factor == "" {
 		return nil, nil, nil
 	}
@@ -862,10 +795,7 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 	}
 	switch f.factor {
 	case "batch":
-		if !*sweeping {
-			*levels, *sweeping = []int{1, 4, 8, 16, 32}, true
-		}
-		return nil, nil, nil // the engine is sized for the levels as for any run
+		return nil, nil, nil // the levels are resolve's; the engine is sized for them as for any run
 	case "quantization":
 		if err := engineOnly(); err != nil {
 			return nil, nil, err
@@ -894,11 +824,6 @@ func (f *runFlags) applyFactor(cmd *cobra.Command, levels *[]int, sweeping *bool
 		}
 		ef := f.engine
 		ef.prefix = true
-		if !cmd.Flags().Changed("prompt") {
-			// a 512-token shared prefix: the built-in vocabulary makes
-			// each of these words one token
-			f.prompt = strings.Repeat("the story of the little house ", 85) + "Explain AI"
-		}
 		warm := max(f.requests, 4)
 		return []phase{{label: "cold", concurrency: 1, requests: 1}, {label: "warm", concurrency: 1, requests: warm}},
 			[]namedEngine{{"prefix-cache", ef}}, nil
@@ -971,7 +896,7 @@ func interruptible(parent context.Context) (ctx, abort context.Context, caught f
 }
 
 // workload builds the prompt source the flags describe.
-func (f *runFlags) workload() (workload.Source, error) {
+func (f *runFlags) workload(prompt string) (workload.Source, error) {
 	if f.inputTokens < 0 || f.inputStddev < 0 || f.outputTokens < 0 || f.outputStdev < 0 || f.prefixTokens < 0 || f.prefixGroup < 1 {
 		return nil, usagef("synthetic lengths must not be negative, and --prefix-groups at least 1")
 	}
@@ -1004,7 +929,7 @@ func (f *runFlags) workload() (workload.Source, error) {
 	if f.multiTurn {
 		return nil, usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
 	}
-	return workload.Fixed{Prompt: f.prompt, MaxTokens: f.maxTokens}, nil
+	return workload.Fixed{Prompt: prompt, MaxTokens: f.maxTokens}, nil
 }
 
 // parseShard reads "I/N" (I from 0); empty means no sharding (N = 0).

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// runConfig is what run's flags mean once every default and combination
+// rule is applied. resolve computes it without changing the flags, so a
+// flag means the same whatever was read before it.
+type runConfig struct {
+	targets metrics.Targets
+	headers http.Header
+	// levels are the concurrency levels; levelSweep says they sweep
+	// (--sweep, or --factor batch's 1, 4, 8, 16, 32), and sweeping that
+	// the run has several steps of one target (levels or --sweep-rates)
+	levels               []int
+	levelSweep, sweeping bool
+	arrivals             load.Arrivals
+	burstiness           float64
+	requests             int  // measured requests a step (0: by --duration or one batch)
+	embedded             bool // the run measures the embedded engine
+	ignoreEOS            bool
+	prompt               string // --prompt, or --factor prefix-cache's shared prefix
+}
+
+// prefixPrompt is --factor prefix-cache's prompt when --prompt gives none: a
+// 512-token shared prefix (each word is one token of the built-in
+// vocabulary).
+var prefixPrompt = strings.Repeat("the story of the little house ", 85) + "Explain AI"
+
+// factorLevels are --factor batch's levels when --sweep gives none.
+var factorLevels = []int{1, 4, 8, 16, 32}
+
+// engineFactors are the --factor experiments that compare engines.
+var engineFactors = map[string]bool{"quantization": true, "prefix-cache": true, "model-size": true}
+
+// resolve applies run's rules to the flags; changed tells which flags were
+// given. Every rule is here, in order, and table-tested (resolve_test.go).
+func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
+	c := &runConfig{requests: f.requests, burstiness: f.burstiness, arrivals: load.Arrivals(f.arrivals), prompt: f.prompt}
+	if f.factor == "prefix-cache" && !changed("prompt") {
+		c.prompt = prefixPrompt
+	}
+	var err error
+	if c.targets, err = f.output.targets(); err != nil {
+		return nil, err
+	}
+	if f.maxTokens < 1 {
+		return nil, usagef("--max-tokens must be at least 1")
+	}
+	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
+		return nil, usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
+	}
+	if err := checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
+		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
+		return nil, err
+	}
+	// --burstiness alone means gamma arrivals; gamma without it is Poisson's shape
+	if changed("burstiness") && !changed("arrivals") {
+		c.arrivals = load.Gamma
+	}
+	switch c.arrivals {
+	case load.Gamma:
+		if !changed("burstiness") {
+			c.burstiness = 1 // Poisson, as vLLM's default
+		}
+	case load.Poisson, load.Constant:
+		if changed("burstiness") {
+			return nil, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
+		}
+	default:
+		return nil, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
+	}
+	if c.headers, err = parseHeaders(f.headers); err != nil {
+		return nil, err
+	}
+	c.levels = []int{f.concurrency}
+	switch {
+	case f.sweep != "":
+		if changed("concurrency") {
+			return nil, usagef("give --sweep or --concurrency, not both")
+		}
+		if c.levels, err = parseLevels(f.sweep); err != nil {
+			return nil, err
+		}
+		c.levelSweep = true
+	case f.factor == "batch":
+		c.levels, c.levelSweep = factorLevels, true
+	}
+	c.sweeping = c.levelSweep || f.sweepRates != ""
+	if f.showTokens {
+		if f.noStream || c.sweeping || f.rate > 0 || f.duration > 0 || f.requests > 1 || f.concurrency > 1 || len(f.models) > 1 || len(f.targets) > 1 {
+			return nil, usagef("--show-tokens measures one streamed request: drop --sweep, --rate, --duration, --no-stream and counts above 1")
+		}
+		c.requests = 1
+	}
+	if f.findMax {
+		switch {
+		case len(c.targets.List) == 0:
+			return nil, usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
+		case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
+			return nil, usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
+		case f.maxConc < 1:
+			return nil, usagef("--max-concurrency must be at least 1")
+		}
+	}
+	// no server named, or an experiment across engines: the embedded engine,
+	// whose requests make exactly --max-tokens unless told otherwise
+	c.embedded = engineFactors[f.factor] || (f.url == "" && len(f.targets) == 0)
+	c.ignoreEOS = f.ignoreEOS || (c.embedded && !changed("ignore-eos"))
+	return c, nil
+}
