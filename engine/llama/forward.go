@@ -192,10 +192,10 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	return rows, nil
 }
 
-// rope rotates each head's pairs (2i, 2i+1) by pos * base^(-2i/dims), the
-// "normal" RoPE of llama.cpp's llama architecture.
 // ropeAngles writes the cosine and sine of each rotated pair's angle at
-// pos (dims values): every layer's q and k of an entry rotate by these.
+// pos (dims values): pair (2i, 2i+1) turns by pos * base^(-2i/dims), the
+// "normal" RoPE of llama.cpp's llama architecture. Every layer's q and k
+// of an entry rotate by these.
 func ropeAngles(cs []float32, dims, pos int, base float32) {
 	for i := 0; i < dims; i += 2 {
 		theta := float64(pos) * math.Pow(float64(base), -float64(i)/float64(dims))
@@ -268,15 +268,15 @@ func (s *Sequence) ImportKV(data []float32, n int) error {
 	return nil
 }
 
-// attend computes attention for the (entry, head) pairs [lo, hi) of the
-// step in m.attn: each query head against its key/value head's cache up to
-// the entry's position. It runs on the pool; pairs are independent.
 // gluChunk is how many SwiGLU elements make one unit of pool work.
 const gluChunk = 512
 
 // attnBlock is how many cached positions attention takes at a time.
 const attnBlock = 16
 
+// attend computes attention for the (entry, head) pairs [lo, hi) of the
+// step in m.attn: each query head against its key/value head's cache up to
+// the entry's position. It runs on the pool; pairs are independent.
 func (m *Model) attend(lo, hi int) {
 	c := m.Config
 	a := &m.attn

@@ -1,7 +1,6 @@
 package llama_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/engine/half"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/synth"
 )
@@ -33,183 +31,6 @@ func load(t testing.TB, preset string, typ gguf.TensorType, threads int) (*gguf.
 	return f, m
 }
 
-// reference is a straightforward float64 llama forward pass over weights
-// dequantized from the file: the specification the engine must match.
-type reference struct {
-	f                                  *gguf.File
-	dim, hidden, layers, heads, kvh, n int
-	eps                                float64
-	kc, vc                             [][][]float64
-}
-
-// act is what the engine multiplies a weight of this format with: llama.cpp
-// rounds activations to F16 for F16 weights and quantizes them to Q8_0
-// (blocks of 32, scale amax/127 stored as F16) for Q8_0 and Q4_0 weights.
-func act(typ gguf.TensorType, x []float64) []float64 {
-	out := make([]float64, len(x))
-	switch typ {
-	case gguf.F32:
-		copy(out, x)
-	case gguf.F16:
-		for i, v := range x {
-			out[i] = float64(half.ToFloat32(half.FromFloat32(float32(v))))
-		}
-	default:
-		for b := 0; b < len(x); b += 32 {
-			amax := 0.0
-			for _, v := range x[b : b+32] {
-				amax = math.Max(amax, math.Abs(v))
-			}
-			d := amax / 127
-			d16 := float64(half.ToFloat32(half.FromFloat32(float32(d))))
-			for j, v := range x[b : b+32] {
-				q := 0.0
-				if d != 0 {
-					q = math.Round(v / d)
-				}
-				out[b+j] = q * d16
-			}
-		}
-	}
-	return out
-}
-
-func (r *reference) mv(name string, x []float64) []float64 {
-	return matvec(r.mat(name), act(r.f.Tensor(name).Type, x))
-}
-
-func (r *reference) mat(name string) [][]float64 {
-	t := r.f.Tensor(name)
-	cols, rows := int(t.Dims[0]), int(t.Dims[1])
-	out := make([][]float64, rows)
-	rb := t.Type.RowBytes(cols)
-	for i := range out {
-		out[i] = dequant(t.Type, t.Data[i*rb:(i+1)*rb], cols)
-	}
-	return out
-}
-
-func (r *reference) vec(name string) []float64 {
-	t := r.f.Tensor(name)
-	return dequant(t.Type, t.Data, int(t.Dims[0]))
-}
-
-// dequant decodes one row of any supported format, written independently
-// of the engine's kernels from the GGUF block layouts.
-func dequant(typ gguf.TensorType, b []byte, n int) []float64 {
-	out := make([]float64, n)
-	le := binary.LittleEndian
-	switch typ {
-	case gguf.F32:
-		for i := range out {
-			out[i] = float64(math.Float32frombits(le.Uint32(b[4*i:])))
-		}
-	case gguf.F16:
-		for i := range out {
-			out[i] = float64(half.ToFloat32(le.Uint16(b[2*i:])))
-		}
-	case gguf.Q8_0:
-		for blk := 0; blk < n/32; blk++ {
-			d := float64(half.ToFloat32(le.Uint16(b[blk*34:])))
-			for j := 0; j < 32; j++ {
-				out[blk*32+j] = d * float64(int8(b[blk*34+2+j]))
-			}
-		}
-	case gguf.Q4_0:
-		for blk := 0; blk < n/32; blk++ {
-			d := float64(half.ToFloat32(le.Uint16(b[blk*18:])))
-			for j := 0; j < 16; j++ {
-				v := b[blk*18+2+j]
-				out[blk*32+j] = d * float64(int(v&15)-8)
-				out[blk*32+j+16] = d * float64(int(v>>4)-8)
-			}
-		}
-	}
-	return out
-}
-
-func matvec(w [][]float64, x []float64) []float64 {
-	out := make([]float64, len(w))
-	for i, row := range w {
-		for j, v := range row {
-			out[i] += v * x[j]
-		}
-	}
-	return out
-}
-
-func norm(x, w []float64, eps float64) []float64 {
-	ss := 0.0
-	for _, v := range x {
-		ss += v * v
-	}
-	s := 1 / math.Sqrt(ss/float64(len(x))+eps)
-	out := make([]float64, len(x))
-	for i := range x {
-		out[i] = x[i] * s * w[i]
-	}
-	return out
-}
-
-func (r *reference) forward(token, pos int) []float64 {
-	hd := r.dim / r.heads
-	x := r.mat("token_embd.weight")[token]
-	x = append([]float64(nil), x...)
-	for l := 0; l < r.layers; l++ {
-		p := fmt.Sprintf("blk.%d.", l)
-		xb := norm(x, r.vec(p+"attn_norm.weight"), r.eps)
-		q, k, v := r.mv(p+"attn_q.weight", xb), r.mv(p+"attn_k.weight", xb), r.mv(p+"attn_v.weight", xb)
-		for _, vec := range [][]float64{q, k} {
-			for h := 0; h < len(vec)/hd; h++ {
-				for i := 0; i < hd; i += 2 {
-					th := float64(pos) * math.Pow(10000, -float64(i)/float64(hd))
-					a, b := vec[h*hd+i], vec[h*hd+i+1]
-					vec[h*hd+i], vec[h*hd+i+1] = a*math.Cos(th)-b*math.Sin(th), a*math.Sin(th)+b*math.Cos(th)
-				}
-			}
-		}
-		r.kc[l] = append(r.kc[l], k)
-		r.vc[l] = append(r.vc[l], v)
-		att := make([]float64, r.dim)
-		for h := 0; h < r.heads; h++ {
-			kvh := h / (r.heads / r.kvh)
-			sc := make([]float64, pos+1)
-			mx := math.Inf(-1)
-			for t := 0; t <= pos; t++ {
-				for i := 0; i < hd; i++ {
-					sc[t] += q[h*hd+i] * r.kc[l][t][kvh*hd+i]
-				}
-				sc[t] /= math.Sqrt(float64(hd))
-				mx = math.Max(mx, sc[t])
-			}
-			sum := 0.0
-			for t := range sc {
-				sc[t] = math.Exp(sc[t] - mx)
-				sum += sc[t]
-			}
-			for t := range sc {
-				for i := 0; i < hd; i++ {
-					att[h*hd+i] += sc[t] / sum * r.vc[l][t][kvh*hd+i]
-				}
-			}
-		}
-		o := r.mv(p+"attn_output.weight", att)
-		for i := range x {
-			x[i] += o[i]
-		}
-		xb = norm(x, r.vec(p+"ffn_norm.weight"), r.eps)
-		g, u := r.mv(p+"ffn_gate.weight", xb), r.mv(p+"ffn_up.weight", xb)
-		for i := range g {
-			g[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
-		}
-		d := r.mv(p+"ffn_down.weight", g)
-		for i := range x {
-			x[i] += d[i]
-		}
-	}
-	return r.mv("token_embd.weight", norm(x, r.vec("output_norm.weight"), r.eps))
-}
-
 // TestForwardMatchesReference compares every position's logits with the
 // float64 reference, which converts activations as the engine does: the
 // rest is float32 rounding (about 1e-6 relative a step, over a few
@@ -228,8 +49,7 @@ func TestForwardMatchesReference(t *testing.T) {
 					restore := llama.SetVNNIForTest(packed)
 					f, m := load(t, "tiny", typ, threads)
 					restore()
-					ref := &reference{f: f, dim: m.Dim, hidden: m.Hidden, layers: m.Layers, heads: m.Heads, kvh: m.KVHeads, eps: 1e-5,
-						kc: make([][][]float64, m.Layers), vc: make([][][]float64, m.Layers)}
+					ref := llama.NewReference(f, m.Config)
 					seq := m.NewSequence(16)
 					tokens := []int{1, 300, 301, 7, 450, 299, 511, 2, 42, 100}
 					for pos, tok := range tokens {
@@ -237,7 +57,7 @@ func TestForwardMatchesReference(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						want := ref.forward(tok, pos)
+						want := ref.Forward(tok)
 						mean, sd := 0.0, 0.0
 						for _, v := range want {
 							mean += v

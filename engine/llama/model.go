@@ -2,6 +2,14 @@
 // from a GGUF file (F32, F16, Q8_0, Q4_0), a forward pass with a KV cache
 // per sequence, and sampling. Its matrix-vector products run on a Pool of
 // threads and allocate nothing per token.
+//
+// Start reading at Reference.Forward (reference.go): the whole pass in one
+// function, in float64, as the tests hold the engine to it. Model.Step
+// (forward.go) is the same pass over a batch of sequences: embeddings,
+// then per layer RMSNorm, the q/k/v products (Model.matMuls hands each to
+// its format's kernel), RoPE, attention over each sequence's cache (attend),
+// the output product, RMSNorm, SwiGLU; then the output head for the
+// entries that want logits. Sampling is in sample.go.
 package llama
 
 import (
