@@ -174,47 +174,55 @@ type message struct {
 // roles are the chat roles a message may have.
 var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
-func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*request, []int, []string, error) {
+// checked is a request that passed every check, with its prompt in
+// tokens and its stop strings read.
+type checked struct {
+	*request
+	prompt []int
+	stops  []string
+}
+
+func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*checked, error) {
 	body, err := readBody(w, r)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	return s.parseBody(body, chat)
 }
 
 // parseBody decodes and checks a request body; every error is a
 // badRequest naming the field at fault.
-func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, error) {
+func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 	var req request
 	if err := decode(body, &req); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if req.Model != "" && req.Model != s.Name {
-		return nil, nil, nil, modelNotFound{fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(req.Model, 128), s.Name)}
+		return nil, modelNotFound{fmt.Sprintf("model %q is not served here (this server has %q)", httpserve.Shorten(req.Model, 128), s.Name)}
 	}
 	if name := req.unsupported(); name != "" {
-		return nil, nil, nil, badRequest{name, fmt.Sprintf("%s is not implemented by this engine", name)}
+		return nil, badRequest{name, fmt.Sprintf("%s is not implemented by this engine", name)}
 	}
 	if req.N != nil && *req.N != 1 {
-		return nil, nil, nil, badRequest{"n", "n must be 1"}
+		return nil, badRequest{"n", "n must be 1"}
 	}
 	var text string
 	var ids []int // a prompt given as token ids
 	if chat {
 		if len(req.Messages) == 0 {
-			return nil, nil, nil, badRequest{"messages", "messages must hold at least one message"}
+			return nil, badRequest{"messages", "messages must hold at least one message"}
 		}
 		if err := checkMessages(req.Messages); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		text = chatPrompt(req.Messages)
 	} else {
 		if len(req.Prompt) == 0 {
-			return nil, nil, nil, badRequest{"prompt", "prompt is required"}
+			return nil, badRequest{"prompt", "prompt is required"}
 		}
 		var err error
 		if text, ids, err = s.promptOf(req.Prompt); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
 	var stops []string
@@ -223,14 +231,14 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 		if json.Unmarshal(req.Stop, &one) == nil {
 			stops = []string{one}
 		} else if json.Unmarshal(req.Stop, &stops) != nil {
-			return nil, nil, nil, badRequest{"stop", "stop must be a string or a list of strings"}
+			return nil, badRequest{"stop", "stop must be a string or a list of strings"}
 		}
 		if len(stops) > maxStops {
-			return nil, nil, nil, badRequest{"stop", fmt.Sprintf("at most %d stop strings", maxStops)}
+			return nil, badRequest{"stop", fmt.Sprintf("at most %d stop strings", maxStops)}
 		}
 		for _, st := range stops {
 			if st == "" {
-				return nil, nil, nil, badRequest{"stop", "stop strings must not be empty"}
+				return nil, badRequest{"stop", "stop strings must not be empty"}
 			}
 		}
 	}
@@ -245,7 +253,7 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 		req.MaxTokens = &n
 	}
 	if least := s.tok.MinTokens(len(text)); least >= s.model.Context {
-		return nil, nil, nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes); the context holds %d", least, len(text), s.model.Context)}
+		return nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes); the context holds %d", least, len(text), s.model.Context)}
 	}
 	prompt := ids
 	if prompt == nil {
@@ -254,29 +262,27 @@ func (s *Server) parseBody(body []byte, chat bool) (*request, []int, []string, e
 	room := s.model.Context - len(prompt)
 	switch {
 	case *req.MaxTokens < 1:
-		return nil, nil, nil, badRequest{"max_tokens", "max_tokens must be at least 1"}
+		return nil, badRequest{"max_tokens", "max_tokens must be at least 1"}
 	case room <= 0:
-		return nil, nil, nil, badRequest{"prompt", fmt.Sprintf("the prompt has %d tokens; the context holds %d", len(prompt), s.model.Context)}
+		return nil, badRequest{"prompt", fmt.Sprintf("the prompt has %d tokens; the context holds %d", len(prompt), s.model.Context)}
 	case *req.MaxTokens > room:
 		if req.MaxCompletion == nil && !chat || *req.MaxTokens > s.model.Context {
-			return nil, nil, nil, badRequest{"max_tokens", fmt.Sprintf("max_tokens %d plus the prompt's %d tokens exceed the context of %d", *req.MaxTokens, len(prompt), s.model.Context)}
+			return nil, badRequest{"max_tokens", fmt.Sprintf("max_tokens %d plus the prompt's %d tokens exceed the context of %d", *req.MaxTokens, len(prompt), s.model.Context)}
 		}
 		*req.MaxTokens = room
 	}
 	if t := req.Temperature; t != nil && (*t < 0 || *t > 100 || *t != *t) {
-		return nil, nil, nil, badRequest{"temperature", "temperature must be between 0 and 100"}
+		return nil, badRequest{"temperature", "temperature must be between 0 and 100"}
 	}
 	if p := req.TopP; p != nil && (*p <= 0 || *p > 1 || *p != *p) {
-		return nil, nil, nil, badRequest{"top_p", "top_p must be in (0, 1]"}
+		return nil, badRequest{"top_p", "top_p must be in (0, 1]"}
 	}
 	if k := req.TopK; k != nil && (*k < -1 || *k > s.model.Vocab) {
-		return nil, nil, nil, badRequest{"top_k", fmt.Sprintf("top_k must be -1, 0 or up to the vocabulary size %d", s.model.Vocab)}
+		return nil, badRequest{"top_k", fmt.Sprintf("top_k must be -1, 0 or up to the vocabulary size %d", s.model.Vocab)}
 	}
-	return &req, prompt, stops, nil
+	return &checked{&req, prompt, stops}, nil
 }
 
-// chatPrompt flattens messages into one prompt; the synthetic models have
-// no chat template of their own.
 // checkMessages refuses chat messages without a known role or a content,
 // naming the field.
 func checkMessages(msgs []message) error {
@@ -329,6 +335,8 @@ func (s *Server) promptOf(raw json.RawMessage) (text string, ids []int, err erro
 	return "", ids, nil
 }
 
+// chatPrompt flattens messages into one prompt; the synthetic models have
+// no chat template of their own.
 func chatPrompt(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {
@@ -349,7 +357,7 @@ func newID(prefix string) string {
 
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	arrived := time.Now()
-	req, prompt, stops, err := s.parse(w, r, chat)
+	c, err := s.parse(w, r, chat)
 	if err != nil {
 		var nf modelNotFound
 		if errors.As(err, &nf) {
@@ -361,6 +369,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, err.Error())
 		return
 	}
+	req, prompt, stops := c.request, c.prompt, c.stops
 	temp, topP, topK := float32(1), float32(1), 0
 	if req.Temperature != nil {
 		temp = *req.Temperature

@@ -43,7 +43,7 @@ func FuzzRequestDecoder(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user"}],"tools":[]}`), true)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":2}`), true)
 	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
-		req, prompt, _, err := s.parseBody(body, chat)
+		c, err := s.parseBody(body, chat)
 		if err != nil {
 			var br badRequest
 			var nf modelNotFound
@@ -52,8 +52,8 @@ func FuzzRequestDecoder(f *testing.F) {
 			}
 			return
 		}
-		if len(prompt) == 0 || *req.MaxTokens < 1 || len(prompt)+*req.MaxTokens > s.model.Context {
-			t.Fatalf("accepted prompt %d tokens, max_tokens %d, context %d", len(prompt), *req.MaxTokens, s.model.Context)
+		if len(c.prompt) == 0 || *c.MaxTokens < 1 || len(c.prompt)+*c.MaxTokens > s.model.Context {
+			t.Fatalf("accepted prompt %d tokens, max_tokens %d, context %d", len(c.prompt), *c.MaxTokens, s.model.Context)
 		}
 	})
 }
@@ -64,8 +64,11 @@ func FuzzRequestDecoder(f *testing.F) {
 func TestChatContent(t *testing.T) {
 	s := tinyServer(t)
 	promptOf := func(body string) ([]int, error) {
-		_, prompt, _, err := s.parseBody([]byte(body), true)
-		return prompt, err
+		c, err := s.parseBody([]byte(body), true)
+		if err != nil {
+			return nil, err
+		}
+		return c.prompt, nil
 	}
 	want, err := promptOf(`{"messages":[{"role":"user","content":"hi\nthere"}],"max_tokens":2}`)
 	if err != nil {
@@ -102,10 +105,11 @@ func TestTokenizeEndpoint(t *testing.T) {
 		_ = json.Unmarshal(w.Body.Bytes(), &out)
 		return w.Code, out
 	}
-	_, want, _, err := s.parseBody([]byte(`{"messages":[{"role":"user","content":"a\nb"}],"max_tokens":1}`), true)
+	c, err := s.parseBody([]byte(`{"messages":[{"role":"user","content":"a\nb"}],"max_tokens":1}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := c.prompt
 	for _, body := range []string{
 		`{"messages":[{"role":"user","content":"a\nb"}]}`,
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`,
