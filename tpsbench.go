@@ -154,10 +154,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			if item.MaxTokens > 0 {
 				rec.Chunks = make([]record.Chunk, 0, item.MaxTokens)
 			}
-			req := &client.Request{Model: step.Model, Prompt: item.Prompt, MaxTokens: item.MaxTokens}
-			for _, m := range item.Messages {
-				req.Messages = append(req.Messages, client.Message{Role: m.Role, Content: m.Content})
-			}
+			req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
 			if plan.Observer != nil {
 				plan.Observer.Sent(rec)
 				req.OnChunk = plan.Observer.Chunk

@@ -7,13 +7,12 @@ import (
 	"context"
 
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
+// Message is one chat message: the workload's own type, so items go to
+// the server unconverted.
+type Message = workload.Message
 
 // Request is what to ask the server for.
 type Request struct {

@@ -9,10 +9,10 @@ type Item struct {
 	MaxTokens int
 }
 
-// Message is one chat turn.
+// Message is one chat turn, as the OpenAI chat API writes it.
 type Message struct {
-	Role    string
-	Content string
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // Source yields the item for the seq-th request of a step. It must be safe
