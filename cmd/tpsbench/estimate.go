@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -15,9 +16,13 @@ import (
 	"github.com/tpsbench/tpsbench/roofline"
 )
 
+type estimateFlags struct {
+	model, dtype, kvDtype, hardware, batches, records string
+	context, threads                                  int
+}
+
 func newEstimateCmd() *cobra.Command {
-	var model, dtype, kvDtype, hardware, batches, records string
-	var context, threads int
+	var ef estimateFlags
 	cmd := &cobra.Command{
 		Use:   "estimate",
 		Short: "Theoretical decode TPS (the roofline): memory bandwidth / bytes read a step, against compute",
@@ -26,105 +31,145 @@ func newEstimateCmd() *cobra.Command {
   tpsbench estimate --model 110m --dtype q8_0 --hardware this
   tpsbench estimate --model 15m --hardware this --records run.jsonl   # measured / bound`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			bs, err := parseLevels(batches)
-			if err != nil {
-				return usagef("--batch %q: want sizes such as 1,4,16", batches)
-			}
-			kvb, ok := roofline.Formats[strings.ToLower(kvDtype)]
-			if !ok {
-				return usagef("--kv-dtype %q: want f16, f32, int8 or fp8", kvDtype)
-			}
-			m, weightBytes, err := estimateModel(model, dtype)
-			if err != nil {
-				return err
-			}
-			bpp := 0.0
-			if weightBytes == 0 {
-				if bpp, ok = roofline.Formats[strings.ToLower(dtype)]; !ok {
-					return usagef("--dtype %q: want f32, f16, bf16, int8, fp8, q8_0, int4 or q4_0", dtype)
-				}
-			}
-			if context < 0 {
-				return usagef("--context must not be negative")
-			}
-			var hws []roofline.Hardware
-			for _, name := range strings.Split(hardware, ",") {
-				name = strings.TrimSpace(name)
-				if name == "this" {
-					hws = append(hws, roofline.ThisMachine(threads))
-					continue
-				}
-				h, err := roofline.FindHardware(name)
-				if err != nil {
-					return usageError{err}
-				}
-				hws = append(hws, h)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "Model: %s (%.3g B parameters", m.Name, m.Params/1e9)
-			if m.Active > 0 {
-				fmt.Fprintf(w, ", %.3g B active", m.Active/1e9)
-			}
-			fmt.Fprintf(w, "), weights %s, KV cache %s, context %d tokens a sequence\n", dtypeLabel(dtype, weightBytes), kvDtype, context)
-			tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "hardware\tbandwidth GB/s\tbatch\tweights MB\tKV MB\tmemory-bound TPS\tcompute-bound TPS\tbinds\tsystem TPS\tper-request TPS\tfits\t\n")
-			overflow := false
-			var capacity []string
-			for _, h := range hws {
-				c := roofline.Case{Model: m, BytesPerParam: bpp, KVBytes: kvb, Hardware: h, Context: context, WeightBytes: weightBytes}
-				for _, b := range bs {
-					c.Batch = b
-					e := c.Run()
-					fits := "?"
-					if ok, known := e.Fits(h); known && ok {
-						fits = "yes"
-					} else if known {
-						fits, overflow = "NO", true
-					}
-					fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t\n", h.Name, h.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
-						float64(b)/e.MemoryStepS, float64(b)/e.ComputeStepS, e.Binds, e.SystemTPS, e.PerRequestTPS, fits)
-				}
-				if n, bounded := c.MaxBatch(); bounded {
-					capacity = append(capacity, fmt.Sprintf("%s: its %.0f GB hold the weights and at most %d sequences of %d tokens", h.Name, h.MemoryGB, n, context))
-				}
-			}
-			tw.Flush()
-			if overflow {
-				fmt.Fprintln(w, "Rows marked NO need more memory than the hardware has (weights and KV cache): their figures are what its bandwidth would give, not what would run.")
-			}
-			if len(capacity) > 0 {
-				fmt.Fprintf(w, "Memory (an upper bound: servers keep some for activations):\n  %s\n", strings.Join(capacity, "\n  "))
-			}
-			if records == "" {
-				return nil
-			}
-			steps := metrics.NewSteps(metrics.Targets{})
-			if err := readRecords(records, cmd.ErrOrStderr(), steps.Add); err != nil {
-				return err
-			}
-			h := hws[0]
-			fmt.Fprintf(w, "\nMeasured (%s) against the %s bound:\n", records, h.Name)
-			tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "step\tconcurrency\tmeasured system TPS\tbound\tefficiency\t\n")
-			for _, s := range steps.Summaries() {
-				b := max(s.Concurrency, 1)
-				e := roofline.Case{Model: m, BytesPerParam: bpp, KVBytes: kvb, Hardware: h, Batch: b, Context: context, WeightBytes: weightBytes}.Run()
-				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f%%\t\n", s.Label, b, s.SystemTPS, e.SystemTPS, 100*s.SystemTPS/e.SystemTPS)
-			}
-			return tw.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEstimate(cmd, &ef) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&model, "model", "llama-3-8b", "a catalogue model, a built-in preset (15m, 110m) or a GGUF file")
-	f.StringVar(&dtype, "dtype", "f16", "weight format: f32, f16, bf16, int8, fp8, q8_0, int4, q4_0 (a GGUF file has its own)")
-	f.StringVar(&kvDtype, "kv-dtype", "f16", "KV cache element format")
-	f.StringVar(&hardware, "hardware", "h100-sxm", "comma-separated hardware names, or 'this' to measure this machine")
-	f.StringVar(&batches, "batch", "1,4,8,16,32", "batch sizes")
-	f.IntVar(&context, "context", 1024, "tokens each sequence holds in its KV cache")
-	f.IntVar(&threads, "threads", 0, "threads for measuring this machine (default: all cores)")
-	f.StringVar(&records, "records", "", "a records file whose steps to set against the bound of the first hardware")
+	f.StringVar(&ef.model, "model", "llama-3-8b", "a catalogue model, a built-in preset (15m, 110m) or a GGUF file")
+	f.StringVar(&ef.dtype, "dtype", "f16", "weight format: f32, f16, bf16, int8, fp8, q8_0, int4, q4_0 (a GGUF file has its own)")
+	f.StringVar(&ef.kvDtype, "kv-dtype", "f16", "KV cache element format")
+	f.StringVar(&ef.hardware, "hardware", "h100-sxm", "comma-separated hardware names, or 'this' to measure this machine")
+	f.StringVar(&ef.batches, "batch", "1,4,8,16,32", "batch sizes")
+	f.IntVar(&ef.context, "context", 1024, "tokens each sequence holds in its KV cache")
+	f.IntVar(&ef.threads, "threads", 0, "threads for measuring this machine (default: all cores)")
+	f.StringVar(&ef.records, "records", "", "a records file whose steps to set against the bound of the first hardware")
 	return cmd
+}
+
+func runEstimate(cmd *cobra.Command, ef *estimateFlags) error {
+	bs, err := parseLevels(ef.batches)
+	if err != nil {
+		return usagef("--batch %q: want sizes such as 1,4,16", ef.batches)
+	}
+	base, err := ef.baseCase()
+	if err != nil {
+		return err
+	}
+	hws, err := ef.hardwareList()
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	m := base.Model
+	fmt.Fprintf(w, "Model: %s (%.3g B parameters", m.Name, m.Params/1e9)
+	if m.Active > 0 {
+		fmt.Fprintf(w, ", %.3g B active", m.Active/1e9)
+	}
+	fmt.Fprintf(w, "), weights %s, KV cache %s, context %d tokens a sequence\n", dtypeLabel(ef.dtype, base.WeightBytes), ef.kvDtype, ef.context)
+	if err := printBounds(w, base, hws, bs); err != nil {
+		return err
+	}
+	if ef.records == "" {
+		return nil
+	}
+	return printMeasured(cmd, ef.records, base, hws[0])
+}
+
+// baseCase is the model, its formats and the context, with hardware and
+// batch left to set.
+func (ef *estimateFlags) baseCase() (roofline.Case, error) {
+	kvb, ok := roofline.Formats[strings.ToLower(ef.kvDtype)]
+	if !ok {
+		return roofline.Case{}, usagef("--kv-dtype %q: want f16, f32, int8 or fp8", ef.kvDtype)
+	}
+	m, weightBytes, err := estimateModel(ef.model, ef.dtype)
+	if err != nil {
+		return roofline.Case{}, err
+	}
+	bpp := 0.0
+	if weightBytes == 0 {
+		if bpp, ok = roofline.Formats[strings.ToLower(ef.dtype)]; !ok {
+			return roofline.Case{}, usagef("--dtype %q: want f32, f16, bf16, int8, fp8, q8_0, int4 or q4_0", ef.dtype)
+		}
+	}
+	if ef.context < 0 {
+		return roofline.Case{}, usagef("--context must not be negative")
+	}
+	return roofline.Case{Model: m, BytesPerParam: bpp, KVBytes: kvb, Context: ef.context, WeightBytes: weightBytes}, nil
+}
+
+// hardwareList reads --hardware: catalogue names, or "this", measured.
+func (ef *estimateFlags) hardwareList() ([]roofline.Hardware, error) {
+	var hws []roofline.Hardware
+	for _, name := range strings.Split(ef.hardware, ",") {
+		name = strings.TrimSpace(name)
+		if name == "this" {
+			hws = append(hws, roofline.ThisMachine(ef.threads))
+			continue
+		}
+		h, err := roofline.FindHardware(name)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		hws = append(hws, h)
+	}
+	return hws, nil
+}
+
+// printBounds writes the bound of each hardware and batch, and which rows
+// would not fit in the hardware's memory.
+func printBounds(w io.Writer, c roofline.Case, hws []roofline.Hardware, batches []int) error {
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "hardware\tbandwidth GB/s\tbatch\tweights MB\tKV MB\tmemory-bound TPS\tcompute-bound TPS\tbinds\tsystem TPS\tper-request TPS\tfits\t\n")
+	overflow := false
+	var capacity []string
+	for _, h := range hws {
+		c.Hardware = h
+		for _, b := range batches {
+			c.Batch = b
+			e := c.Run()
+			fits := "?"
+			if ok, known := e.Fits(h); known && ok {
+				fits = "yes"
+			} else if known {
+				fits, overflow = "NO", true
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t\n", h.Name, h.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
+				float64(b)/e.MemoryStepS, float64(b)/e.ComputeStepS, e.Binds, e.SystemTPS, e.PerRequestTPS, fits)
+		}
+		if n, bounded := c.MaxBatch(); bounded {
+			capacity = append(capacity, fmt.Sprintf("%s: its %.0f GB hold the weights and at most %d sequences of %d tokens", h.Name, h.MemoryGB, n, c.Context))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if overflow {
+		fmt.Fprintln(w, "Rows marked NO need more memory than the hardware has (weights and KV cache): their figures are what its bandwidth would give, not what would run.")
+	}
+	if len(capacity) > 0 {
+		fmt.Fprintf(w, "Memory (an upper bound: servers keep some for activations):\n  %s\n", strings.Join(capacity, "\n  "))
+	}
+	return nil
+}
+
+// printMeasured sets each step of a records file against the bound of h
+// at the step's concurrency.
+func printMeasured(cmd *cobra.Command, records string, c roofline.Case, h roofline.Hardware) error {
+	steps := metrics.NewSteps(metrics.Targets{})
+	if err := readRecords(records, cmd.ErrOrStderr(), steps.Add); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "\nMeasured (%s) against the %s bound:\n", records, h.Name)
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "step\tconcurrency\tmeasured system TPS\tbound\tefficiency\t\n")
+	c.Hardware = h
+	for _, s := range steps.Summaries() {
+		c.Batch = max(s.Concurrency, 1)
+		e := c.Run()
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.0f%%\t\n", s.Label, c.Batch, s.SystemTPS, e.SystemTPS, 100*s.SystemTPS/e.SystemTPS)
+	}
+	return tw.Flush()
 }
 
 func dtypeLabel(dtype string, fileBytes float64) string {
