@@ -41,55 +41,25 @@ var engineFactors = map[string]bool{"quantization": true, "prefix-cache": true, 
 // resolve applies run's rules to the flags; changed tells which flags were
 // given. Every rule is here, in order, and table-tested (resolve_test.go).
 func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
-	c := &runConfig{requests: f.requests, burstiness: f.burstiness, arrivals: load.Arrivals(f.arrivals), prompt: f.prompt}
+	c := &runConfig{requests: f.requests, prompt: f.prompt}
 	if f.factor == "prefix-cache" && !changed("prompt") {
 		c.prompt = prefixPrompt
+	}
+	if err := checkCounts(f); err != nil {
+		return nil, err
 	}
 	var err error
 	if c.targets, err = f.output.targets(); err != nil {
 		return nil, err
 	}
-	if f.maxTokens < 1 {
-		return nil, usagef("--max-tokens must be at least 1")
-	}
-	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
-		return nil, usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
-	}
-	if err := checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
-		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}}); err != nil {
+	if c.arrivals, c.burstiness, err = resolveArrivals(f, changed); err != nil {
 		return nil, err
-	}
-	// --burstiness alone means gamma arrivals; gamma without it is Poisson's shape
-	if changed("burstiness") && !changed("arrivals") {
-		c.arrivals = load.Gamma
-	}
-	switch c.arrivals {
-	case load.Gamma:
-		if !changed("burstiness") {
-			c.burstiness = 1 // Poisson, as vLLM's default
-		}
-	case load.Poisson, load.Constant:
-		if changed("burstiness") {
-			return nil, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
-		}
-	default:
-		return nil, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
 	}
 	if c.headers, err = parseHeaders(f.headers); err != nil {
 		return nil, err
 	}
-	c.levels = []int{f.concurrency}
-	switch {
-	case f.sweep != "":
-		if changed("concurrency") {
-			return nil, usagef("give --sweep or --concurrency, not both")
-		}
-		if c.levels, err = parseLevels(f.sweep); err != nil {
-			return nil, err
-		}
-		c.levelSweep = true
-	case f.factor == "batch":
-		c.levels, c.levelSweep = factorLevels, true
+	if c.levels, c.levelSweep, err = resolveLevels(f, changed); err != nil {
+		return nil, err
 	}
 	c.sweeping = c.levelSweep || f.sweepRates != ""
 	if f.showTokens {
@@ -98,19 +68,81 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		}
 		c.requests = 1
 	}
-	if f.findMax {
-		switch {
-		case len(c.targets.List) == 0:
-			return nil, usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
-		case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
-			return nil, usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
-		case f.maxConc < 1:
-			return nil, usagef("--max-concurrency must be at least 1")
-		}
+	if err := checkFindMax(f, c); err != nil {
+		return nil, err
 	}
 	// no server named, or an experiment across engines: the embedded engine,
 	// whose requests make exactly --max-tokens unless told otherwise
 	c.embedded = engineFactors[f.factor] || (f.url == "" && len(f.targets) == 0)
 	c.ignoreEOS = f.ignoreEOS || (c.embedded && !changed("ignore-eos"))
 	return c, nil
+}
+
+// checkCounts refuses counts and durations out of range, and outputs that
+// would overwrite an input.
+func checkCounts(f *runFlags) error {
+	if f.maxTokens < 1 {
+		return usagef("--max-tokens must be at least 1")
+	}
+	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
+		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
+	}
+	return checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
+		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}})
+}
+
+// resolveArrivals: --burstiness alone means gamma arrivals; gamma without
+// it is Poisson's shape (burstiness 1, vLLM's default); the other
+// processes have no burstiness to set.
+func resolveArrivals(f *runFlags, changed func(string) bool) (load.Arrivals, float64, error) {
+	arrivals, burstiness := load.Arrivals(f.arrivals), f.burstiness
+	if changed("burstiness") && !changed("arrivals") {
+		arrivals = load.Gamma
+	}
+	switch arrivals {
+	case load.Gamma:
+		if !changed("burstiness") {
+			burstiness = 1
+		}
+	case load.Poisson, load.Constant:
+		if changed("burstiness") {
+			return "", 0, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
+		}
+	default:
+		return "", 0, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
+	}
+	return arrivals, burstiness, nil
+}
+
+// resolveLevels gives the concurrency levels, and whether they sweep:
+// --sweep's, else --factor batch's, else --concurrency alone.
+func resolveLevels(f *runFlags, changed func(string) bool) ([]int, bool, error) {
+	switch {
+	case f.sweep != "":
+		if changed("concurrency") {
+			return nil, false, usagef("give --sweep or --concurrency, not both")
+		}
+		levels, err := parseLevels(f.sweep)
+		return levels, err == nil, err
+	case f.factor == "batch":
+		return factorLevels, true, nil
+	}
+	return []int{f.concurrency}, false, nil
+}
+
+// checkFindMax: --find-max needs targets to search by and searches one
+// target's concurrency, nothing else.
+func checkFindMax(f *runFlags, c *runConfig) error {
+	if !f.findMax {
+		return nil
+	}
+	switch {
+	case len(c.targets.List) == 0:
+		return usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
+	case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
+		return usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
+	case f.maxConc < 1:
+		return usagef("--max-concurrency must be at least 1")
+	}
+	return nil
 }

@@ -509,21 +509,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	targets, headers, levels, sweeping := cfg.targets, cfg.headers, cfg.levels, cfg.sweeping
 	key := os.Getenv(f.apiKeyEnv)
-
 	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()
 
-	phases, engines, err := f.applyFactor()
+	phases, autoRates, engines, err := f.phases(cmd, cfg)
 	if err != nil {
 		return err
-	}
-	autoRates := 0
-	if f.sweepRates != "" {
-		if phases, autoRates, err = f.ratePhases(cmd, cfg.levelSweep); err != nil {
-			return err
-		}
 	}
 	tgts, engineURLs, stopEngines, err := f.startEngines(cmd, cfg, engines)
 	defer stopEngines()
@@ -531,123 +523,38 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if tgts == nil {
-		if tgts, err = f.parseTargets(ctx, key, headers); err != nil {
+		if tgts, err = f.parseTargets(ctx, key, cfg.headers); err != nil {
 			return err
 		}
 	}
+	if autoRates > 0 && len(tgts) > 1 {
+		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
+	}
 	clock := record.NewClock()
-	var temp *float64
-	if f.temp >= 0 {
-		temp = &f.temp
-	}
-	var tokens *tokenPrinter
-	if f.showTokens {
-		tokens = &tokenPrinter{w: stdout, clock: clock}
-	}
-	src, err := f.workload(cfg.prompt)
+	steps, err := f.newStepBuilder(ctx, cfg, tgts, key, clock, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	counter, err := textCounter(f.tokenizer, !f.noStream)
-	if err != nil {
-		return usageError{err}
-	}
-	src = f.calibrate(ctx, src, tgts, key, counter, stderr)
-	shardI, shardN, err := parseShard(f.shard)
-	if err != nil {
-		return err
-	}
+	defer steps.close()
 	startAt, err := parseStartAt(f.startAt)
 	if err != nil {
 		return err
 	}
-	var steps []tpsbench.Step
-	var clients []*client.OpenAI
-	if phases == nil {
-		for _, c := range levels {
-			phases = append(phases, phase{concurrency: c})
-		}
-	}
-	buildStep := func(t target, ph phase) (tpsbench.Step, error) {
-		c, rate := ph.concurrency, f.rate
-		if ph.rate > 0 {
-			rate = ph.rate
-		}
-		prof, err := f.profile(cfg, c, rate)
-		if err != nil {
-			return tpsbench.Step{}, err
-		}
-		if ph.requests > 0 {
-			prof.Requests, prof.Warmup = ph.requests, 0
-		}
-		if shardN > 0 {
-			if prof, err = prof.Shard(shardI, shardN); err != nil {
-				return tpsbench.Step{}, usageError{err}
-			}
-		}
-		cfg := client.OpenAIConfig{
-			URL: t.url, API: f.api, Stream: !f.noStream, APIKey: key, Headers: headers,
-			Timeout: f.timeout, IgnoreEOS: cfg.ignoreEOS, Temperature: temp,
-			Concurrency: max(prof.Concurrency, 1), Clock: clock, Tokenizer: counter,
-		}
-		if tokens != nil {
-			cfg.OnToken = tokens.token
-		}
-		cl, err := client.NewOpenAI(cfg)
-		if err != nil {
-			return tpsbench.Step{}, usageError{err}
-		}
-		clients = append(clients, cl)
-		label := t.name
-		switch {
-		case ph.label != "":
-			label = ph.label
-		case ph.rate > 0:
-			label = fmt.Sprintf("r=%g/s", ph.rate)
-			if len(tgts) > 1 {
-				label = t.name + " " + label
-			}
-		case sweeping:
-			label = fmt.Sprintf("c=%d", c)
-			if len(tgts) > 1 {
-				label = t.name + " " + label
-			}
-		}
-		return tpsbench.Step{Label: label, Model: t.model, Client: cl, Profile: prof, Workload: src}, nil
-	}
-	defer func() {
-		for _, cl := range clients {
-			cl.Close()
-		}
-	}()
-	if autoRates > 0 && len(tgts) > 1 {
-		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
-	}
+	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0, Abort: abort}
 	if !f.findMax { // find-max builds its steps as it searches
-		for _, t := range tgts {
-			for _, ph := range phases {
-				st, err := buildStep(t, ph)
-				if err != nil {
-					return err
-				}
-				steps = append(steps, st)
-			}
+		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
+			return err
 		}
 	}
-
-	plan := tpsbench.Plan{Steps: steps, Targets: targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0, Abort: abort}
-	if plan.ServerMetrics, err = f.serverMetrics(tgts, engineURLs, key, headers); err != nil {
+	if plan.ServerMetrics, err = f.serverMetrics(tgts, engineURLs, key, cfg.headers); err != nil {
 		return err
 	}
-	if f.records != "" {
-		file, err := os.Create(f.records)
-		if err != nil {
-			return fmt.Errorf("creating records file: %w", err)
-		}
-		defer file.Close()
-		plan.Records = record.NewWriter(file)
+	closeRecords, err := f.openRecords(&plan)
+	if err != nil {
+		return err
 	}
-	views, err := f.startLiveViews(stderr, len(steps)+autoRates, len(engineURLs) == 0)
+	defer closeRecords()
+	views, err := f.startLiveViews(stderr, len(plan.Steps)+autoRates, len(engineURLs) == 0)
 	if err != nil {
 		return err
 	}
@@ -655,36 +562,85 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if len(views.observers) > 0 {
 		plan.Observer = views.observers
 	}
-	if !startAt.IsZero() {
-		if d := time.Until(startAt); d > 0 {
-			if !f.quiet {
-				fmt.Fprintf(stderr, "waiting %v for --start-at %s\n", d.Round(time.Millisecond), startAt.Format(time.RFC3339))
-			}
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-			}
-		}
-	}
+	f.waitForStart(ctx, startAt, stderr)
 	if f.findMax { // with every output wired, as for any run
-		return f.runFindMax(ctx, cmd, caught, tgts, plan, buildStep, views)
+		return f.runFindMax(ctx, cmd, caught, tgts, plan, steps.build, views)
 	}
 	res, runErr := tpsbench.Run(ctx, plan)
 	note := ""
 	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
-		res, note, runErr = f.runRatesBetween(ctx, cmd, plan, res, buildStep, tgts[0], autoRates)
+		res, note, runErr = f.runRatesBetween(ctx, cmd, plan, res, steps.build, tgts[0], autoRates)
 	}
 	views.stop()
+	return f.finish(cmd, res, note, runErr, steps.tokens, caught)
+}
+
+// phases are the steps a run makes of each target: the factor's engines
+// and phases, the rate sweep's, else one a concurrency level. autoRates is
+// how many rates an auto sweep adds between its two anchor phases.
+func (f *runFlags) phases(cmd *cobra.Command, cfg *runConfig) (phases []phase, autoRates int, engines []namedEngine, err error) {
+	if phases, engines, err = f.applyFactor(); err != nil {
+		return nil, 0, nil, err
+	}
+	if f.sweepRates != "" {
+		if phases, autoRates, err = f.ratePhases(cmd, cfg.levelSweep); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	if phases == nil {
+		for _, c := range cfg.levels {
+			phases = append(phases, phase{concurrency: c})
+		}
+	}
+	return phases, autoRates, engines, nil
+}
+
+// openRecords points the plan's records at --records; the returned func
+// closes the file.
+func (f *runFlags) openRecords(plan *tpsbench.Plan) (func(), error) {
+	if f.records == "" {
+		return func() {}, nil
+	}
+	file, err := os.Create(f.records)
+	if err != nil {
+		return nil, fmt.Errorf("creating records file: %w", err)
+	}
+	plan.Records = record.NewWriter(file)
+	return func() { file.Close() }, nil
+}
+
+// waitForStart sleeps until --start-at, or until the run is interrupted.
+func (f *runFlags) waitForStart(ctx context.Context, startAt time.Time, stderr io.Writer) {
+	if startAt.IsZero() {
+		return
+	}
+	d := time.Until(startAt)
+	if d <= 0 {
+		return
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "waiting %v for --start-at %s\n", d.Round(time.Millisecond), startAt.Format(time.RFC3339))
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}
+
+// finish renders what a run measured and turns how it ended into the exit
+// status: a run error first, then an interruption, then a render error.
+func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string, runErr error, tokens *tokenPrinter, caught func() os.Signal) error {
 	if res == nil {
 		return runErr
 	}
+	stderr := cmd.ErrOrStderr()
 	if tokens != nil {
 		tokens.summary()
 	}
 	rep := report.New(tpsbench.Version, res.Steps)
 	rep.Interrupted = res.Interrupted
 	rep.Note = note
-	renderErr := f.output.render(stdout, rep)
+	renderErr := f.output.render(cmd.OutOrStdout(), rep)
 	warnBusyClient(stderr, res.Steps)
 	switch {
 	case runErr != nil:

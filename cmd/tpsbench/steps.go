@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// stepBuilder makes a run's steps: one a target and phase, each with its
+// own client on the run's clock. The plain run, the rate sweeps and
+// find-max all build through it, so their steps differ only in phase.
+type stepBuilder struct {
+	f       *runFlags
+	cfg     *runConfig
+	targets int // how many targets the run compares; labels name one when several
+	key     string
+	clock   *record.Clock
+	src     workload.Source
+	counter client.TextCounter
+	tokens  *tokenPrinter // --show-tokens, or nil
+	shardI  int
+	shardN  int // 0: no --shard
+	clients []*client.OpenAI
+}
+
+func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
+	f := b.f
+	c, rate := ph.concurrency, f.rate
+	if ph.rate > 0 {
+		rate = ph.rate
+	}
+	prof, err := f.profile(b.cfg, c, rate)
+	if err != nil {
+		return tpsbench.Step{}, err
+	}
+	if ph.requests > 0 {
+		prof.Requests, prof.Warmup = ph.requests, 0
+	}
+	if b.shardN > 0 {
+		if prof, err = prof.Shard(b.shardI, b.shardN); err != nil {
+			return tpsbench.Step{}, usageError{err}
+		}
+	}
+	var temp *float64
+	if f.temp >= 0 {
+		temp = &f.temp
+	}
+	cc := client.OpenAIConfig{
+		URL: t.url, API: f.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
+		Timeout: f.timeout, IgnoreEOS: b.cfg.ignoreEOS, Temperature: temp,
+		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter,
+	}
+	if b.tokens != nil {
+		cc.OnToken = b.tokens.token
+	}
+	cl, err := client.NewOpenAI(cc)
+	if err != nil {
+		return tpsbench.Step{}, usageError{err}
+	}
+	b.clients = append(b.clients, cl)
+	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: cl, Profile: prof, Workload: b.src}, nil
+}
+
+// label names a step in reports: the target, and the phase's level when
+// the run has several.
+func (b *stepBuilder) label(t target, ph phase) string {
+	level := ""
+	switch {
+	case ph.label != "":
+		return ph.label
+	case ph.rate > 0:
+		level = fmt.Sprintf("r=%g/s", ph.rate)
+	case b.cfg.sweeping:
+		level = fmt.Sprintf("c=%d", ph.concurrency)
+	default:
+		return t.name
+	}
+	if b.targets > 1 {
+		return t.name + " " + level
+	}
+	return level
+}
+
+// buildAll makes a step for each target and phase, targets outermost.
+func (b *stepBuilder) buildAll(tgts []target, phases []phase) ([]tpsbench.Step, error) {
+	var steps []tpsbench.Step
+	for _, t := range tgts {
+		for _, ph := range phases {
+			st, err := b.build(t, ph)
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, st)
+		}
+	}
+	return steps, nil
+}
+
+func (b *stepBuilder) close() {
+	for _, cl := range b.clients {
+		cl.Close()
+	}
+}
+
+// newStepBuilder reads what every step shares: the workload, sized in the
+// first target's tokens, the text counter and the shard.
+func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []target, key string, clock *record.Clock, stdout, stderr io.Writer) (*stepBuilder, error) {
+	b := &stepBuilder{f: f, cfg: cfg, targets: len(tgts), key: key, clock: clock}
+	if f.showTokens {
+		b.tokens = &tokenPrinter{w: stdout, clock: clock}
+	}
+	src, err := f.workload(cfg.prompt)
+	if err != nil {
+		return nil, err
+	}
+	if b.counter, err = textCounter(f.tokenizer, !f.noStream); err != nil {
+		return nil, usageError{err}
+	}
+	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
+	if b.shardI, b.shardN, err = parseShard(f.shard); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
