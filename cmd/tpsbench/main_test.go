@@ -611,33 +611,101 @@ func TestFindMax(t *testing.T) {
 	}
 }
 
-// TestFindMaxWiresEveryOutput: --find-max returned before the outputs were
-// wired, so --server-metrics, --metrics-addr, --live and --start-at were
-// accepted and ignored. Each probe now runs with them, as any step does.
-func TestFindMaxWiresEveryOutput(t *testing.T) {
+// TestEveryStrategyWiresEveryOutput runs each strategy (a plain run, a
+// concurrency sweep, a rate, a rate sweep, an auto rate sweep, find-max)
+// with every output at once, and checks each output saw the whole run:
+// --find-max once returned before the outputs were wired, and accepted
+// --server-metrics, --metrics-addr, --live and --start-at to ignore them.
+func TestEveryStrategyWiresEveryOutput(t *testing.T) {
 	srv := server(t)
-	scrapes := 0
-	var mu sync.Mutex
-	metricsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		scrapes++
-		mu.Unlock()
-		fmt.Fprintln(w, "vllm:generation_tokens_total 0")
-	}))
-	defer metricsSrv.Close()
-	records := filepath.Join(t.TempDir(), "r.jsonl")
-	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "2", "--slo", "request_tps=10",
-		"--max-tokens", "3", "--server-metrics", metricsSrv.URL+"/metrics", "--records", records, "--format", "json", "-q")
-	if code != 0 || strings.Count(out, `"server": {`) < 2 {
-		t.Fatalf("exit %d, %s: a server view a probe wanted\n%s", code, errs, out)
+	strategies := []struct {
+		name string
+		args []string
+	}{
+		{"plain", []string{"--requests", "2"}},
+		{"concurrency sweep", []string{"--sweep", "1,2", "--requests", "2"}},
+		{"rate", []string{"--rate", "50", "--requests", "3"}},
+		{"rate sweep", []string{"--sweep-rates", "40,80", "--requests", "3"}},
+		{"auto rate sweep", []string{"--sweep-rates", "auto:1", "--requests", "3"}},
+		{"find-max", []string{"--find-max", "--max-concurrency", "2", "--slo", "request_tps=10"}},
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if scrapes < 4 { // before and after each of the two probes
-		t.Errorf("%d scrapes for two probes", scrapes)
-	}
-	if data, _ := os.ReadFile(records); strings.Count(string(data), "\n") == 0 {
-		t.Error("no records written")
+	for _, st := range strategies {
+		t.Run(st.name, func(t *testing.T) {
+			var mu sync.Mutex
+			scrapes := 0
+			metricsSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				mu.Lock()
+				scrapes++
+				mu.Unlock()
+				fmt.Fprintln(w, "vllm:generation_tokens_total 0")
+			}))
+			defer metricsSrv.Close()
+			dir := t.TempDir()
+			records, out := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "report.json")
+			startAt := time.Now().Add(300 * time.Millisecond).Truncate(time.Millisecond)
+			args := append([]string{"run", "--url", srv.URL, "--model", "m", "--max-tokens", "3",
+				"--records", records, "--server-metrics", metricsSrv.URL + "/metrics", "--metrics-addr", "127.0.0.1:0",
+				"--live", "--start-at", startAt.Format(time.RFC3339Nano), "--format", "json", "--out", out}, st.args...)
+			code, _, errs := cli(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct {
+				Steps []struct {
+					Label    string `json:"label"`
+					Requests struct {
+						Completed int `json:"completed"`
+					} `json:"requests"`
+					Server *struct{} `json:"server"`
+				} `json:"steps"`
+			}
+			if err := json.Unmarshal(data, &rep); err != nil || len(rep.Steps) == 0 {
+				t.Fatalf("report %v: %s", err, data)
+			}
+			completed := 0
+			for _, s := range rep.Steps {
+				completed += s.Requests.Completed
+				if s.Server == nil {
+					t.Errorf("step %s has no server view", s.Label)
+				}
+			}
+			mu.Lock()
+			if scrapes < 2*len(rep.Steps) { // before and after each step
+				t.Errorf("%d scrapes for %d steps", scrapes, len(rep.Steps))
+			}
+			mu.Unlock()
+			measured := 0
+			if err := readRecords(records, io.Discard, func(r *record.Record) {
+				if !r.Warmup {
+					measured++
+				}
+				if sent := time.Unix(0, r.Abs(r.Sent)); sent.Before(startAt) {
+					t.Errorf("request %d sent at %s, before --start-at %s", r.Seq, sent.Format(time.StampMicro), startAt.Format(time.StampMicro))
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if measured != completed {
+				t.Errorf("records hold %d measured requests, the report %d", measured, completed)
+			}
+			for _, want := range []string{"live metrics at http://127.0.0.1:", "requests: "} {
+				if !strings.Contains(errs, want) {
+					t.Errorf("stderr lacks %q (exporter, live view):\n%s", want, errs)
+				}
+			}
+			// the live view's last frame counts every step's requests
+			frames := strings.Split(errs, "in flight:")
+			last := frames[len(frames)-1]
+			for _, s := range rep.Steps {
+				if want := fmt.Sprintf("requests: %d completed", s.Requests.Completed); !strings.Contains(last, want) {
+					t.Errorf("live view's last frame lacks %q for step %s:\n%s", want, s.Label, last)
+				}
+			}
+		})
 	}
 }
 
