@@ -1,5 +1,5 @@
 // Command enginebench measures the embedded engine on a GGUF file the way
-// bench/llamacpp/llamaref measures llama.cpp: a prompt of P tokens in one
+// reference/llamacpp/llamaref.c (built by scripts/llamacpp) measures llama.cpp: a prompt of P tokens in one
 // step, then G generated tokens at batch 1, on T threads. It prints one
 // JSON line.
 package main
