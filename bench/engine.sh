@@ -2,7 +2,8 @@
 # Engine speed next to llama.cpp's on the same GGUF files, in one run:
 # prompt processing and generation tokens/s at batch 1 with 1 and 2 threads,
 # for each preset and weight format, and the ratio (tpsbench / llama.cpp).
-# Each figure is the median of REPS runs (default 3). Prints Markdown.
+# Each figure is the median of REPS runs (default 3). Prints Markdown and
+# keeps it in bench/results/engine.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-3}
@@ -27,7 +28,7 @@ for p in $presets; do
     done
   done
 done
-python3 - "$results" <<'PY'
+python3 - "$results" > "$out/engine.md" <<'PY'
 import json, sys, statistics
 rows = {}
 for line in open(sys.argv[1]):
@@ -43,3 +44,8 @@ for (p, f, t, e) in rows:
     ours, ref = med("tpsbench", "gen_tps"), med("llama.cpp", "gen_tps")
     print(f'| {p} | {f.upper()} | {t} | {med("tpsbench","prompt_tps"):.0f} | {med("llama.cpp","prompt_tps"):.0f} | {ours:.1f} | {ref:.1f} | {ours/ref:.2f}x |')
 PY
+# whole: keep it for scripts/readme-tables, which copies it into the README
+cat "$out/engine.md"
+if [ -z "${REPS:-}${PRESETS:-}${FORMATS:-}" ]; then # the README's table is the full one
+  cp "$out/engine.md" bench/results/engine.md
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The factors of docs/design.md on the embedded engine (issue targets in
-# brackets), measured in one run on this machine with 2 threads:
+# brackets), measured in one run on this machine with 2 threads; the
+# Markdown it prints is kept in bench/results/factors.md:
 #   batch:        110m decode tokens/s at batch 1 and 16, F32 and Q4_0,
 #                 next to llama.cpp's on the same files   [batch 16 >= 3x batch 1]
 #   quantization: 110m generation tokens/s, Q8_0 against F32 [>= 1.5x]
@@ -21,8 +22,12 @@ go build -o "$out/latencybench" ./bench/cmd/latencybench
 for d in f32 q8_0 q4_0; do
   [ -f "$out/110m-$d.gguf" ] || "$out/tpsbench" model synth --preset 110m --dtype "$d" -o "$out/110m-$d.gguf"
 done
+# the Markdown goes to stdout and, once whole, to bench/results/factors.md,
+# which scripts/readme-tables copies into the README
+exec > >(tee "$out/factors.md")
+tee_pid=$!
 
-echo "## Batch (110m, 2 threads, decode tokens/s; tpsbench: medians of 3)"
+echo "#### Batch (110m, 2 threads, decode tokens/s; tpsbench: medians of 3)"
 echo
 echo "| format | tpsbench batch 1 | tpsbench batch 16 | ratio | llama.cpp batch 1 | llama.cpp batch 16 | ratio |"
 echo "|---|---|---|---|---|---|---|"
@@ -37,7 +42,7 @@ for d in F32 Q4_0; do
 done
 
 echo
-echo "## Quantization (110m, batch 1, 2 threads, median of 3)"
+echo "#### Quantization (110m, batch 1, 2 threads, median of 3)"
 echo
 med() { python3 -c 'import json,sys,statistics; print(statistics.median(json.loads(l)["gen_tps"] for l in sys.stdin))'; }
 f32=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-f32.gguf"; done | med)
@@ -46,13 +51,13 @@ q4=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-q4_0.gguf"; don
 python3 -c "print(f'F32 {$f32:.1f} tok/s, Q8_0 {$q8:.1f} ({$q8/$f32:.2f}x), Q4_0 {$q4:.1f} ({$q4/$f32:.2f}x)')"
 
 echo
-echo "## Prefix cache (110m Q8_0, 512-token shared prefix)"
+echo "#### Prefix cache (110m Q8_0, 512-token shared prefix)"
 echo
 "$out/tpsbench" run --factor prefix-cache --engine-model 110m --engine-dtype q8_0 --max-tokens 20 --format json -q |
   python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"]; c,w=s[0]["ttft_ms"]["p50"],s[1]["ttft_ms"]["p50"]; print(f"TTFT cold {c:.0f} ms, warm {w:.0f} ms: {c/w:.1f}x")'
 
 echo
-echo "## Presets: a 2,000-token prompt arriving while 4 streams decode (110m Q8_0)"
+echo "#### Presets: a 2,000-token prompt arriving while 4 streams decode (110m Q8_0)"
 echo
 for p in latency throughput; do
   "$out/latencybench" -preset "$p" | python3 -c '
@@ -63,7 +68,7 @@ print("%s: ITL p99 %.1f ms before, %.1f ms during (%.2fx); the long prompt waite
 done
 
 echo
-echo "## Roofline (110m F32, batch 1; bandwidth and engine measured back to back, median of 3 pairs)"
+echo "#### Roofline (110m F32, batch 1; bandwidth and engine measured back to back, median of 3 pairs)"
 echo
 # the host's bandwidth moves from minute to minute: each engine run is set
 # against a probe taken just before it
@@ -73,3 +78,6 @@ for r in 1 2 3; do
   echo "$bound" | awk -v got="$got" '{printf "%.4f %s %s %.1f\n", got/$(NF-1), $(NF-1), $2, got}'
 done | sort -g | sed -n 2p |
   awk '{printf "bound %s tok/s from %s GB/s measured; engine %.1f tok/s = %.0f%% of it\n", $2, $3, $4, 100*$1}'
+exec >&-
+wait "$tee_pid"
+cp "$out/factors.md" bench/results/factors.md
