@@ -166,135 +166,166 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	}
 }
 
+// batch is the loop's state between steps: the running jobs, and the
+// buffers every step reuses.
+type batch struct {
+	running  []*job
+	entries  []llama.Entry
+	owners   []*job // the job of each logits row of a step
+	samplers []*llama.Sampler
+	picked   []int
+}
+
+// loop runs the engine: admit waiting requests, assemble one step's
+// entries, run it and hand out the tokens, publish the stats; again.
 func (s *Scheduler) loop() {
 	defer close(s.done)
-	var running []*job
-	var entries []llama.Entry
-	var owners []*job // the job of each logits row of a step
-	var samplers []*llama.Sampler
-	var picked []int
+	var b batch
 	for {
-		// Admit: block only when nothing is running.
-		for len(running) < s.opts.MaxSeqs {
-			var j *job
-			if len(running) == 0 {
-				select {
-				case j = <-s.queue:
-				case <-s.quit:
-					return
-				}
-			} else {
-				select {
-				case j = <-s.queue:
-				case <-s.quit:
-					for _, r := range running {
-						r.finish("error", errors.New("the server is shutting down"))
-					}
-					return
-				default:
-				}
-			}
-			if j == nil {
-				break
-			}
-			if j.ctx.Err() != nil {
-				j.finish("error", j.ctx.Err())
-				continue
-			}
-			j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
-			if s.prefix != nil {
-				j.fed = s.prefix.restore(j.seq, j.req.Prompt)
-			}
-			running = append(running, j)
+		if !s.admit(&b) {
+			return
 		}
 		// Admitted requests run from now, prefill included: a long prompt's
 		// step can take seconds, and /metrics showed it as nothing running.
-		s.mu.Lock()
-		s.stats.Running = len(running)
-		s.mu.Unlock()
-		// One step: a token for every decoding sequence, and prompt tokens
-		// for those still in prefill.
-		entries, owners = entries[:0], owners[:0]
-		budget := s.prefillBudget(running)
-		kept := running[:0]
-		for _, j := range running {
-			if j.ctx.Err() != nil {
-				j.finish("error", j.ctx.Err())
-				continue
+		s.publish(&b)
+		s.assemble(&b)
+		if len(b.entries) > 0 {
+			s.step(&b)
+		}
+		s.publish(&b)
+	}
+}
+
+// admit takes waiting requests while there is room, blocking only when
+// nothing runs. It returns false when the scheduler is closing, after
+// ending what was running.
+func (s *Scheduler) admit(b *batch) bool {
+	for len(b.running) < s.opts.MaxSeqs {
+		var j *job
+		if len(b.running) == 0 {
+			select {
+			case j = <-s.queue:
+			case <-s.quit:
+				return false
 			}
-			if j.fed < len(j.req.Prompt) {
-				n := len(j.req.Prompt) - j.fed
-				if s.opts.ChunkedPrefill {
-					if budget <= 0 {
-						kept = append(kept, j)
-						continue
-					}
-					n = min(n, budget)
-					budget -= n
+		} else {
+			select {
+			case j = <-s.queue:
+			case <-s.quit:
+				for _, r := range b.running {
+					r.finish("error", errors.New("the server is shutting down"))
 				}
-				for i := 0; i < n; i++ {
-					last := j.fed+i == len(j.req.Prompt)-1
-					entries = append(entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[j.fed+i], Logits: last})
-					if last {
-						owners = append(owners, j)
-					}
-				}
-				j.fed += n
-			} else {
-				if j.seq.Pos() >= s.model.Context {
-					j.finish("length", nil)
+				return false
+			default:
+			}
+		}
+		if j == nil {
+			return true
+		}
+		if j.ctx.Err() != nil {
+			j.finish("error", j.ctx.Err())
+			continue
+		}
+		j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
+		if s.prefix != nil {
+			j.fed = s.prefix.restore(j.seq, j.req.Prompt)
+		}
+		b.running = append(b.running, j)
+	}
+	return true
+}
+
+// assemble makes one step: a token for every decoding sequence, and
+// prompt tokens for those still in prefill (within the chunked-prefill
+// budget). Jobs cancelled or out of context end here.
+func (s *Scheduler) assemble(b *batch) {
+	b.entries, b.owners = b.entries[:0], b.owners[:0]
+	budget := s.prefillBudget(b.running)
+	kept := b.running[:0]
+	for _, j := range b.running {
+		if j.ctx.Err() != nil {
+			j.finish("error", j.ctx.Err())
+			continue
+		}
+		if j.fed < len(j.req.Prompt) {
+			n := len(j.req.Prompt) - j.fed
+			if s.opts.ChunkedPrefill {
+				if budget <= 0 {
+					kept = append(kept, j)
 					continue
 				}
-				entries = append(entries, llama.Entry{Seq: j.seq, Token: j.last, Logits: true})
-				owners = append(owners, j)
+				n = min(n, budget)
+				budget -= n
 			}
+			for i := 0; i < n; i++ {
+				last := j.fed+i == len(j.req.Prompt)-1
+				b.entries = append(b.entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[j.fed+i], Logits: last})
+				if last {
+					b.owners = append(b.owners, j)
+				}
+			}
+			j.fed += n
+		} else {
+			if j.seq.Pos() >= s.model.Context {
+				j.finish("length", nil)
+				continue
+			}
+			b.entries = append(b.entries, llama.Entry{Seq: j.seq, Token: j.last, Logits: true})
+			b.owners = append(b.owners, j)
+		}
+		kept = append(kept, j)
+	}
+	clear(b.running[len(kept):])
+	b.running = kept
+}
+
+// step runs the assembled entries, samples a token for each logits row
+// and sends it to its job; jobs that ended leave the batch.
+func (s *Scheduler) step(b *batch) {
+	began := time.Now()
+	rows, err := s.model.Step(b.entries)
+	s.learn(time.Since(began).Seconds(), len(b.entries)-len(b.owners)+countPrefillOwners(b.owners), len(b.entries))
+	if err != nil { // cannot happen with checked prompts; end them all rather than guess
+		for _, j := range b.running {
+			j.finish("error", err)
+		}
+	} else {
+		if cap(b.picked) < len(b.owners) {
+			b.picked = make([]int, len(b.owners))
+		}
+		b.samplers, b.picked = b.samplers[:0], b.picked[:len(b.owners)]
+		for _, j := range b.owners {
+			b.samplers = append(b.samplers, j.req.Sampler)
+		}
+		s.model.SampleAll(b.samplers, rows, b.picked)
+		for i, j := range b.owners {
+			if s.prefix != nil && j.made == 0 {
+				s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
+			}
+			_ = j.emit(b.picked[i])
+		}
+	}
+	kept := b.running[:0]
+	for _, j := range b.running {
+		if j.events != nil {
 			kept = append(kept, j)
 		}
-		clear(running[len(kept):])
-		running = kept
-		if len(entries) > 0 {
-			began := time.Now()
-			rows, err := s.model.Step(entries)
-			s.learn(time.Since(began).Seconds(), len(entries)-len(owners)+countPrefillOwners(owners), len(entries))
-			if err != nil { // cannot happen with checked prompts; end them all rather than guess
-				for _, j := range running {
-					j.finish("error", err)
-				}
-			} else {
-				if cap(picked) < len(owners) {
-					picked = make([]int, len(owners))
-				}
-				samplers, picked = samplers[:0], picked[:len(owners)]
-				for _, j := range owners {
-					samplers = append(samplers, j.req.Sampler)
-				}
-				s.model.SampleAll(samplers, rows, picked)
-				for i, j := range owners {
-					if s.prefix != nil && j.made == 0 {
-						s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
-					}
-					_ = j.emit(picked[i])
-				}
-			}
-			kept = running[:0]
-			for _, j := range running {
-				if j.events != nil {
-					kept = append(kept, j)
-				}
-			}
-			clear(running[len(kept):])
-			running = kept
-		}
-		s.mu.Lock()
-		s.stats.Running = len(running)
-		s.stats.CacheBytes = 0
-		for _, j := range running {
-			s.stats.CacheBytes += j.seq.CacheBytes()
-		}
-		if s.prefix != nil {
-			s.stats.PrefixQueries, s.stats.PrefixHits, s.stats.PrefixBytes = s.prefix.queries, s.prefix.hits, s.prefix.used
-		}
-		s.mu.Unlock()
+	}
+	clear(b.running[len(kept):])
+	b.running = kept
+}
+
+// publish updates the stats /metrics reads.
+func (s *Scheduler) publish(b *batch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Running = len(b.running)
+	s.stats.CacheBytes = 0
+	for _, j := range b.running {
+		s.stats.CacheBytes += j.seq.CacheBytes()
+	}
+	if s.prefix != nil {
+		s.stats.PrefixQueries, s.stats.PrefixHits, s.stats.PrefixBytes = s.prefix.queries, s.prefix.hits, s.prefix.used
 	}
 }
 
