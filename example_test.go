@@ -57,7 +57,7 @@ func ExampleRun_report() {
 	// Output: system TPS 20, TTFT 100 ms, TPOT 100 ms
 }
 
-// Run the embedded engine in process: a preset (or a GGUF path) loads a
+// Run the embedded engine in process: a built-in shape (or a GGUF path) loads a
 // model, its scheduler and an OpenAI-compatible handler, served here by
 // httptest (Serve listens on a port).
 func ExampleRun_engine() {

@@ -19,7 +19,7 @@ results="$out/engine.jsonl"
 for p in $presets; do
   for d in $formats; do
     model="$out/$p-$d.gguf"
-    [ -f "$model" ] || "$out/tpsbench" model synth --preset "$p" --dtype "$d" -o "$model"
+    [ -f "$model" ] || "$out/tpsbench" model synth --shape "$p" --dtype "$d" -o "$model"
     for t in 1 2; do
       for r in $(seq "$reps"); do
         .cache/llamacpp/llamaref bench "$model" "$t" 128 64 2>/dev/null | sed "s/^{/{\"preset\":\"$p\",\"format\":\"$d\",/" >> "$results"

@@ -20,7 +20,7 @@ go build -o "$out/tpsbench" ./cmd/tpsbench
 go build -o "$out/enginebench" ./bench/cmd/enginebench
 go build -o "$out/latencybench" ./bench/cmd/latencybench
 for d in f32 q8_0 q4_0; do
-  [ -f "$out/110m-$d.gguf" ] || "$out/tpsbench" model synth --preset 110m --dtype "$d" -o "$out/110m-$d.gguf"
+  [ -f "$out/110m-$d.gguf" ] || "$out/tpsbench" model synth --shape 110m --dtype "$d" -o "$out/110m-$d.gguf"
 done
 # the Markdown goes to stdout and, once whole, to bench/results/factors.md,
 # which scripts/readme-tables copies into the README

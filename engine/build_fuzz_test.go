@@ -12,9 +12,9 @@ import (
 	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
-// fuzzPreset is the smallest model synth writes: each fuzz input builds
+// fuzzShape is the smallest model synth writes: each fuzz input builds
 // and runs it.
-var fuzzPreset = synth.Preset{Name: "fuzz", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8}
+var fuzzShape = synth.Shape{Name: "fuzz", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8}
 
 // withMetadata rewrites a model file with one metadata value replaced (or
 // added), to seed the fuzzer with shapes that lie.
@@ -45,7 +45,7 @@ func withMetadata(t testing.TB, b []byte, key string, v gguf.Value) []byte {
 // scheduler) or fails with an error, and an engine that builds answers a
 // request; no input panics. Parsing alone is FuzzParse's.
 func FuzzBuildModel(f *testing.F) {
-	b, err := synth.Bytes(fuzzPreset, gguf.Q8_0, 1)
+	b, err := synth.Bytes(fuzzShape, gguf.Q8_0, 1)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func FuzzBuildModel(f *testing.F) {
 		{"llama.rope.freq_base", float32(0)},
 		{"tokenizer.ggml.tokens", gguf.Strings([]string{"a"})},
 		{"tokenizer.ggml.scores", gguf.Float32s([]float32{1})},
-		{"tokenizer.ggml.token_type", gguf.Int32s(make([]int32, fuzzPreset.Vocab))},
+		{"tokenizer.ggml.token_type", gguf.Int32s(make([]int32, fuzzShape.Vocab))},
 		{"tokenizer.ggml.bos_token_id", uint32(1 << 30)},
 		{"general.architecture", "gemma"},
 	} {

@@ -35,10 +35,10 @@ func llamaref(t *testing.T) string {
 	return abs
 }
 
-func writeModel(t *testing.T, preset string, typ gguf.TensorType) string {
+func writeModel(t *testing.T, shape string, typ gguf.TensorType) string {
 	t.Helper()
-	p, _ := synth.Lookup(preset)
-	path := filepath.Join(t.TempDir(), fmt.Sprintf("%s-%s.gguf", preset, typ))
+	p, _ := synth.Lookup(shape)
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("%s-%s.gguf", shape, typ))
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -78,14 +78,14 @@ func TestLogitsAgreeWithLlamaCpp(t *testing.T) {
 	ref := llamaref(t)
 	const tol = 1e-4
 	tokens := []int{1, 300, 301, 7, 450, 299, 511, 2, 42, 100, 260, 261, 262, 263, 264, 265}
-	presets := []string{"tiny", "15m"}
+	shapes := []string{"tiny", "15m"}
 	if os.Getenv("CONFORMANCE_PRESETS") != "" {
-		presets = strings.Fields(os.Getenv("CONFORMANCE_PRESETS"))
+		shapes = strings.Fields(os.Getenv("CONFORMANCE_PRESETS"))
 	}
-	for _, preset := range presets {
+	for _, shape := range shapes {
 		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q8_0} {
-			t.Run(fmt.Sprintf("%s/%s", preset, typ), func(t *testing.T) {
-				path := writeModel(t, preset, typ)
+			t.Run(fmt.Sprintf("%s/%s", shape, typ), func(t *testing.T) {
+				path := writeModel(t, shape, typ)
 				args := []string{ref, "logits", path}
 				for _, tok := range tokens {
 					args = append(args, strconv.Itoa(tok))
@@ -146,8 +146,8 @@ func TestTokenizationAgreesWithLlamaCpp(t *testing.T) {
 	ref := llamaref(t)
 	texts := []string{"Explain AI", "the cat sat on the mat.", "Once upon a time, there was a little girl named Lily",
 		"naïve café — 東京 🙂", "  two  spaces and\ttab", "Hello, World! 123 4567", "zubaki tirenmo", "a", "'quotes' \"double\" (parens)"}
-	for _, preset := range []string{"tiny", "15m"} {
-		path := writeModel(t, preset, gguf.Q4_0)
+	for _, shape := range []string{"tiny", "15m"} {
+		path := writeModel(t, shape, gguf.Q4_0)
 		lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")
 		f, err := gguf.Open(path)
 		if err != nil {
@@ -164,7 +164,7 @@ func TestTokenizationAgreesWithLlamaCpp(t *testing.T) {
 				got = append(got, strconv.Itoa(id))
 			}
 			if strings.Join(got, " ") != lines[i] {
-				t.Errorf("%s: %q\n ours      %s\n llama.cpp %s", preset, text, strings.Join(got, " "), lines[i])
+				t.Errorf("%s: %q\n ours      %s\n llama.cpp %s", shape, text, strings.Join(got, " "), lines[i])
 			}
 		}
 	}

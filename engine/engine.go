@@ -31,10 +31,10 @@ const MaxThreads = 1024
 
 // Options say what to serve and how.
 type Options struct {
-	Model   string // a GGUF path, or a preset name (tiny, 15m, 110m)
-	Format  string // weight format for presets: f32, f16, q8_0, q4_0
+	Model   string // a GGUF path, or a built-in shape (tiny, 15m, 110m)
+	Format  string // weight format of a built-in shape: f32, f16, q8_0, q4_0
 	Threads int    // 0: all cores
-	Seed    uint64 // dummy-weight seed for presets
+	Seed    uint64 // dummy-weight seed of a built-in shape
 	Sched   sched.Options
 }
 
@@ -84,11 +84,11 @@ func Load(opts Options) (*Engine, error) {
 		name = fmt.Sprintf("tpsbench-%s-%s", p.Name, strings.ToLower(typ.String()))
 	} else {
 		if opts.Format != "" {
-			return nil, errors.New("a weight format applies to built-in presets; a GGUF file has its own")
+			return nil, errors.New("a weight format applies to built-in shapes; a GGUF file has its own")
 		}
 		if f, err = gguf.Open(opts.Model); err != nil {
 			if os.IsNotExist(errors.Unwrap(err)) || errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("model %q is neither a file nor a preset (%s)", opts.Model, strings.Join(synth.PresetNames(), ", "))
+				return nil, fmt.Errorf("model %q is neither a file nor a built-in shape (%s)", opts.Model, strings.Join(synth.ShapeNames(), ", "))
 			}
 			return nil, err
 		}

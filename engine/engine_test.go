@@ -362,7 +362,7 @@ func TestBadOptions(t *testing.T) {
 		{Model: "tiny", Threads: -1},
 		{Model: "tiny", Threads: engine.MaxThreads + 1},
 		{Model: "tiny", Format: "q5_k"},
-		{Model: "no-such-preset"},
+		{Model: "no-such-shape"},
 		{Model: filepath.Join(t.TempDir(), "missing.gguf")},
 	} {
 		if e, err := engine.Load(opts); err == nil {

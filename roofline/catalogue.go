@@ -100,5 +100,5 @@ func FindModel(name string) (Model, error) {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
-	return Model{}, fmt.Errorf("unknown model %q (known: %s, a built-in preset, or a GGUF file)", name, strings.Join(names, ", "))
+	return Model{}, fmt.Errorf("unknown model %q (known: %s, a built-in shape, or a GGUF file)", name, strings.Join(names, ", "))
 }

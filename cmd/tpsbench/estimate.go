@@ -34,7 +34,7 @@ func newEstimateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEstimate(cmd, &ef) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&ef.model, "model", "llama-3-8b", "a catalogue model, a built-in preset (15m, 110m) or a GGUF file")
+	f.StringVar(&ef.model, "model", "llama-3-8b", "a catalogue model, a built-in shape (15m, 110m) or a GGUF file")
 	f.StringVar(&ef.dtype, "dtype", "f16", "weight format: f32, f16, bf16, int8, fp8, q8_0, int4, q4_0 (a GGUF file has its own)")
 	f.StringVar(&ef.kvDtype, "kv-dtype", "f16", "KV cache element format")
 	f.StringVar(&ef.hardware, "hardware", "h100-sxm", "comma-separated hardware names, or 'this' to measure this machine")
@@ -179,7 +179,7 @@ func dtypeLabel(dtype string, fileBytes float64) string {
 	return dtype
 }
 
-// estimateModel resolves a catalogue name, a preset (made with dtype) or a
+// estimateModel resolves a catalogue name, a built-in shape (made with dtype) or a
 // GGUF file; for the latter two it also returns the exact bytes a step reads.
 func estimateModel(name, dtype string) (roofline.Model, float64, error) {
 	if m, err := roofline.FindModel(name); err == nil {
@@ -189,7 +189,7 @@ func estimateModel(name, dtype string) (roofline.Model, float64, error) {
 	if p, err := synth.Lookup(name); err == nil {
 		typ, err := gguf.ParseTensorType(dtype)
 		if err != nil {
-			return roofline.Model{}, 0, usagef("--dtype %q for a preset: want f32, f16, q8_0 or q4_0", dtype)
+			return roofline.Model{}, 0, usagef("--dtype %q for a built-in shape: want f32, f16, q8_0 or q4_0", dtype)
 		}
 		b, err := synth.Bytes(p, typ, 1)
 		if err != nil {

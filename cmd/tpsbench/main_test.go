@@ -214,7 +214,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-q", "--engine-model", "tiny", "--model", "llama-3.1-8b.gguf"},
 		{"run", "--engine-model", "tiny", "--engine-threads", "100000"},
 		{"serve", "--model", "tiny", "--threads", "-1"},
-		{"model", "synth", "--preset", "huge", "-o", "/tmp/x.gguf"},
+		{"model", "synth", "--shape", "huge", "-o", "/tmp/x.gguf"},
 		{"model", "synth", "--dtype", "q3", "-o", "/tmp/x.gguf"},
 		{"model", "info"},
 		{"run", "--url", "localhost:8000"},
@@ -268,7 +268,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	code, _, errs = cli(t, "run", "--engine-model", "nosuch")
-	if code != exitError || !strings.Contains(errs, "neither a file nor a preset") {
+	if code != exitError || !strings.Contains(errs, "neither a file nor a built-in shape") {
 		t.Errorf("unknown model: exit %d %q", code, errs)
 	}
 	// A server's error body reaches stderr without its escape sequences.
@@ -368,15 +368,16 @@ func TestBurstiness(t *testing.T) {
 func TestModelSynthAndInfo(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.gguf"), filepath.Join(dir, "b.gguf")
-	for _, p := range []string{a, b} {
-		if code, _, errs := cli(t, "model", "synth", "--preset", "tiny", "--dtype", "q4_0", "-o", p); code != 0 {
+	// --preset is --shape's old name, still taken
+	for i, flag := range []string{"--shape", "--preset"} {
+		if code, _, errs := cli(t, "model", "synth", flag, "tiny", "--dtype", "q4_0", "-o", []string{a, b}[i]); code != 0 {
 			t.Fatal(errs)
 		}
 	}
 	da, _ := os.ReadFile(a)
 	db, _ := os.ReadFile(b)
 	if !bytes.Equal(da, db) {
-		t.Error("same preset and seed wrote different bytes")
+		t.Error("same shape and seed wrote different bytes")
 	}
 	code, out, errs := cli(t, "model", "info", a)
 	if code != 0 || !strings.Contains(out, "Q4_0") || !strings.Contains(out, "Bytes read per generated token") || !strings.Contains(out, "Layers        2") {

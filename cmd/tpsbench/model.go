@@ -20,14 +20,14 @@ func newModelCmd() *cobra.Command {
 }
 
 func newSynthCmd() *cobra.Command {
-	var preset, dtype, out string
+	var shape, dtype, out string
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "synth",
-		Short: "Write a llama GGUF model with deterministic dummy weights (same preset and seed, same bytes)",
+		Short: "Write a llama GGUF model with deterministic dummy weights (same shape and seed, same bytes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := synth.Lookup(preset)
+			p, err := synth.Lookup(shape)
 			if err != nil {
 				return usageError{err}
 			}
@@ -50,7 +50,11 @@ func newSynthCmd() *cobra.Command {
 			return f.Close()
 		},
 	}
-	cmd.Flags().StringVar(&preset, "preset", "15m", "shape: tiny, 15m (dim 288, 6 layers), 110m (dim 768, 12 layers)")
+	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: tiny, 15m (dim 288, 6 layers), 110m (dim 768, 12 layers)")
+	// --preset was this flag's name; "preset" now means only the engine's
+	// scheduler settings
+	cmd.Flags().StringVar(&shape, "preset", "15m", "")
+	_ = cmd.Flags().MarkDeprecated("preset", "use --shape")
 	cmd.Flags().StringVar(&dtype, "dtype", "f32", "weight format: f32, f16, q8_0, q4_0")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the dummy weights")

@@ -485,7 +485,7 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 			// a name the engine does not serve would otherwise be
 			// silently replaced by the one it does
 			if m != name {
-				return nil, nil, stop, usagef("--model %q: the embedded engine serves %q; choose what it loads with --engine-model (a GGUF file or a preset), or measure another server with --url", m, name)
+				return nil, nil, stop, usagef("--model %q: the embedded engine serves %q; choose what it loads with --engine-model (a GGUF file or a built-in shape), or measure another server with --url", m, name)
 			}
 		}
 		label := ne.label

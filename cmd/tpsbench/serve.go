@@ -32,11 +32,11 @@ type engineFlags struct {
 
 func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f := cmd.Flags()
-	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in preset with dummy weights: tiny, 15m, 110m")
-	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a preset: f32 (default), f16, q8_0, q4_0")
+	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: tiny, 15m, 110m")
+	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a built-in shape: f32 (default), f16, q8_0, q4_0")
 	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
 	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding together (continuous batching); more requests wait in a queue")
-	f.Uint64Var(&e.seed, prefix+"seed", 1, "seed of a preset's dummy weights")
+	f.Uint64Var(&e.seed, prefix+"seed", 1, "seed of a built-in shape's dummy weights")
 	f.StringVar(&e.preset, prefix+"preset", "", "scheduler preset: throughput (64 sequences) or latency (4 sequences, chunked prefill)")
 	f.BoolVar(&e.chunked, prefix+"enable-chunked-prefill", false, "split long prompts into chunks interleaved with other sequences' decoding")
 	f.IntVar(&e.maxPrefill, prefix+"max-prefill-tokens", 256, "with chunked prefill: prompt tokens in one step")

@@ -17,7 +17,7 @@ import (
 func TestTruncatedFileFailsSteps(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		path := filepath.Join(t.TempDir(), "m.gguf")
-		b, err := synth.Bytes(synth.Presets["tiny"], gguf.F32, 1)
+		b, err := synth.Bytes(synth.Shapes["tiny"], gguf.F32, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,9 +12,9 @@ import (
 	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
-func load(t testing.TB, preset string, typ gguf.TensorType, threads int) (*gguf.File, *llama.Model) {
+func load(t testing.TB, shape string, typ gguf.TensorType, threads int) (*gguf.File, *llama.Model) {
 	t.Helper()
-	p, _ := synth.Lookup(preset)
+	p, _ := synth.Lookup(shape)
 	b, err := synth.Bytes(p, typ, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -139,11 +139,11 @@ func TestForwardAllocatesNothing(t *testing.T) {
 }
 
 func BenchmarkForward(b *testing.B) {
-	for _, preset := range []string{"15m", "110m"} {
+	for _, shape := range []string{"15m", "110m"} {
 		for _, typ := range synth.Formats {
 			for _, threads := range []int{1, 2} {
-				b.Run(fmt.Sprintf("%s/%s/%dt", preset, typ, threads), func(b *testing.B) {
-					_, m := load(b, preset, typ, threads)
+				b.Run(fmt.Sprintf("%s/%s/%dt", shape, typ, threads), func(b *testing.B) {
+					_, m := load(b, shape, typ, threads)
 					s := m.NewSequence(m.Context)
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
@@ -237,20 +237,20 @@ func TestStepRejectsBadBatches(t *testing.T) {
 }
 
 func BenchmarkBatchedDecode(b *testing.B) {
-	for _, preset := range []string{"15m", "110m"} {
+	for _, shape := range []string{"15m", "110m"} {
 		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q8_0, gguf.Q4_0} {
 			for _, batch := range []int{1, 4, 16} {
-				benchStep(b, preset, typ, batch)
+				benchStep(b, shape, typ, batch)
 			}
 		}
 	}
 }
 
-func benchStep(b *testing.B, preset string, typ gguf.TensorType, batch int) {
+func benchStep(b *testing.B, shape string, typ gguf.TensorType, batch int) {
 	{
 		{
-			b.Run(fmt.Sprintf("%s/%s/batch%d", preset, typ, batch), func(b *testing.B) {
-				_, m := load(b, preset, typ, 2)
+			b.Run(fmt.Sprintf("%s/%s/batch%d", shape, typ, batch), func(b *testing.B) {
+				_, m := load(b, shape, typ, 2)
 				seqs := make([]*llama.Sequence, batch)
 				entries := make([]llama.Entry, batch)
 				// room for the 128 positions used, as the scheduler reserves

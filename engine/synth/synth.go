@@ -19,35 +19,35 @@ import (
 	"github.com/tpsbench/tpsbench/engine/llama"
 )
 
-// Preset is a model shape.
-type Preset struct {
+// Shape is a model shape: the sizes synth writes dummy weights for.
+type Shape struct {
 	Name                                string
 	Dim, Hidden, Layers, Heads, KVHeads int
 	Vocab, Context                      int
 }
 
-// Presets are the shapes of the stories family, and a tiny one for tests.
-var Presets = map[string]Preset{
+// Shapes are the shapes of the stories family, and a tiny one for tests.
+var Shapes = map[string]Shape{
 	"tiny": {Name: "tiny", Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	"15m":  {Name: "15m", Dim: 288, Hidden: 768, Layers: 6, Heads: 6, KVHeads: 6, Vocab: 32000, Context: 4096},
 	"110m": {Name: "110m", Dim: 768, Hidden: 2048, Layers: 12, Heads: 12, KVHeads: 12, Vocab: 32000, Context: 4096},
 }
 
-// PresetNames lists the presets in size order.
-func PresetNames() []string {
-	names := make([]string, 0, len(Presets))
-	for n := range Presets {
+// ShapeNames lists the shapes in size order.
+func ShapeNames() []string {
+	names := make([]string, 0, len(Shapes))
+	for n := range Shapes {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool { return Presets[names[i]].Dim < Presets[names[j]].Dim })
+	sort.Slice(names, func(i, j int) bool { return Shapes[names[i]].Dim < Shapes[names[j]].Dim })
 	return names
 }
 
-// Lookup finds a preset by name.
-func Lookup(name string) (Preset, error) {
-	p, ok := Presets[strings.ToLower(name)]
+// Lookup finds a shape by name.
+func Lookup(name string) (Shape, error) {
+	p, ok := Shapes[strings.ToLower(name)]
 	if !ok {
-		return p, fmt.Errorf("unknown preset %q (want %s)", name, strings.Join(PresetNames(), ", "))
+		return p, fmt.Errorf("unknown model shape %q (want %s)", name, strings.Join(ShapeNames(), ", "))
 	}
 	return p, nil
 }
@@ -70,8 +70,8 @@ func fileType(t gguf.TensorType) uint32 {
 	return 0
 }
 
-// Write writes a model of preset p with 2-D weights in format typ.
-func Write(w io.Writer, p Preset, typ gguf.TensorType, seed uint64) error {
+// Write writes a model of shape p with 2-D weights in format typ.
+func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 	supported := false
 	for _, f := range Formats {
 		supported = supported || f == typ
@@ -81,10 +81,10 @@ func Write(w io.Writer, p Preset, typ gguf.TensorType, seed uint64) error {
 	}
 	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
 		p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 {
-		return fmt.Errorf("preset %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
+		return fmt.Errorf("shape %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
 	}
 	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 {
-		return fmt.Errorf("preset %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
+		return fmt.Errorf("shape %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
 	}
 	pieces, scores, types, err := Vocabulary(p.Vocab, seed)
 	if err != nil {
@@ -179,7 +179,7 @@ func encode(dst []byte, vals []float32, typ gguf.TensorType) []byte {
 }
 
 // Bytes returns a model file in memory.
-func Bytes(p Preset, typ gguf.TensorType, seed uint64) ([]byte, error) {
+func Bytes(p Shape, typ gguf.TensorType, seed uint64) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := Write(&buf, p, typ, seed); err != nil {
 		return nil, err

@@ -10,9 +10,9 @@ import (
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
 )
 
-func fromPreset(t testing.TB, preset string) *tokenizer.Tokenizer {
+func fromShape(t testing.TB, shape string) *tokenizer.Tokenizer {
 	t.Helper()
-	p, _ := synth.Lookup(preset)
+	p, _ := synth.Lookup(shape)
 	b, err := synth.Bytes(p, gguf.Q4_0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestEncodeHandMadeVocabulary(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	tk := fromPreset(t, "15m")
+	tk := fromShape(t, "15m")
 	for _, s := range []string{"Explain AI", "the cat sat on the mat.", "Once upon a time, there was a little girl", "naïve café — 東京 🙂", "  two  spaces", ""} {
 		ids := tk.Encode(s, false)
 		if got := tk.Decode(ids); got != s {
@@ -63,7 +63,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func FuzzEncodeDecode(f *testing.F) {
-	tk := fromPreset(f, "tiny")
+	tk := fromShape(f, "tiny")
 	f.Add("hello world")
 	f.Add("\xff\x00 é")
 	f.Add("the the the the the the the")

@@ -23,8 +23,8 @@ import (
 )
 
 func main() {
-	model := flag.String("model", "110m", "preset or GGUF file")
-	dtype := flag.String("dtype", "q8_0", "weight format of a preset")
+	model := flag.String("model", "110m", "built-in shape or GGUF file")
+	dtype := flag.String("dtype", "q8_0", "weight format of a built-in shape")
 	preset := flag.String("preset", "latency", "engine preset: latency or throughput")
 	streams := flag.Int("streams", 4, "sequences decoding when the long prompt arrives")
 	promptLen := flag.Int("prompt", 2000, "words in the long prompt (one token each)")
