@@ -35,7 +35,7 @@ func CheckConvention(c string) error {
 
 // conventionSamples feeds a completed record's TPOT and ITL samples under
 // the step's convention.
-func (s *Step) conventionSamples(r *record.Record, f requestFigures) {
+func (s *Accumulator) conventionSamples(r *record.Record, f requestFigures) {
 	switch s.convention {
 	case ConventionVLLM:
 		s.vllmSamples(r)
@@ -58,7 +58,7 @@ func (s *Step) conventionSamples(r *record.Record, f requestFigures) {
 // record.OtherEvents keeps); ITL each gap between such events; TPOT
 // (latency - TTFT) / (n - 1) for n > 1. They replace tpsbench's TTFT and
 // E2E samples; numpy statistics over exact samples (newExact).
-func (s *Step) vllmSamples(r *record.Record) {
+func (s *Accumulator) vllmSamples(r *record.Record) {
 	events := make([]int64, 0, len(r.Chunks)+len(r.OtherEvents))
 	for _, c := range r.Chunks {
 		events = append(events, c.At)
@@ -86,7 +86,7 @@ func (s *Step) vllmSamples(r *record.Record) {
 // puts "or 0.0" for a request without one); latency to the end of the
 // response, not to its last token; n from usage, else one a streamed
 // iteration (chunk). Unweighted; percentiles by rank (newRank).
-func (s *Step) guidellmSamples(r *record.Record) {
+func (s *Accumulator) guidellmSamples(r *record.Record) {
 	n := r.OutputTokens
 	if n <= 0 || r.First < r.Sent {
 		return
@@ -111,7 +111,7 @@ func (s *Step) guidellmSamples(r *record.Record) {
 // rounded to the ns, for n > 1; no TPOT. np.mean, np.percentile (linear),
 // np.std (population) over every sample; an ITL of only zeros (responses
 // not streamed) is left out, as GenAI-Perf skips it.
-func (s *Step) genaiPerfSamples(r *record.Record) {
+func (s *Accumulator) genaiPerfSamples(r *record.Record) {
 	n := r.OutputTokens
 	if r.TokenizerTokens > 0 {
 		n = r.TokenizerTokens // it counts with its tokenizer, usage or not
@@ -129,7 +129,7 @@ func (s *Step) genaiPerfSamples(r *record.Record) {
 
 // setConvention makes the step report under convention c: every sample
 // kept, and the peer's statistics.
-func (s *Step) setConvention(c string) {
+func (s *Accumulator) setConvention(c string) {
 	s.convention = c
 	switch c {
 	case ConventionVLLM, ConventionGenAIPerf:
@@ -142,6 +142,6 @@ func (s *Step) setConvention(c string) {
 
 // ownTimes reports whether the step's convention takes TTFT and E2E its
 // own way (so tpsbench's are not added).
-func (s *Step) ownTimes() bool {
+func (s *Accumulator) ownTimes() bool {
 	return s.convention == ConventionVLLM || s.convention == ConventionGuideLLM || s.convention == ConventionGenAIPerf
 }

@@ -28,7 +28,7 @@ func TestRollingMemoryFollowsRecordsNotSpan(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			s := NewStep(Targets{})
+			s := NewAccumulator(Targets{})
 			s.Add(rec(0, []int64{100, 200}, []int{1, 1}))
 			s.Add(rec(c.apart, []int64{100, 200}, []int{1, 1}))
 			sum := s.Summary()

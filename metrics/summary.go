@@ -92,8 +92,8 @@ type Summary struct {
 	Charts *Charts `json:"-"`
 }
 
-// Step accumulates the records of one step.
-type Step struct {
+// Accumulator takes the records of one step and gives its Summary.
+type Accumulator struct {
 	targets    Targets
 	convention string
 
@@ -132,9 +132,9 @@ type Step struct {
 	single   *record.Record // the first completed record, kept while it is the only one
 }
 
-// NewStep returns an empty step checked against targets.
-func NewStep(targets Targets) *Step {
-	s := &Step{
+// NewAccumulator returns an empty step checked against targets.
+func NewAccumulator(targets Targets) *Accumulator {
+	s := &Accumulator{
 		targets: targets,
 		sources: map[string]int{},
 		req:     Requests{Failures: map[string]int{}},
@@ -174,7 +174,7 @@ func figures(r *record.Record) requestFigures {
 }
 
 // Add counts one record. Warm-up records are only counted as such.
-func (s *Step) Add(r *record.Record) {
+func (s *Accumulator) Add(r *record.Record) {
 	if s.label == "" && s.model == "" {
 		s.label, s.model, s.url, s.api = r.Step, r.Model, r.URL, r.API
 		s.concurrency, s.rate = r.Concurrency, r.Rate
@@ -298,7 +298,7 @@ func endedEarly(r *record.Record) bool {
 }
 
 // Summary computes the step's figures from everything added so far.
-func (s *Step) Summary() Summary {
+func (s *Accumulator) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
@@ -436,11 +436,11 @@ func Pass(steps []Summary) bool {
 type Steps struct {
 	targets    Targets
 	convention string
-	byIndex    map[int]*Step
+	byIndex    map[int]*Accumulator
 }
 
 // NewSteps returns an empty grouping.
-func NewSteps(targets Targets) *Steps { return &Steps{targets: targets, byIndex: map[int]*Step{}} }
+func NewSteps(targets Targets) *Steps { return &Steps{targets: targets, byIndex: map[int]*Accumulator{}} }
 
 // WithConvention makes the steps report TPOT and ITL under another tool's
 // definitions (a name from Conventions).
@@ -453,7 +453,7 @@ func (ss *Steps) WithConvention(c string) *Steps {
 func (ss *Steps) Add(r *record.Record) {
 	s := ss.byIndex[r.StepIndex]
 	if s == nil {
-		s = NewStep(ss.targets)
+		s = NewAccumulator(ss.targets)
 		s.setConvention(ss.convention)
 		ss.byIndex[r.StepIndex] = s
 	}

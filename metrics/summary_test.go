@@ -36,7 +36,7 @@ func near(t *testing.T, name string, got, want float64) {
 func TestSingleRequestFigures(t *testing.T) {
 	// TTFT 100 ms, then 4 chunks 20 ms apart, the third carrying 3 tokens.
 	r := rec(0, []int64{100, 120, 140, 160, 180}, []int{1, 1, 3, 1, 1})
-	s := NewStep(Targets{})
+	s := NewAccumulator(Targets{})
 	s.Add(r)
 	sum := s.Summary()
 	near(t, "output tokens", float64(sum.OutputTokens), 7)
@@ -61,7 +61,7 @@ func TestSingleRequestFigures(t *testing.T) {
 }
 
 func TestStepWindowAndThroughput(t *testing.T) {
-	s := NewStep(Targets{})
+	s := NewAccumulator(Targets{})
 	// Two overlapping requests and one failure that ends last, at a rate.
 	first := rec(0, []int64{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	first.Rate, first.Model = 5, "m"
@@ -94,7 +94,7 @@ func TestStepWindowAndThroughput(t *testing.T) {
 }
 
 func TestPercentiles(t *testing.T) {
-	s := NewStep(Targets{})
+	s := NewAccumulator(Targets{})
 	for i := int64(1); i <= 1000; i++ {
 		s.Add(rec(0, []int64{i, i + 10}, []int{1, 1}))
 	}
@@ -120,7 +120,7 @@ func TestTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewStep(Targets{List: slo, Share: 0.5})
+	s := NewAccumulator(Targets{List: slo, Share: 0.5})
 	// TTFTs 100, 200, 300 ms; 2 tokens each, last 100 ms after first.
 	for i := int64(1); i <= 3; i++ {
 		s.Add(rec(0, []int64{i * 100, i*100 + 100}, []int{1, 1}))
@@ -230,7 +230,7 @@ func TestAchievedRateOnlyForRateSteps(t *testing.T) {
 		rate float64
 		want float64
 	}{{0, 0}, {10, 1000.0 / 100}} {
-		s := NewStep(Targets{})
+		s := NewAccumulator(Targets{})
 		for i := int64(0); i < 11; i++ {
 			r := rec(i*100, []int64{10, 20}, []int{1, 1})
 			r.Rate, r.Concurrency = c.rate, 4
@@ -246,7 +246,7 @@ func TestAchievedRateOnlyForRateSteps(t *testing.T) {
 // counts as completed, and adds no TTFT or E2E sample (it had no first
 // or last token).
 func TestCompletedWithoutTokens(t *testing.T) {
-	s := NewStep(Targets{List: []Target{{Name: TargetTTFT, Want: 100}}})
+	s := NewAccumulator(Targets{List: []Target{{Name: TargetTTFT, Want: 100}}})
 	s.Add(rec(0, []int64{50, 60}, []int{1, 1}))
 	s.Add(&record.Record{V: 1, Sent: 100 * ms, Done: 120 * ms, TokenSource: record.SourceUsage, FinishReason: "stop"})
 	sum := s.Summary()
