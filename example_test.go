@@ -22,7 +22,7 @@ import (
 func ExampleRun() {
 	srv := scripted.New(scripted.Script{TTFT: 5e6, Gap: 1e6, Usage: true}) // any OpenAI-compatible URL
 	defer srv.Close()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 4})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 4})
 	if err != nil {
 		panic(err)
 	}
@@ -68,7 +68,7 @@ func ExampleRun_engine() {
 	defer e.Close()
 	srv := httptest.NewServer(e.Handler)
 	defer srv.Close()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 1, IgnoreEOS: true})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 1, IgnoreEOS: true})
 	if err != nil {
 		panic(err)
 	}

@@ -26,7 +26,7 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: 3 * time.Millisecond, Usage: true})
 	defer srv.Close()
 	clock := record.NewClock()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 1, Clock: clock})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 1, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 func TestZeroPlanSharesTheClientsClock(t *testing.T) {
 	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
 	defer srv.Close()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 2})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

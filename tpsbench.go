@@ -43,7 +43,7 @@ type Plan struct {
 	Convention string
 	// Clock stamps the records of clients that have none of their own
 	// (made when nil); a client that stamps with its own clock
-	// (client.OpenAI's Clock) has its records scheduled on it too, so a
+	// (client.HTTP's Clock) has its records scheduled on it too, so a
 	// zero Plan measures client lag as truly as the CLI does.
 	Clock *record.Clock
 	// Records, when set, receives every record (warm-up included) as its

@@ -55,7 +55,7 @@ func measure(t *testing.T, sc scripted.Script, stream bool, prof load.Profile, m
 		if p.Requests == 0 && p.Duration == 0 {
 			p.Requests = c
 		}
-		cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: stream, Concurrency: max(c, 1), Clock: clock, Timeout: 30 * time.Second})
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: stream, Concurrency: max(c, 1), Clock: clock, Timeout: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestRecordsRoundTripGiveSameReport(t *testing.T) {
 	srv := scripted.New(sc)
 	defer srv.Close()
 	clock := record.NewClock()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 8, Clock: clock})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 8, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func TestClientLoad(t *testing.T) {
 	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
 	defer srv.Close()
 	for _, inProcess := range []bool{false, true} {
-		cl, err := client.NewOpenAI(client.OpenAIConfig{URL: srv.URL, Stream: true, Concurrency: 4})
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

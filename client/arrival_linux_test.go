@@ -104,7 +104,7 @@ func TestStampsSurviveABusyClient(t *testing.T) {
 	defer srv.Close()
 	const busy = 200 * time.Millisecond
 	first := true
-	c := newClient(t, srv.URL, func(cfg *OpenAIConfig) {
+	c := newClient(t, srv.URL, func(cfg *HTTPConfig) {
 		cfg.OnToken = func(int64, int, string) {
 			if first {
 				first = false

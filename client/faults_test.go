@@ -115,7 +115,7 @@ func TestFaults(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			url := faultServer(t, c.handler)
-			cl := newClient(t, url, func(cfg *OpenAIConfig) {
+			cl := newClient(t, url, func(cfg *HTTPConfig) {
 				if c.timeout > 0 {
 					cfg.Timeout = c.timeout
 				}
@@ -213,7 +213,7 @@ func TestImplausibleUsage(t *testing.T) {
 				}
 				fmt.Fprint(w, c.body)
 			})
-			cl := newClient(t, url, func(cfg *OpenAIConfig) { cfg.Stream = c.stream })
+			cl := newClient(t, url, func(cfg *HTTPConfig) { cfg.Stream = c.stream })
 			var rec record.Record
 			cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 			if rec.Error != nil || rec.OutputTokens != c.tokens || rec.TokenSource != c.source || !strings.Contains(rec.UsageSuspect, c.suspect) || (c.suspect == "") != (rec.UsageSuspect == "") {

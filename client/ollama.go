@@ -12,7 +12,7 @@ import (
 const APIOllama = "ollama"
 
 // ollamaBody is the request for /api/chat.
-func (c *OpenAI) ollamaBody(req *Request) map[string]any {
+func (c *HTTP) ollamaBody(req *Request) map[string]any {
 	msgs := req.Messages
 	if len(msgs) == 0 {
 		msgs = []Message{{Role: "user", Content: req.Prompt}}

@@ -55,7 +55,7 @@ func TestOllama(t *testing.T) {
 	if err != nil || len(ids) != 1 || ids[0] != "llama3.2:1b" {
 		t.Fatalf("models %v %v", ids, err)
 	}
-	cl := newClient(t, url, func(c *OpenAIConfig) { c.API = APIOllama })
+	cl := newClient(t, url, func(c *HTTPConfig) { c.API = APIOllama })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "hi", MaxTokens: 5}, &rec)
 	if rec.Error != nil {
@@ -75,7 +75,7 @@ func TestOllama(t *testing.T) {
 		fmt.Fprint(w, `{"message":{"content":"a"},"done":false}`+"\n")
 	}))
 	defer cut.Close()
-	cl2 := newClient(t, cut.URL, func(c *OpenAIConfig) { c.API = APIOllama })
+	cl2 := newClient(t, cut.URL, func(c *HTTPConfig) { c.API = APIOllama })
 	var r2 record.Record
 	cl2.Do(context.Background(), &Request{Model: "m", Prompt: "hi"}, &r2)
 	if r2.Error == nil || r2.Error.Kind != record.KindStreamCut {

@@ -45,7 +45,7 @@ func post(t *testing.T, url, body string) (*http.Response, string) {
 func TestStreamedChatWithUsage(t *testing.T) {
 	_, url := start(t)
 	// Measured by our own client, as tpsbench run does.
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, IgnoreEOS: true, Concurrency: 1})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, IgnoreEOS: true, Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestProxyKeepsFailureCauses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			up := rawUpstream(t, c.reply)
-			cl, err := client.NewOpenAI(client.OpenAIConfig{URL: up, Stream: c.stream, Concurrency: 1})
+			cl, err := client.NewHTTP(client.HTTPConfig{URL: up, Stream: c.stream, Concurrency: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -98,7 +98,7 @@ func TestPrometheusScrapesTheProxy(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: proxyURL, Stream: true, Concurrency: 4})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: proxyURL, Stream: true, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func TestProxyMeasuresLikeTheClient(t *testing.T) {
 	up := scripted.New(scripted.Script{TTFT: 20 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true})
 	defer up.Close()
 	proxy, buf, _ := proxyTo(t, up.URL)
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: proxy.URL, Stream: true, Concurrency: 1})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: proxy.URL, Stream: true, Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -440,7 +440,9 @@ type Steps struct {
 }
 
 // NewSteps returns an empty grouping.
-func NewSteps(targets Targets) *Steps { return &Steps{targets: targets, byIndex: map[int]*Accumulator{}} }
+func NewSteps(targets Targets) *Steps {
+	return &Steps{targets: targets, byIndex: map[int]*Accumulator{}}
+}
 
 // WithConvention makes the steps report TPOT and ITL under another tool's
 // definitions (a name from Conventions).

@@ -25,7 +25,7 @@ type stepBuilder struct {
 	tokens  *tokenPrinter // --show-tokens, or nil
 	shardI  int
 	shardN  int // 0: no --shard
-	clients []*client.OpenAI
+	clients []*client.HTTP
 }
 
 func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
@@ -50,7 +50,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if f.temp >= 0 {
 		temp = &f.temp
 	}
-	cc := client.OpenAIConfig{
+	cc := client.HTTPConfig{
 		URL: t.url, API: f.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
 		Timeout: f.timeout, IgnoreEOS: b.cfg.ignoreEOS, Temperature: temp,
 		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter,
@@ -58,7 +58,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if b.tokens != nil {
 		cc.OnToken = b.tokens.token
 	}
-	cl, err := client.NewOpenAI(cc)
+	cl, err := client.NewHTTP(cc)
 	if err != nil {
 		return tpsbench.Step{}, usageError{err}
 	}

@@ -130,7 +130,7 @@ func main() {
 
 func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCount bool) []stream {
 	clock := record.NewClock()
-	cl, err := client.NewOpenAI(client.OpenAIConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

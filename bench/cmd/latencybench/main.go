@@ -48,8 +48,8 @@ func main() {
 	url := <-urlc
 
 	clock := record.NewClock()
-	mk := func(n int) *client.OpenAI {
-		c, err := client.NewOpenAI(client.OpenAIConfig{URL: url, API: client.APICompletions, Stream: true, IgnoreEOS: true, Concurrency: n, Clock: clock})
+	mk := func(n int) *client.HTTP {
+		c, err := client.NewHTTP(client.HTTPConfig{URL: url, API: client.APICompletions, Stream: true, IgnoreEOS: true, Concurrency: n, Clock: clock})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -28,8 +28,8 @@ const (
 	APICompletions = "completions"
 )
 
-// OpenAIConfig configures an OpenAI-compatible client.
-type OpenAIConfig struct {
+// HTTPConfig configures a client of an OpenAI-compatible or Ollama server.
+type HTTPConfig struct {
 	URL         string // base URL (http://host:8000, http://host:8000/v1) or a full endpoint URL
 	API         string // APIChat (default) or APICompletions; a full endpoint URL decides it
 	Stream      bool
@@ -54,16 +54,17 @@ type TextCounter struct {
 	Count func(text string) int
 }
 
-// OpenAI is a client for /v1/chat/completions and /v1/completions.
-type OpenAI struct {
-	cfg      OpenAIConfig
+// HTTP is a client of an LLM server over HTTP: OpenAI's /v1/chat/completions
+// and /v1/completions, or Ollama's /api/chat (HTTPConfig.API).
+type HTTP struct {
+	cfg      HTTPConfig
 	endpoint string // the URL requests go to
 	shown    string // endpoint as recorded: no credentials, no query
 	http     *http.Client
 }
 
-// NewOpenAI checks cfg and returns a client.
-func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+// NewHTTP checks cfg and returns a client.
+func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = record.NewClock()
 	}
@@ -88,7 +89,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		ForceAttemptHTTP2:   false,
 		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{}, // HTTP/1.1: one stream a connection
 	}
-	return &OpenAI{
+	return &HTTP{
 		cfg:      cfg,
 		endpoint: endpoint,
 		shown:    Redact(endpoint),
@@ -155,18 +156,18 @@ func Redact(raw string) string {
 }
 
 // Endpoint returns the URL as recorded.
-func (c *OpenAI) Endpoint() string { return c.shown }
+func (c *HTTP) Endpoint() string { return c.shown }
 
 // Clock is the clock the client stamps records with.
-func (c *OpenAI) Clock() *record.Clock { return c.cfg.Clock }
+func (c *HTTP) Clock() *record.Clock { return c.cfg.Clock }
 
 // API returns "chat" or "completions".
-func (c *OpenAI) API() string { return c.cfg.API }
+func (c *HTTP) API() string { return c.cfg.API }
 
 // Close releases idle connections.
-func (c *OpenAI) Close() { c.http.CloseIdleConnections() }
+func (c *HTTP) Close() { c.http.CloseIdleConnections() }
 
-func (c *OpenAI) body(req *Request) ([]byte, error) {
+func (c *HTTP) body(req *Request) ([]byte, error) {
 	if c.cfg.API == APIOllama {
 		return json.Marshal(c.ollamaBody(req))
 	}
@@ -199,7 +200,7 @@ func (c *OpenAI) body(req *Request) ([]byte, error) {
 }
 
 // Do sends req and fills rec. See Client.
-func (c *OpenAI) Do(ctx context.Context, req *Request, rec *record.Record) {
+func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	clock := c.cfg.Clock
 	rec.V = record.SchemaVersion
 	rec.T0 = clock.T0()

@@ -14,13 +14,13 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
-func newClient(t *testing.T, url string, mod func(*OpenAIConfig)) *OpenAI {
+func newClient(t *testing.T, url string, mod func(*HTTPConfig)) *HTTP {
 	t.Helper()
-	cfg := OpenAIConfig{URL: url, Stream: true, Concurrency: 4, Timeout: 10 * time.Second}
+	cfg := HTTPConfig{URL: url, Stream: true, Concurrency: 4, Timeout: 10 * time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
-	c, err := NewOpenAI(cfg)
+	c, err := NewHTTP(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestOpenAIConnectRefused(t *testing.T) {
 func TestOpenAITimeout(t *testing.T) {
 	srv := scripted.New(scripted.Script{TTFT: 2 * time.Second, Gap: time.Millisecond, Tokens: 2})
 	defer srv.Close()
-	cl := newClient(t, srv.URL, func(c *OpenAIConfig) { c.Timeout = 100 * time.Millisecond })
+	cl := newClient(t, srv.URL, func(c *HTTPConfig) { c.Timeout = 100 * time.Millisecond })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 	if rec.Error == nil || rec.Error.Kind != record.KindTimeout {
@@ -146,7 +146,7 @@ func TestOpenAISecretsStayOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	url := strings.Replace(srv.URL, "http://", "http://user:"+key+"@", 1) + "/v1?api-key=" + key
-	cl := newClient(t, url, func(c *OpenAIConfig) { c.APIKey = key })
+	cl := newClient(t, url, func(c *HTTPConfig) { c.APIKey = key })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 	if gotAuth := <-auth; gotAuth != "Bearer "+key {
@@ -182,7 +182,7 @@ func TestEndpoint(t *testing.T) {
 func TestClientTokenizerWhenNoUsage(t *testing.T) {
 	url := rawServer(t, 200, "text/event-stream", chunk("Hello,")+chunk(" wor")+chunk("ld!")+"data: [DONE]\n\n")
 	words := func(s string) int { return len(strings.Fields(s)) + strings.Count(s, ",") + strings.Count(s, "!") }
-	cl := newClient(t, url, func(c *OpenAIConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
+	cl := newClient(t, url, func(c *HTTPConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 	// "Hello, world!": 2 words, a comma and a bang: 4 tokens over 3 chunks
@@ -239,7 +239,7 @@ func TestTokenizerCountKeptWithUsage(t *testing.T) {
 	}))
 	defer srv.Close()
 	words := func(s string) int { return len(strings.Fields(s)) }
-	cl := newClient(t, srv.URL, func(c *OpenAIConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
+	cl := newClient(t, srv.URL, func(c *HTTPConfig) { c.Tokenizer = TextCounter{Name: "words", Count: words} })
 	var rec record.Record
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
 	if rec.OutputTokens != 2 || rec.TokenSource != record.SourceUsage || rec.TokenizerTokens != 3 || rec.Tokenizer != "words" {
