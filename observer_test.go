@@ -11,8 +11,8 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/scripted"
-	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -31,7 +31,7 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	exp := live.NewExporter()
+	exp := monitor.NewExporter()
 	chunks, chunksAtDone := 0, -1
 	var final *record.Record
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench/client"
-	"github.com/tpsbench/tpsbench/live"
+	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -23,7 +23,7 @@ func newProxyCmd() *cobra.Command {
   tpsbench report traffic.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var sink live.RecordSink
+			var sink monitor.RecordSink
 			if records != "" {
 				w, cut, err := record.OpenFile(records)
 				if err != nil {
@@ -35,9 +35,9 @@ func newProxyCmd() *cobra.Command {
 				}
 				sink = w
 			}
-			p, err := live.NewProxy(upstream, live.NewExporter(), sink)
+			p, err := monitor.NewProxy(upstream, monitor.NewExporter(), sink)
 			if err != nil {
-				return usageError{fmt.Errorf("--upstream: %w", live.ErrUpstream)}
+				return usageError{fmt.Errorf("--upstream: %w", monitor.ErrUpstream)}
 			}
 			p.Log = cmd.ErrOrStderr()
 			if p.Tokenizer, err = textCounter(tokenizer, true); err != nil {

@@ -21,8 +21,8 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
-	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/servermetrics"
@@ -184,7 +184,7 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (u
 }
 
 // exporterObserver feeds a run's events to the Prometheus exporter.
-type exporterObserver struct{ *live.Exporter }
+type exporterObserver struct{ *monitor.Exporter }
 
 func (exporterObserver) StepBegan(int, *tpsbench.Step)        {}
 func (o exporterObserver) Done(r *record.Record)              { o.Observe(r) }
@@ -411,7 +411,7 @@ func (f *runFlags) startLiveViews(stderr io.Writer, steps int, clientCPU bool) (
 		v.prog.start()
 	}
 	if f.metricsAt != "" {
-		exp := live.NewExporter()
+		exp := monitor.NewExporter()
 		stop, url, err := exp.Serve(f.metricsAt)
 		if err != nil {
 			v.stop()

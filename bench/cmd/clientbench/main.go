@@ -27,8 +27,8 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
-	"github.com/tpsbench/tpsbench/live"
 	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -153,7 +153,7 @@ func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCo
 	if liveCount {
 		// what a run with its progress line and exporter does per chunk
 		var tokens atomic.Int64
-		exp := live.NewExporter()
+		exp := monitor.NewExporter()
 		observers = append(observers,
 			tpsbench.ObserverFuncs{OnChunk: func(_ *record.Record, n int) { tokens.Add(int64(n)) }},
 			tpsbench.ObserverFuncs{OnSend: exp.Sent, OnChunk: exp.Chunk, OnDone: exp.Observe})

@@ -1,8 +1,8 @@
-// Package live shows a run (or real traffic) while it happens: a
+// Package monitor shows a run (or real traffic) while it happens: a
 // Prometheus exporter of records, and a measuring proxy in front of any
 // OpenAI-compatible server. It is kept apart from the core packages, which
 // do not depend on Prometheus's client library.
-package live
+package monitor
 
 import (
 	"github.com/tpsbench/tpsbench/internal/httpserve"
