@@ -8,7 +8,9 @@ import "github.com/tpsbench/tpsbench/record"
 // chunk is read), so they must be quick and must never block: count, and
 // leave drawing and exporting to goroutines of their own.
 type Observer interface {
-	// StepBegan is called as each step of the plan begins.
+	// StepBegan is called as each step of the plan begins; index is the
+	// step's index in the records (the plan's FirstStep on), which a
+	// Session continues across its strategies.
 	StepBegan(index int, s *Step)
 	// Sent sees a request's record as it is about to be sent (stamps not
 	// filled in yet).

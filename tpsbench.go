@@ -112,7 +112,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		}
 		step := &plan.Steps[i]
 		if plan.Observer != nil {
-			plan.Observer.StepBegan(i, step)
+			plan.Observer.StepBegan(plan.FirstStep+i, step)
 		}
 		// A record's stamps are offsets on one clock: the client's, which
 		// stamps the send and every chunk. A client made without the

@@ -9,25 +9,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench"
-	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
 )
 
 // runFindMax searches the highest concurrency meeting the targets, one
-// measured step a probe, and reports every step and the answer.
-// base is the run's plan without steps: its targets, outputs (records,
-// observers, server metrics) and clock go to every probe.
-func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, tgts []target, base tpsbench.Plan,
+// measured step a probe on the run's session (so every output sees each
+// probe), and reports every step and the answer.
+func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, sess *tpsbench.Session, tgts []target,
 	buildStep func(target, phase) (tpsbench.Step, error), views *liveViews) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(tgts) != 1 {
 		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
 	}
-	probes := 0
-	probe := func(ctx context.Context, c int) (metrics.Summary, error) {
+	probe := func(c int) (tpsbench.Step, error) {
 		st, err := buildStep(tgts[0], phase{concurrency: c, label: fmt.Sprintf("c=%d", c)})
 		if err != nil {
-			return metrics.Summary{}, err
+			return st, err
 		}
 		if f.requests == 0 && f.duration == 0 {
 			st.Profile.Requests = 3 * c // enough for percentiles at each level
@@ -38,20 +35,9 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		if !f.quiet {
 			fmt.Fprintf(stderr, "probing concurrency %d\n", c)
 		}
-		plan := base
-		plan.Steps, plan.FirstStep = []tpsbench.Step{st}, probes
-		res, err := tpsbench.Run(ctx, plan)
-		probes++
-		if err != nil {
-			return metrics.Summary{}, err
-		}
-		if res.Interrupted || len(res.Steps) == 0 {
-			return metrics.Summary{}, context.Canceled
-		}
-		warnBusyClient(stderr, res.Steps)
-		return res.Steps[0], nil
+		return st, nil
 	}
-	search, err := tpsbench.FindMax(ctx, 1, f.maxConc, probe)
+	search, err := sess.FindMax(ctx, 1, f.maxConc, probe)
 	views.stop() // the progress line ends before the report prints
 	if err != nil {
 		if ctx.Err() != nil {
@@ -63,6 +49,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		}
 		return err
 	}
+	warnBusyClient(stderr, search.Steps)
 	rep := report.New(tpsbench.Version, search.Steps)
 	if search.Found {
 		rep.Note = fmt.Sprintf("Highest concurrency meeting every target: %d (system TPS %.2f, per-request TPS %.2f); %s.",

@@ -93,8 +93,9 @@ func (p *progress) stop() {
 	}
 }
 
-// StepBegan begins a step; the index within its plan is not the run's (a
-// run may be several plans), so steps are counted here.
+// StepBegan begins a step. Steps are counted here rather than taken from
+// the index: a search's probes are numbered as they run, not up to a
+// total known ahead.
 func (p *progress) StepBegan(_ int, s *tpsbench.Step) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -54,35 +53,16 @@ func (f *runFlags) ratePhases(cmd *cobra.Command, sweeping bool) (phases []phase
 }
 
 // runRatesBetween runs the rate steps an automatic sweep places between
-// its synchronous and throughput steps (anchors), after the anchors'
-// plan; it returns every step, anchors first, and a note of where the
-// rates came from.
-func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, plan tpsbench.Plan, anchors *tpsbench.Result,
+// its synchronous and throughput steps (anchors) on the run's session; it
+// returns every step, anchors first, and a note of where the rates came
+// from.
+func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, sess *tpsbench.Session, anchors *tpsbench.Result,
 	build func(target, phase) (tpsbench.Step, error), t target, n int) (*tpsbench.Result, string, error) {
-	low, high := anchors.Steps[0].RequestThroughput, anchors.Steps[1].RequestThroughput
-	rates := tpsbench.RatesBetween(low, high, n)
-	if rates == nil {
-		return anchors, fmt.Sprintf("The throughput step completed no more requests a second than the synchronous one (%.3g against %.3g): no rates between them to measure.", high, low), nil
-	}
 	limit := 0 // requests in flight; none unless --concurrency caps them
 	if cmd.Flags().Changed("concurrency") {
 		limit = f.concurrency
 	}
-	plan.Steps, plan.FirstStep = nil, plan.FirstStep+len(plan.Steps)
-	for i, r := range rates {
-		// three significant digits: a rate a label can show exactly
-		rates[i], _ = strconv.ParseFloat(strconv.FormatFloat(r, 'g', 3, 64), 64)
-		st, err := build(t, phase{concurrency: limit, rate: rates[i]})
-		if err != nil {
-			return anchors, "", err
-		}
-		plan.Steps = append(plan.Steps, st)
-	}
-	note := fmt.Sprintf("Rates between the synchronous step's %.3g and the throughput step's %.3g requests/s, evenly spaced as in GuideLLM's sweep.", low, high)
-	res, err := tpsbench.Run(ctx, plan)
-	if res == nil {
-		return anchors, note, err
-	}
-	res.Steps = append(anchors.Steps, res.Steps...)
-	return res, note, err
+	return sess.SweepBetween(ctx, anchors, n, func(rate float64) (tpsbench.Step, error) {
+		return build(t, phase{concurrency: limit, rate: rate})
+	})
 }

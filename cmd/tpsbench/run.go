@@ -563,13 +563,14 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		plan.Observer = views.observers
 	}
 	f.waitForStart(ctx, startAt, stderr)
-	if f.findMax { // with every output wired, as for any run
-		return f.runFindMax(ctx, cmd, caught, tgts, plan, steps.build, views)
+	sess := tpsbench.NewSession(plan) // every strategy's steps get the outputs wired above
+	if f.findMax {
+		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build, views)
 	}
-	res, runErr := tpsbench.Run(ctx, plan)
+	res, runErr := sess.Run(ctx, plan.Steps)
 	note := ""
 	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
-		res, note, runErr = f.runRatesBetween(ctx, cmd, plan, res, steps.build, tgts[0], autoRates)
+		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, tgts[0], autoRates)
 	}
 	views.stop()
 	return f.finish(cmd, res, note, runErr, steps.tokens, caught)

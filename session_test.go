@@ -1,0 +1,112 @@
+package tpsbench_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// TestSessionStrategiesShareOutputs runs the three strategies on one
+// session: plain steps, a sweep between their rates and a search. Every
+// step of each reaches the base plan's records and observer, and step
+// indices run on across the strategies (records of one session never
+// share an index).
+func TestSessionStrategiesShareOutputs(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: time.Millisecond, Gap: time.Millisecond, Usage: true})
+	defer srv.Close()
+	clock := record.NewClock()
+	var clients []*client.HTTP
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	step := func(label string, prof load.Profile) (tpsbench.Step, error) {
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: max(prof.Concurrency, 1), Clock: clock})
+		if err != nil {
+			return tpsbench.Step{}, err
+		}
+		clients = append(clients, cl)
+		return tpsbench.Step{Label: label, Model: "m", Client: cl, Profile: prof, Workload: workload.Fixed{Prompt: "p", MaxTokens: 4}}, nil
+	}
+	var records bytes.Buffer
+	var began []int
+	observedIndex := map[string]int{}
+	base := tpsbench.Plan{Clock: clock, Records: record.NewWriter(&records),
+		Targets:  metrics.Targets{List: []metrics.Target{{Name: metrics.TargetRequestTPS, Want: 1}}},
+		Observer: tpsbench.ObserverFuncs{OnStep: func(i int, s *tpsbench.Step) { began = append(began, i); observedIndex[s.Label] = i }}}
+	sess := tpsbench.NewSession(base)
+
+	sync, err := step("sync", load.Profile{Concurrency: 1, Requests: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flood, err := step("flood", load.Profile{Concurrency: 4, Requests: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors, err := sess.Run(context.Background(), []tpsbench.Step{sync, flood})
+	if err != nil {
+		t.Fatal(err)
+	}
+	swept, _, err := sess.SweepBetween(context.Background(), anchors, 2, func(rate float64) (tpsbench.Step, error) {
+		return step(fmt.Sprintf("r=%g", rate), load.Profile{Rate: rate, Requests: 2, Arrivals: load.Constant})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, err := sess.FindMax(context.Background(), 1, 2, func(c int) (tpsbench.Step, error) {
+		return step(fmt.Sprintf("c=%d", c), load.Profile{Concurrency: c, Requests: 2})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	steps := len(swept.Steps) + len(search.Steps)
+	if len(swept.Steps) < 2 || len(search.Steps) == 0 {
+		t.Fatalf("%d steps swept, %d searched", len(swept.Steps), len(search.Steps))
+	}
+	for i, idx := range began {
+		if idx != i {
+			t.Fatalf("observer saw step indices %v: want 0, 1, 2, ... across strategies", began)
+		}
+	}
+	if len(began) != steps {
+		t.Fatalf("observer saw %d steps begin, the strategies measured %d", len(began), steps)
+	}
+	// every record is in the file, under its step's index
+	byIndex := map[int]int{}
+	counted := 0
+	rd := record.NewReader(&records, "records")
+	for {
+		var r record.Record
+		if err := rd.Next(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if want, ok := observedIndex[r.Step]; !ok || r.StepIndex != want {
+			t.Errorf("record of step %q has index %d, its step began as %d", r.Step, r.StepIndex, want)
+		}
+		byIndex[r.StepIndex]++
+		counted++
+	}
+	want := 0
+	for _, s := range append(swept.Steps, search.Steps...) {
+		want += s.Requests.Completed
+	}
+	if counted != want || len(byIndex) != steps {
+		t.Errorf("records: %d in %d steps, want %d in %d", counted, len(byIndex), want, steps)
+	}
+}
