@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# What running the engine inside the measuring process does to token
+# delivery. `tpsbench run` without --url runs the embedded engine in
+# process; the same engine as `tpsbench serve` in a process of its own is
+# what a real deployment looks like. For each: system TPS, the share of
+# chunks that arrived in the same read as the one before (batched), and
+# the gaps between arrivals (reads that brought tokens) at p50 and p99,
+# from the records. 15m F32, 2 engine threads, 8 requests of 64 tokens
+# one at a time, after 2 warm-up requests. Prints Markdown.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+go build -o "$out/tpsbench" ./cmd/tpsbench
+port=18734
+args=(--requests 8 --max-tokens 64 --warmup 2 --format json -q)
+"$out/tpsbench" run --engine-threads 2 "${args[@]}" --records "$out/colocated.jsonl" > "$out/colocated.json"
+"$out/tpsbench" serve --threads 2 --addr 127.0.0.1:$port >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1 && break; sleep 0.1; done
+"$out/tpsbench" run --url "http://127.0.0.1:$port" --ignore-eos "${args[@]}" --records "$out/separate.jsonl" > "$out/separate.json"
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))]
+print("| engine | system TPS | chunks batched | arrival gap p50 ms | arrival gap p99 ms |")
+print("|---|---|---|---|---|")
+for name, label in (("colocated", "in the measuring process (tpsbench run)"), ("separate", "its own process (tpsbench serve, run --url)")):
+    step = json.load(open(f"{out}/{name}.json"))["steps"][0]
+    gaps = []
+    for line in open(f"{out}/{name}.jsonl"):
+        r = json.loads(line)
+        if r.get("warmup"):
+            continue
+        arrivals = sorted({c[0] for c in r.get("chunks") or []})
+        gaps += [(b - a) / 1e6 for a, b in zip(arrivals, arrivals[1:])]
+    print(f'| {label} | {step["system_tps"]:.0f} | {100 * step["batched_chunks"] / step["chunks"]:.0f}% | {pct(gaps, 0.5):.2f} | {pct(gaps, 0.99):.2f} |')
+PY
