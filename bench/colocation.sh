@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# What running the engine inside the measuring process does to token
-# delivery. `tpsbench run` without --url runs the embedded engine in
-# process; the same engine as `tpsbench serve` in a process of its own is
-# what a real deployment looks like. For each: system TPS, the share of
+# Token delivery from the embedded engine as `tpsbench run` starts it,
+# against the same engine started by hand as `tpsbench serve` and
+# measured with --url (what a real deployment looks like). run used to
+# host the engine in the measuring process, where its threads kept the Go
+# scheduler from polling the network but every 10 ms: 74-79% of chunks
+# came batched, arrival gaps p99 16 ms, against 5-11% and 4 ms. The two
+# rows should now agree. For each: system TPS, the share of
 # chunks that arrived in the same read as the one before (batched), and
 # the gaps between arrivals (reads that brought tokens) at p50 and p99,
 # from the records. 15m F32, 2 engine threads, 8 requests of 64 tokens
@@ -26,7 +29,7 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(p * len(xs)))]
 print("| engine | system TPS | chunks batched | arrival gap p50 ms | arrival gap p99 ms |")
 print("|---|---|---|---|---|")
-for name, label in (("colocated", "in the measuring process (tpsbench run)"), ("separate", "its own process (tpsbench serve, run --url)")):
+for name, label in (("colocated", "started by tpsbench run"), ("separate", "tpsbench serve, run --url")):
     step = json.load(open(f"{out}/{name}.json"))["steps"][0]
     gaps = []
     for line in open(f"{out}/{name}.jsonl"):

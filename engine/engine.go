@@ -55,7 +55,10 @@ type Engine struct {
 	Handler   *server.Server
 }
 
-// Load opens the model and starts its scheduler.
+// Load opens the model and starts its scheduler. Its threads keep every
+// Go scheduler slot busy while it steps, so a client in the same process
+// reads the served tokens late and in bursts: to measure token timing,
+// serve it from another process (tpsbench run starts `tpsbench serve`).
 func Load(opts Options) (*Engine, error) {
 	if opts.Threads < 0 || opts.Threads > MaxThreads {
 		return nil, fmt.Errorf("threads %d: want 0 (all cores) to %d", opts.Threads, MaxThreads)

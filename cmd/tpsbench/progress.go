@@ -58,12 +58,10 @@ type sample struct {
 }
 
 // newProgress shows a run of total steps on w, with the client's CPU
-// share when clientCPU is set.
-func newProgress(w io.Writer, total int, clientCPU bool) *progress {
-	p := &progress{w: w, total: total}
-	if clientCPU {
-		p.cpu = proccpu.Used
-	}
+// share (the embedded engine runs in a process of its own, so this
+// process's CPU is the client's).
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total, cpu: proccpu.Used}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.terminal = true
 		p.width = func() int {

@@ -12,17 +12,15 @@ import (
 )
 
 // TestProgressClientCPU: the plain progress line carries the client's CPU
-// share from its second line on, and none when the server runs in the
-// process.
+// share from its second line on, and none where the process's CPU time
+// cannot be read.
 func TestProgressClientCPU(t *testing.T) {
 	steps := []tpsbench.Step{{Label: "s", Profile: load.Profile{Requests: 10}}}
 	for _, clientCPU := range []bool{true, false} {
 		var buf bytes.Buffer
-		p := newProgress(&buf, len(steps), clientCPU)
-		if clientCPU {
-			used := time.Duration(0)
-			p.cpu = func() (time.Duration, bool) { used += time.Second; return used, true }
-		}
+		p := newProgress(&buf, len(steps))
+		used := time.Duration(0)
+		p.cpu = func() (time.Duration, bool) { used += time.Second; return used, clientCPU }
 		p.StepBegan(0, &steps[0])
 		p.print()
 		time.Sleep(time.Millisecond) // the share needs wall time between lines
@@ -59,7 +57,7 @@ func TestFitLine(t *testing.T) {
 func TestProgressFitsTheTerminal(t *testing.T) {
 	steps := []tpsbench.Step{{Label: "a-long-model-name", Profile: load.Profile{Requests: 10}}}
 	var buf bytes.Buffer
-	p := newProgress(&buf, len(steps), false)
+	p := newProgress(&buf, len(steps))
 	p.terminal, p.width = true, func() int { return 40 }
 	p.StepBegan(0, &steps[0])
 	p.print()
@@ -73,7 +71,7 @@ func TestProgressFitsTheTerminal(t *testing.T) {
 // it ended (4 s into a 300-token stream it read "0 tokens"). It counts
 // each chunk as it comes; the end settles the count.
 func TestProgressCountsChunks(t *testing.T) {
-	p := newProgress(&bytes.Buffer{}, 1, false)
+	p := newProgress(&bytes.Buffer{}, 1)
 	p.StepBegan(0, &tpsbench.Step{Label: "s"})
 	r := &record.Record{}
 	p.Sent(r)

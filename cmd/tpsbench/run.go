@@ -21,6 +21,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/engine/sched"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
@@ -154,33 +155,25 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 
 // startEngine loads the embedded engine and serves it on a loopback port.
 func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (url, name string, stop func(), err error) {
-	e, err := ef.load()
+	opts, err := ef.options() // flags checked here: usage errors exit as such
 	if err != nil {
 		return "", "", nil, err
 	}
-	if runs := e.Sched.MaxSeqs(); asked > runs {
+	runs := opts.Sched.MaxSeqs
+	if runs <= 0 {
+		runs = sched.DefaultMaxSeqs
+	}
+	if asked > runs {
 		fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: warning: concurrency %d exceeds the %d sequences the engine runs at once (--engine-max-num-seqs, --engine-preset); the others wait, and their TTFT includes the wait\n", asked, runs)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- e.Serve(ctx, "127.0.0.1:0", func(u string) { ready <- u }) }()
-	select {
-	case url = <-ready:
-	case err = <-served:
-		cancel()
-		e.Close()
-		return "", "", nil, fmt.Errorf("starting the engine: %w", err)
+	p, err := startEngineProcess(ef.serveArgs())
+	if err != nil {
+		return "", "", nil, err
 	}
 	if !f.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s (%.1f M parameters, %s read a token, %d threads) at %s\n",
-			e.Name, float64(e.Model.Params())/1e6, mib(e.Model.BytesPerToken()), e.Model.Threads(), url)
+		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s %s at %s, in a process of its own\n", p.name, p.info, p.url)
 	}
-	return url, e.Name, func() {
-		cancel()
-		<-served
-		e.Close()
-	}, nil
+	return p.url, p.name, p.stop, nil
 }
 
 // exporterObserver feeds a run's events to the Prometheus exporter.
@@ -398,7 +391,7 @@ type liveViews struct {
 }
 
 // startLiveViews starts the views the flags ask for.
-func (f *runFlags) startLiveViews(stderr io.Writer, steps int, clientCPU bool) (*liveViews, error) {
+func (f *runFlags) startLiveViews(stderr io.Writer, steps int) (*liveViews, error) {
 	v := &liveViews{}
 	if f.live && !f.quiet {
 		v.dash = newDashboard(stderr, "run")
@@ -406,7 +399,7 @@ func (f *runFlags) startLiveViews(stderr io.Writer, steps int, clientCPU bool) (
 		v.observers = append(v.observers, v.dash)
 		v.dash.start(500 * time.Millisecond)
 	} else if !f.quiet {
-		v.prog = newProgress(stderr, steps, clientCPU)
+		v.prog = newProgress(stderr, steps)
 		v.observers = append(v.observers, v.prog)
 		v.prog.start()
 	}
@@ -540,7 +533,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, ServerInProcess: len(engineURLs) > 0, Abort: abort}
+	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Abort: abort}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
 			return err
@@ -554,7 +547,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer closeRecords()
-	views, err := f.startLiveViews(stderr, len(plan.Steps)+autoRates, len(engineURLs) == 0)
+	views, err := f.startLiveViews(stderr, len(plan.Steps)+autoRates)
 	if err != nil {
 		return err
 	}

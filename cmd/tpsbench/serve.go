@@ -46,27 +46,37 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 }
 
 func (e *engineFlags) load() (*engine.Engine, error) {
+	opts, err := e.options()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Load(opts)
+}
+
+// options checks the flags and gives the engine's options, without
+// loading anything.
+func (e *engineFlags) options() (engine.Options, error) {
 	if e.threads < 0 || e.threads > engine.MaxThreads {
-		return nil, usagef("engine threads: want 0 (all cores) to %d", engine.MaxThreads)
+		return engine.Options{}, usagef("engine threads: want 0 (all cores) to %d", engine.MaxThreads)
 	}
 	if e.maxSeqs < 0 {
-		return nil, usagef("engine max-num-seqs must not be negative")
+		return engine.Options{}, usagef("engine max-num-seqs must not be negative")
 	}
 	if e.format != "" {
 		typ, err := gguf.ParseTensorType(e.format)
 		if err != nil || !slices.Contains(synth.Formats, typ) {
-			return nil, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
+			return engine.Options{}, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
 		}
 	}
 	if e.kvCacheMB < 1 {
-		return nil, usagef("kv-cache-mb must be at least 1")
+		return engine.Options{}, usagef("kv-cache-mb must be at least 1")
 	}
 	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill,
 		PrefixCaching: e.prefix, PrefixCacheBytes: e.kvCacheMB << 20}
 	if e.preset != "" {
 		p, ok := engine.Presets[e.preset]
 		if !ok {
-			return nil, usagef("engine preset %q: want throughput or latency", e.preset)
+			return engine.Options{}, usagef("engine preset %q: want throughput or latency", e.preset)
 		}
 		// flags given explicitly override the preset
 		if !e.changed("max-num-seqs") {
@@ -81,9 +91,9 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 		opts.StallFactor = p.StallFactor
 	}
 	if opts.MaxPrefillTokens < 1 {
-		return nil, usagef("max-prefill-tokens must be at least 1")
+		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Load(engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts})
+	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts}, nil
 }
 
 func newServeCmd() *cobra.Command {

@@ -95,9 +95,13 @@ type job struct {
 }
 
 // New starts a scheduler on m.
+// DefaultMaxSeqs is how many sequences decode at once when Options.MaxSeqs
+// is not set.
+const DefaultMaxSeqs = 16
+
 func New(m *llama.Model, opts Options) *Scheduler {
 	if opts.MaxSeqs <= 0 {
-		opts.MaxSeqs = 16
+		opts.MaxSeqs = DefaultMaxSeqs
 	}
 	if opts.MaxWaiting <= 0 {
 		opts.MaxWaiting = 1024

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+func terminate(*os.Process) bool { return false }
