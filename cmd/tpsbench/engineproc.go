@@ -95,6 +95,7 @@ func startEngineProcess(args []string) (*engineProcess, error) {
 		said = append(said, line)
 	}
 	if p.url == "" {
+		_ = cmd.Process.Kill() // it may live on past an unreadable line
 		_ = cmd.Wait()
 		msg := strings.TrimPrefix(strings.TrimSpace(strings.Join(said, "\n")), "tpsbench: ")
 		if msg == "" {
