@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -117,11 +116,9 @@ func (p *engineProcess) stop() {
 	if !terminate(p.cmd.Process) {
 		_ = p.cmd.Process.Kill()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	select {
 	case <-p.exited:
-	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	}

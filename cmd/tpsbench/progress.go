@@ -38,8 +38,7 @@ type progress struct {
 	stepStart time.Time
 	history   []sample // tokens over time, for the recent rate
 
-	// cpu reads the process's CPU time; nil when the server runs in the
-	// process, whose CPU is not the client's
+	// cpu reads the process's CPU time (ok false where it cannot)
 	cpu       func() (time.Duration, bool)
 	lastCPU   time.Duration
 	lastCPUAt time.Time
@@ -166,14 +165,12 @@ func (p *progress) print() {
 	inFlight := max(p.started.Load()-p.done.Load(), 0)
 	line := fmt.Sprintf("[%s] %s, %d in flight, %d failed, %d tokens, %.1f tokens/s overall, %.1f over the last 10 s",
 		p.label, left, inFlight, p.failed.Load(), tokens, float64(tokens)/max(el.Seconds(), 1e-9), recent)
-	if p.cpu != nil {
-		if used, ok := p.cpu(); ok {
-			if wall := now.Sub(p.lastCPUAt).Seconds(); !p.lastCPUAt.IsZero() && wall > 0 {
-				load := metrics.NewClientLoad((used - p.lastCPU).Seconds(), wall, runtime.GOMAXPROCS(0))
-				line += fmt.Sprintf(", client CPU %.0f%%", 100*load.Share)
-			}
-			p.lastCPU, p.lastCPUAt = used, now
+	if used, ok := p.cpu(); ok {
+		if wall := now.Sub(p.lastCPUAt).Seconds(); !p.lastCPUAt.IsZero() && wall > 0 {
+			load := metrics.NewClientLoad((used - p.lastCPU).Seconds(), wall, runtime.GOMAXPROCS(0))
+			line += fmt.Sprintf(", client CPU %.0f%%", 100*load.Share)
 		}
+		p.lastCPU, p.lastCPUAt = used, now
 	}
 	if p.terminal {
 		if p.width != nil {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
-	"github.com/tpsbench/tpsbench/engine/sched"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
@@ -153,17 +152,14 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	return cmd
 }
 
-// startEngine loads the embedded engine and serves it on a loopback port.
+// startEngine starts the embedded engine ef describes in a process of its
+// own, serving on a loopback port.
 func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (url, name string, stop func(), err error) {
 	opts, err := ef.options() // flags checked here: usage errors exit as such
 	if err != nil {
 		return "", "", nil, err
 	}
-	runs := opts.Sched.MaxSeqs
-	if runs <= 0 {
-		runs = sched.DefaultMaxSeqs
-	}
-	if asked > runs {
+	if runs := opts.Sched.Seqs(); asked > runs {
 		fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: warning: concurrency %d exceeds the %d sequences the engine runs at once (--engine-max-num-seqs, --engine-preset); the others wait, and their TTFT includes the wait\n", asked, runs)
 	}
 	p, err := startEngineProcess(ef.serveArgs())

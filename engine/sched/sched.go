@@ -95,14 +95,17 @@ type job struct {
 }
 
 // New starts a scheduler on m.
-// DefaultMaxSeqs is how many sequences decode at once when Options.MaxSeqs
-// is not set.
-const DefaultMaxSeqs = 16
+// Seqs is how many sequences decode at once under o: MaxSeqs, or 16
+// when it is not set.
+func (o Options) Seqs() int {
+	if o.MaxSeqs > 0 {
+		return o.MaxSeqs
+	}
+	return 16
+}
 
 func New(m *llama.Model, opts Options) *Scheduler {
-	if opts.MaxSeqs <= 0 {
-		opts.MaxSeqs = DefaultMaxSeqs
-	}
+	opts.MaxSeqs = opts.Seqs()
 	if opts.MaxWaiting <= 0 {
 		opts.MaxWaiting = 1024
 	}
