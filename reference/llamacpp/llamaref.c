@@ -6,11 +6,18 @@
 //   llamaref tokenize MODEL                   token ids of each stdin line (with BOS)
 //   llamaref bench    MODEL THREADS PROMPT GEN [BATCH]
 //                     prompt-processing and generation tokens/s (JSON)
+//   llamaref trace    MODEL NAMES TOKEN...    the F32 tensors NAMES (comma-separated, as llama.cpp's
+//                     graph names them, e.g. attn_norm-0,Qcur-0,ffn_out-0) at the last token: for
+//                     each, a "# NAME NE0 NE1 NE2" line, then one value a line (a name the graph gives
+//                     again after a reshape or rope comes again)
+//   llamaref quantize IN OUT FTYPE            llama.cpp's quantizer: FTYPE is a llama_ftype
+//                     number (15 Q4_K_M, 17 Q5_K_M, 18 Q6_K, 10 Q2_K, 12 Q3_K_M, 32 BF16, ...)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ggml.h"
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -40,6 +47,33 @@ static struct llama_model *load(const char *path) {
     return m;
 }
 
+// the tensor trace prints, and whether to print it (the last decode only)
+static const char *trace_name;
+static int trace_now;
+
+static bool trace_cb(struct ggml_tensor *t, bool ask, void *user) {
+    (void)user;
+    // trace_name is a comma-separated list
+    const char *name = ggml_get_name(t);
+    size_t len = strlen(name);
+    const char *p = trace_name;
+    int found = 0;
+    while (!found && p && *p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        found = n == len && !strncmp(p, name, n);
+        p = end ? end + 1 : NULL;
+    }
+    if (!found) return false;
+    if (ask) return true;
+    if (!trace_now || t->type != GGML_TYPE_F32 || !ggml_is_contiguous(t)) return true;
+    // one decode is one token: all of the tensor is that token's (a
+    // tensor named again after a reshape or rope is printed again)
+    printf("# %s %lld %lld %lld\n", ggml_get_name(t), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2]);
+    for (int64_t i = 0; i < ggml_nelements(t); i++) printf("%.9g\n", ((const float *)t->data)[i]);
+    return true;
+}
+
 static struct llama_context *context(struct llama_model *m, int threads, int n_ctx, int n_batch, int n_seq, int f32_cache) {
     struct llama_context_params cp = llama_context_default_params();
     cp.n_ctx = n_ctx;
@@ -52,6 +86,7 @@ static struct llama_context *context(struct llama_model *m, int threads, int n_c
     cp.no_perf = 1;
     cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
     if (f32_cache) { cp.type_k = GGML_TYPE_F32; cp.type_v = GGML_TYPE_F32; }
+    if (trace_name) { cp.cb_eval = trace_cb; cp.cb_eval_user_data = NULL; }
     struct llama_context *c = llama_init_from_model(m, cp);
     if (!c) { fprintf(stderr, "llamaref: cannot make a context\n"); exit(1); }
     return c;
@@ -59,6 +94,7 @@ static struct llama_context *context(struct llama_model *m, int threads, int n_c
 
 static int logits(const char *path, int n, char **toks) {
     struct llama_model *m = load(path);
+    if (trace_name) trace_now = 0;
     struct llama_context *c = context(m, 1, 512, 512, 1, 1);
     int nv = llama_vocab_n_tokens(llama_model_get_vocab(m));
     // One token a decode call: the generation path, which the engine's
@@ -71,7 +107,9 @@ static int logits(const char *path, int n, char **toks) {
         b.seq_id[0][0] = 0;
         b.logits[0] = 1;
         b.n_tokens = 1;
+        trace_now = trace_name && i == n - 1;
         if (llama_decode(c, b) != 0) { fprintf(stderr, "llamaref: decode failed\n"); return 1; }
+        if (trace_name) continue;
         float *l = llama_get_logits_ith(c, 0);
         for (int j = 0; j < nv; j++) printf(j ? " %.7g" : "%.7g", l[j]);
         printf("\n");
@@ -133,11 +171,25 @@ static int bench(const char *path, int threads, int np, int ng, int batch) {
     return 0;
 }
 
+// quantize: what llama-quantize does with no importance matrix, so the
+// engine meets the mixed-format files people download.
+static int quantize(const char *in, const char *out, int ftype) {
+    llama_log_set(quiet, NULL);
+    llama_backend_init();
+    struct llama_model_quantize_params qp = llama_model_quantize_default_params();
+    qp.ftype = (enum llama_ftype)ftype;
+    qp.nthread = 1;
+    if (llama_model_quantize(in, out, &qp) != 0) { fprintf(stderr, "llamaref: quantizing %s failed\n", in); return 1; }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "logits")) return logits(argv[2], argc - 3, argv + 3);
     if (argc == 3 && !strcmp(argv[1], "tokenize")) return tokenize(argv[2]);
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bench"))
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 1);
-    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH]\n");
+    if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
+    if (argc == 5 && !strcmp(argv[1], "quantize")) return quantize(argv[2], argv[3], atoi(argv[4]));
+    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | quantize IN OUT FTYPE\n");
     return 2;
 }
