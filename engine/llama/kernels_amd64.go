@@ -335,3 +335,6 @@ func siluMul(gate, up []float32) {
 	}
 	siluMulGo(gate[n:], up[n:])
 }
+
+// dot is a K-quant row's product with a Q8_K input.
+func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }

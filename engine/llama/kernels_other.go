@@ -47,3 +47,5 @@ func axpy4Strided(a *[4]float32, v []float32, stride int, y []float32) {
 
 // Sum adds a vector's values (the bandwidth probe of roofline).
 func Sum(a []float32) float32 { return sumGo(a) }
+
+func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }

@@ -145,7 +145,7 @@ func TestBatchKernelsAgree(t *testing.T) {
 		ins := make([]vecInput, batch)
 		scratch := make([]float32, batch*cols) // F16's rounded inputs, side by side as in a step
 		for b := range ins {
-			ins[b].prepare(x[b*cols:(b+1)*cols], m.Type, scratch[b*cols:(b+1)*cols])
+			ins[b].prepare(x[b*cols:(b+1)*cols], inputForm(m), scratch[b*cols:(b+1)*cols])
 		}
 		out := make([]float32, batch*rows)
 		m.rowsBatch(out, ins, 0, rows)

@@ -28,6 +28,9 @@ type Matrix struct {
 	// packed is a Q4_0 or Q8_0 matrix repacked for the VNNI kernels (packed.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
+	// format computes with the formats of rowFormats; nil for the four
+	// with kernels of their own
+	format *rowFormat
 }
 
 // newMatrix views a tensor's data as a matrix; 1-D tensors are one row.
@@ -54,7 +57,11 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		}
 	default:
-		return nil, fmt.Errorf("tensor %s: format %s is not supported (F32, F16, Q8_0, Q4_0 are)", t.Name, t.Type)
+		rf, ok := rowFormats[t.Type]
+		if !ok {
+			return nil, fmt.Errorf("tensor %s: format %s is not supported (%s are)", t.Name, t.Type, supportedFormats())
+		}
+		m.q, m.format = t.Data, &rf
 	}
 	return m, nil
 }
@@ -64,23 +71,32 @@ func (m *Matrix) Bytes() int { return m.Rows * m.rowBytes }
 
 // vecInput is an activation vector prepared for a matrix's format.
 type vecInput struct {
-	f   []float32 // as is (F32 weights), or rounded to F16 (F16 weights)
-	q8  q8Vec     // quantized (Q8_0, Q4_0 weights)
-	typ gguf.TensorType
+	f   []float32 // as is (F32 weights), or rounded to F16 or BF16
+	q8  q8Vec     // quantized (Q8_0, Q4_0 and the other 32-value formats)
+	q8k q8kVec    // quantized (K-quants)
 }
 
-// prepare readies x for products with weights of type t, as llama.cpp
-// converts activations to the weights' dot-product type.
-func (in *vecInput) prepare(x []float32, t gguf.TensorType, scratch []float32) {
-	in.typ = t
-	switch t {
-	case typeF32:
+// prepare readies x for products with weights of input form form, as
+// llama.cpp converts activations to the weights' dot-product type.
+func (in *vecInput) prepare(x []float32, form int, scratch []float32) {
+	switch form {
+	case formF32:
 		in.f = x
-	case typeF16:
+	case formF16:
 		in.f = scratch[:len(x)]
 		for i, v := range x {
 			in.f[i] = half.Table(half.FromFloat32(v))
 		}
+	case formBF16:
+		in.f = scratch[:len(x)]
+		for i, v := range x {
+			in.f[i] = roundBF16(v)
+		}
+	case formQ8K:
+		in.q8k.quantize(x)
+	case formQ8_1:
+		in.q8.quantize(x)
+		in.q8.blockSums(x)
 	default:
 		in.q8.quantize(x)
 	}
@@ -140,6 +156,11 @@ func (m *Matrix) rowsTile(out []float32, ins []vecInput, first, lo, hi int) {
 			row := m.q[r*m.rowBytes : (r+1)*m.rowBytes]
 			for ; b < len(ins); b++ {
 				out[(first+b)*rows+r] = dotQ4(row, &ins[b].q8)
+			}
+		default:
+			row, dot := m.q[r*m.rowBytes:(r+1)*m.rowBytes], m.format.dot
+			for ; b < len(ins); b++ {
+				out[(first+b)*rows+r] = dot(row, &ins[b])
 			}
 		}
 	}

@@ -1,5 +1,6 @@
 // Package llama is a llama-architecture transformer: weights read in place
-// from a GGUF file (F32, F16, Q8_0, Q4_0), a forward pass with a KV cache
+// from a GGUF file (F32, F16, BF16, Q8_0, Q4_0 and the other formats
+// llama-quantize writes, K-quants included), a forward pass with a KV cache
 // per sequence, and sampling. Its matrix-vector products run on a Pool of
 // threads and allocate nothing per token.
 //
@@ -56,6 +57,7 @@ type Model struct {
 	outNorm []float32
 	output  *Matrix
 	pool    *Pool
+	weights map[string]*Matrix // by tensor name, for Product
 
 	mu sync.Mutex
 	st scratch
@@ -217,7 +219,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: c}
+	m := &Model{Config: c, weights: map[string]*Matrix{}}
 	mat := func(name string, cols, rows int) (*Matrix, error) {
 		t := f.Tensor(name)
 		if t == nil {
@@ -226,7 +228,9 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 		if len(t.Dims) != 2 || int(t.Dims[0]) != cols || int(t.Dims[1]) != rows {
 			return nil, fmt.Errorf("tensor %s has shape %v, want [%d %d]", name, t.Dims, cols, rows)
 		}
-		return newMatrix(t)
+		w, err := newMatrix(t)
+		m.weights[name] = w
+		return w, err
 	}
 	vec := func(name string, n int) ([]float32, error) {
 		t := f.Tensor(name)
@@ -334,6 +338,26 @@ func (m *Model) Params() int {
 	return n
 }
 
+// Product multiplies the weight matrix of the named tensor by x as a
+// forward pass does (x converted to the weight's input form, the
+// format's kernel), so that each product can be held to another engine's
+// on that engine's own inputs.
+func (m *Model) Product(tensor string, x []float32) ([]float32, error) {
+	w := m.weights[tensor]
+	if w == nil {
+		return nil, fmt.Errorf("the model has no weight matrix %s", tensor)
+	}
+	if len(x) != w.Cols {
+		return nil, fmt.Errorf("%s takes %d values, not %d", tensor, w.Cols, len(x))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.st.grow(m.Config, 1, 1)
+	out := make([]float32, w.Rows)
+	m.matMul(out, w, x, 1)
+	return out, nil
+}
+
 // product is one weight matrix's share of a pass: out[b*w.Rows+r] =
 // w[r] · x[b], over units [first, first+units) of the pass (rows, or
 // groups of 16 rows for packed matrices).
@@ -393,20 +417,21 @@ func (m *Model) productUnits(lo, hi int) {
 }
 
 // inputForm tells apart the forms activations take for products with a
-// matrix: as is, rounded to F16, quantized, quantized for packed Q4_0 or
-// for packed Q8_0 (their biases differ).
+// matrix (formats.go).
 func inputForm(w *Matrix) int {
 	switch {
+	case w.format != nil:
+		return w.format.form
 	case w.packed != nil && w.Type == typeQ8_0:
-		return 4
+		return formPackedQ8
 	case w.packed != nil:
-		return 3
+		return formPackedQ4
 	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
-		return 2
+		return formQ8_0
 	case w.Type == typeF16:
-		return 1
+		return formF16
 	}
-	return 0
+	return formF32
 }
 
 // prepareInputs readies the n rows of x for products with w, spread over
@@ -426,7 +451,7 @@ func (m *Model) prepareRange(lo, hi int) {
 			in.q8.scaleBias(packOffset(w.Type))
 			continue
 		}
-		in.prepare(x, w.Type, m.st.half[b*cols:(b+1)*cols])
+		in.prepare(x, inputForm(w), m.st.half[b*cols:(b+1)*cols])
 	}
 }
 
@@ -455,7 +480,11 @@ func rmsNorm(out, x, w []float32, eps float32) {
 	for _, v := range x {
 		ss += float64(v * v)
 	}
-	scale := float32(1 / math.Sqrt(float64(float32(ss/float64(len(x)))+eps)))
+	// 1.0f/sqrtf(mean + eps) in float32 as llama.cpp: a scale one bit
+	// apart moves an activation across a quantization boundary now and
+	// then, and the logits by percents of their spread
+	mean := float32(ss / float64(len(x)))
+	scale := 1 / float32(math.Sqrt(float64(mean+eps)))
 	for i, v := range x {
 		out[i] = v * scale * w[i]
 	}

@@ -104,6 +104,8 @@ func dequantRow(dst []float32, m *Matrix, row int) {
 				dst[b*qk+j+qk/2] = d * float32(int(blk[2+j]>>4)-8)
 			}
 		}
+	default:
+		m.format.decode(dst[:m.Cols], m.q[row*m.rowBytes:(row+1)*m.rowBytes])
 	}
 }
 
@@ -120,6 +122,9 @@ type q8Vec struct {
 	// sb interleaves each block's scale and eight times its bias, for
 	// the packed Q4_0 kernels (see scaleBias).
 	sb []uint32
+	// s holds each block's d*sum(q), rounded to F16 as in llama.cpp's
+	// Q8_1 blocks: the formats with a min (Q4_1, Q5_1) add min*s.
+	s []float32
 }
 
 func (v *q8Vec) quantize(x []float32) {
@@ -149,6 +154,18 @@ func (v *q8Vec) quantizeGo(x []float32) {
 			sum += int32(q[j])
 		}
 		v.bias[b] = -sum
+	}
+}
+
+// blockSums fills s for the x that was just quantized.
+func (v *q8Vec) blockSums(x []float32) {
+	if cap(v.s) < len(v.d) {
+		v.s = make([]float32, len(v.d))
+	}
+	v.s = v.s[:len(v.d)]
+	for b := range v.d {
+		d, _ := q8Scale(x[b*qk : (b+1)*qk])
+		v.s[b] = half.Table(half.FromFloat32(d * float32(-v.bias[b])))
 	}
 }
 

@@ -186,6 +186,12 @@ func decodeRow(typ gguf.TensorType, b []byte, n int) []float64 {
 				out[blk*32+j+16] = d * float64(int(v>>4)-8)
 			}
 		}
+	default: // the formats llama.cpp's quantizer writes: the conformance test checks their decoding
+		row := make([]float32, n)
+		rowFormats[typ].decode(row, b)
+		for i, v := range row {
+			out[i] = float64(v)
+		}
 	}
 	return out
 }

@@ -1,0 +1,114 @@
+package llama
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/half"
+)
+
+// randomRow is a row of n values of format typ with random quants and
+// scales of a sane size (random bytes would make some f16 scales
+// infinite).
+func randomRow(r *rand.Rand, typ gguf.TensorType, n int) []byte {
+	row := make([]byte, typ.RowBytes(n))
+	for i := range row {
+		row[i] = byte(r.Uint32())
+	}
+	scale := func(off int) {
+		binary.LittleEndian.PutUint16(row[off:], half.FromFloat32((r.Float32()*2-1)*0.05))
+	}
+	bs := typ.RowBytes(typ.BlockSize())
+	for b := 0; b < n/typ.BlockSize(); b++ {
+		o := b * bs
+		switch typ {
+		case gguf.Q4_1, gguf.Q5_1, gguf.Q4_K, gguf.Q5_K:
+			scale(o)
+			scale(o + 2)
+		case gguf.Q5_0:
+			scale(o)
+		case gguf.Q2_K:
+			scale(o + 80)
+			scale(o + 82)
+		case gguf.Q3_K:
+			scale(o + 108)
+		case gguf.Q6_K:
+			scale(o + 208)
+		case gguf.BF16:
+			for i := o; i < o+bs; i += 2 {
+				binary.LittleEndian.PutUint16(row[i:], uint16(math.Float32bits(r.Float32()*2-1)>>16))
+			}
+		}
+	}
+	return row
+}
+
+// dequantized is what a prepared input stands for in float32.
+func dequantized(in *vecInput, form, n int) []float32 {
+	out := make([]float32, n)
+	switch form {
+	case formQ8K:
+		for i := range out {
+			out[i] = in.q8k.d[i/qkK] * float32(in.q8k.q[i])
+		}
+	case formBF16:
+		copy(out, in.f)
+	default:
+		for i := range out {
+			out[i] = in.q8.d[i/qk] * float32(in.q8.q[i])
+		}
+	}
+	return out
+}
+
+// TestRowFormatsDotIsDecodeTimesInput checks each format's product against
+// its decoded row times the decoded input, in float64: the integer
+// shortcuts (mins through block sums, scales per sub-block) must compute
+// the same sum. That the decoding itself is llama.cpp's is the
+// conformance test's (engine/conformance_test.go).
+func TestRowFormatsDotIsDecodeTimesInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for typ, f := range rowFormats {
+		for _, n := range []int{256, 512, 2048} {
+			row := randomRow(r, typ, n)
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = r.Float32()*2 - 1
+			}
+			var in vecInput
+			in.prepare(x, f.form, make([]float32, n))
+			w := make([]float32, n)
+			f.decode(w, row)
+			xs := dequantized(&in, f.form, n)
+			want, mag := 0.0, 0.0
+			for i := range w {
+				want += float64(w[i]) * float64(xs[i])
+				mag += math.Abs(float64(w[i]) * float64(xs[i]))
+			}
+			if f.form == formQ8_1 { // the min's term uses the block's f16 sum, which the decoded input lacks
+				want = 0
+				for b := 0; b < n/qk; b++ {
+					var q [qk]int8
+					var blk block32
+					if typ == gguf.Q4_1 {
+						blk = bQ4_1
+					} else {
+						blk = bQ5_1
+					}
+					d, m := blk.unpack(row[b*blk.bytes:], &q)
+					for j := range q {
+						want += float64(d) * float64(q[j]) * float64(xs[b*qk+j])
+					}
+					want += float64(m) * float64(in.q8.s[b])
+				}
+			}
+			got := float64(f.dot(row, &in))
+			if math.Abs(got-want) > 1e-5*mag+1e-6 {
+				t.Errorf("%s n=%d: dot %v, decoded rows give %v", typ, n, got, want)
+			}
+		}
+	}
+}

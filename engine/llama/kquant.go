@@ -1,0 +1,244 @@
+package llama
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tpsbench/tpsbench/engine/half"
+)
+
+// K-quants (llama.cpp's ggml-common.h): super-blocks of 256 values in
+// sub-blocks of 16 or 32, each sub-block with its own small integer scale
+// (and for Q2_K, Q4_K, Q5_K a min), the scales themselves scaled by the
+// super-block's f16 d (and dmin). llama-quantize's Q4_K_M, Q5_K_M and
+// Q3_K_M files mix them with Q6_K and Q8_0.
+//
+//	Q2_K (84 B):  scales[16] (low nibble scale, high nibble min), qs[64]
+//	              (2 bits a value), d, dmin
+//	Q3_K (110 B): hmask[32] (the third bit), qs[64] (low 2 bits),
+//	              scales[12] (16 six-bit scales, less 32), d
+//	Q4_K (144 B): d, dmin, scales[12] (8 six-bit scales and 8 mins), qs[128]
+//	Q5_K (176 B): d, dmin, scales[12], qh[32] (the fifth bit), qs[128]
+//	Q6_K (210 B): ql[128] (low 4 bits), qh[64] (high 2 bits), scales[16]
+//	              (int8), d
+//
+// A value is d*scale*q - dmin*min. Activations are quantized to Q8_K for
+// them (a float32 scale for 256 int8 values and the sum of each 16), so a
+// product is integer sums with a few float multiplies a super-block, as
+// in llama.cpp.
+const qkK = 256
+
+// kBlock is one super-block decoded to integers: its 256 quants q and,
+// for each 16 values, a scale and a min; value i is
+// d*sc[i/16]*q[i] - dmin*mn[i/16].
+type kBlock struct {
+	q       [qkK]int8
+	sc, mn  [qkK / 16]int32
+	d, dmin float32
+}
+
+// kFormat is a K-quant layout: its super-block size and its decoder.
+type kFormat struct {
+	bytes  int
+	unpack func(blk []byte, u *kBlock)
+}
+
+var (
+	kQ2 = kFormat{84, unpackQ2K}
+	kQ3 = kFormat{110, unpackQ3K}
+	kQ4 = kFormat{144, unpackQ4K}
+	kQ5 = kFormat{176, unpackQ5K}
+	kQ6 = kFormat{210, unpackQ6K}
+)
+
+func f16At(b []byte) float32 { return half.Table(binary.LittleEndian.Uint16(b)) }
+
+func unpackQ2K(blk []byte, u *kBlock) {
+	scales, qs := blk[:16], blk[16:80]
+	u.d, u.dmin = f16At(blk[80:]), f16At(blk[82:])
+	// two halves of 128 values; in each, four 2-bit planes of 32 bytes,
+	// each plane two sub-blocks of 16
+	for g := 0; g < 16; g++ {
+		half, plane, second := g/8, (g%8)/2, g%2
+		src := qs[32*half+16*second:][:16]
+		for l, v := range src {
+			u.q[16*g+l] = int8(v >> (2 * plane) & 3)
+		}
+		u.sc[g], u.mn[g] = int32(scales[g]&15), int32(scales[g]>>4)
+	}
+}
+
+func unpackQ3K(blk []byte, u *kBlock) {
+	hmask, qs, packed := blk[:32], blk[32:96], blk[96:108]
+	u.d, u.dmin = f16At(blk[108:]), 0
+	// 16 six-bit scales: low nibbles in packed[0:8], high two bits in
+	// packed[8:12]
+	for g := 0; g < 16; g++ {
+		low := packed[g%8] >> (4 * (g / 8)) & 15
+		high := packed[8+g%4] >> (2 * (g / 4)) & 3
+		u.sc[g], u.mn[g] = int32(low|high<<4)-32, 0
+	}
+	for g := 0; g < 16; g++ {
+		half, plane, second := g/8, (g%8)/2, g%2
+		src := qs[32*half+16*second:][:16]
+		hm := hmask[16*second:][:16]
+		bit := byte(1) << (4*half + plane)
+		for l, v := range src {
+			q := int8(v >> (2 * plane) & 3)
+			if hm[l]&bit == 0 {
+				q -= 4
+			}
+			u.q[16*g+l] = q
+		}
+	}
+}
+
+// scaleMinK4 reads sub-block j's six-bit scale and min from Q4_K's and
+// Q5_K's 12 scale bytes.
+func scaleMinK4(j int, s []byte) (sc, mn int32) {
+	if j < 4 {
+		return int32(s[j] & 63), int32(s[j+4] & 63)
+	}
+	return int32(s[j+4]&15 | s[j-4]>>6<<4), int32(s[j+4]>>4 | s[j]>>6<<4)
+}
+
+func unpackQ4K(blk []byte, u *kBlock) {
+	u.d, u.dmin = f16At(blk), f16At(blk[2:])
+	scales, qs := blk[4:16], blk[16:144]
+	for c := 0; c < 4; c++ { // 64 values: low nibbles, then high
+		src := qs[32*c:][:32]
+		for l, v := range src {
+			u.q[64*c+l], u.q[64*c+32+l] = int8(v&15), int8(v>>4)
+		}
+	}
+	u.setScalesK4(scales)
+}
+
+func unpackQ5K(blk []byte, u *kBlock) {
+	u.d, u.dmin = f16At(blk), f16At(blk[2:])
+	scales, qh, qs := blk[4:16], blk[16:48], blk[48:176]
+	for c := 0; c < 4; c++ {
+		src := qs[32*c:][:32]
+		lo, hi := byte(1)<<(2*c), byte(2)<<(2*c)
+		for l, v := range src {
+			a, b := int8(v&15), int8(v>>4)
+			if qh[l]&lo != 0 {
+				a += 16
+			}
+			if qh[l]&hi != 0 {
+				b += 16
+			}
+			u.q[64*c+l], u.q[64*c+32+l] = a, b
+		}
+	}
+	u.setScalesK4(scales)
+}
+
+// setScalesK4 spreads Q4_K's and Q5_K's eight scales and mins (one each
+// 32 values) over the sixteen 16-value sub-blocks.
+func (u *kBlock) setScalesK4(scales []byte) {
+	for j := 0; j < 8; j++ {
+		sc, mn := scaleMinK4(j, scales)
+		u.sc[2*j], u.sc[2*j+1], u.mn[2*j], u.mn[2*j+1] = sc, sc, mn, mn
+	}
+}
+
+func unpackQ6K(blk []byte, u *kBlock) {
+	ql, qh, scales := blk[:128], blk[128:192], blk[192:208]
+	u.d, u.dmin = f16At(blk[208:]), 0
+	for h := 0; h < 2; h++ { // halves of 128 values
+		l4, h2, out := ql[64*h:], qh[32*h:], u.q[128*h:]
+		for l := 0; l < 32; l++ {
+			out[l] = int8(l4[l]&15|(h2[l]&3)<<4) - 32
+			out[l+32] = int8(l4[l+32]&15|(h2[l]>>2&3)<<4) - 32
+			out[l+64] = int8(l4[l]>>4|(h2[l]>>4&3)<<4) - 32
+			out[l+96] = int8(l4[l+32]>>4|(h2[l]>>6&3)<<4) - 32
+		}
+	}
+	for g := range u.sc {
+		u.sc[g], u.mn[g] = int32(int8(scales[g])), 0
+	}
+}
+
+// decode writes the row's n values.
+func (k kFormat) decode(dst []float32, row []byte) {
+	var u kBlock
+	for b := 0; b < len(dst)/qkK; b++ {
+		k.unpack(row[b*k.bytes:], &u)
+		out := dst[b*qkK:][:qkK]
+		for g := 0; g < 16; g++ {
+			dl, ml := u.d*float32(u.sc[g]), u.dmin*float32(u.mn[g])
+			for l := 0; l < 16; l++ {
+				out[16*g+l] = dl*float32(u.q[16*g+l]) - ml
+			}
+		}
+	}
+}
+
+// dotGo is the row's dot product with a Q8_K activation: per super-block,
+// integer sums of quants times activations (scaled per sub-block) and of
+// mins times the activations' 16-value sums.
+func (k kFormat) dotGo(row []byte, x *q8kVec) float32 {
+	var u kBlock
+	var sum float32
+	for b, xd := range x.d {
+		k.unpack(row[b*k.bytes:], &u)
+		xq, bsums := x.q[b*qkK:][:qkK], x.bsums[b*16:][:16]
+		var sumi, summ int32
+		for g := 0; g < 16; g++ {
+			var s int32
+			for l := 0; l < 16; l++ {
+				s += int32(u.q[16*g+l]) * int32(xq[16*g+l])
+			}
+			sumi += u.sc[g] * s
+			summ += u.mn[g] * int32(bsums[g])
+		}
+		sum += xd*u.d*float32(sumi) - xd*u.dmin*float32(summ)
+	}
+	return sum
+}
+
+// q8kVec is an activation vector quantized to Q8_K.
+type q8kVec struct {
+	q     []int8
+	d     []float32
+	bsums []int16 // the sum of each 16 quants
+}
+
+// quantize quantizes x (len a multiple of 256) as llama.cpp's
+// quantize_row_q8_K: the value of largest magnitude maps to -127, quants
+// round half to even, and the scale is kept as float32.
+func (v *q8kVec) quantize(x []float32) {
+	nb := len(x) / qkK
+	if cap(v.q) < len(x) {
+		v.q, v.d, v.bsums = make([]int8, len(x)), make([]float32, nb), make([]int16, nb*16)
+	}
+	v.q, v.d, v.bsums = v.q[:len(x)], v.d[:nb], v.bsums[:nb*16]
+	for b := range v.d {
+		blk, q := x[b*qkK:][:qkK], v.q[b*qkK:][:qkK]
+		var amax, vmax float32
+		for _, f := range blk {
+			if a := abs32(f); a > amax {
+				amax, vmax = a, f
+			}
+		}
+		if amax == 0 {
+			v.d[b] = 0
+			clear(q)
+			clear(v.bsums[b*16:][:16])
+			continue
+		}
+		iscale := -127 / vmax
+		for j, f := range blk {
+			q[j] = int8(min(127, math.RoundToEven(float64(iscale*f))))
+		}
+		for g := 0; g < 16; g++ {
+			var s int16
+			for _, qv := range q[16*g:][:16] {
+				s += int16(qv)
+			}
+			v.bsums[b*16+g] = s
+		}
+		v.d[b] = 1 / iscale
+	}
+}
