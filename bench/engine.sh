@@ -2,24 +2,41 @@
 # Engine speed next to llama.cpp's on the same GGUF files, in one run:
 # prompt processing and generation tokens/s at batch 1 with 1 and 2 threads,
 # for each preset and weight format, and the ratio (tpsbench / llama.cpp).
+# Formats synth does not write (q4_k_m, q5_k_m, q6_k, q3_k_m, q2_k, bf16) are
+# made from the F32 file by llama.cpp's own quantizer, as llama-quantize
+# makes the files people download.
 # Each figure is the median of REPS runs (default 3). Prints Markdown and
 # keeps it in bench/results/engine.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-3}
 presets=${PRESETS:-"15m 110m"}
-formats=${FORMATS:-"f32 f16 q8_0 q4_0"}
+formats=${FORMATS:-"f32 f16 q8_0 q4_0 q4_k_m q6_k"}
 out=bench/out
 mkdir -p "$out"
 ./scripts/llamacpp >/dev/null
 go build -o "$out/tpsbench" ./cmd/tpsbench
 go build -o "$out/enginebench" ./bench/cmd/enginebench
 results="$out/engine.jsonl"
+# llama_ftype of a llama-quantize file type
+ftype() {
+  case "$1" in
+    q4_k_m) echo 15 ;; q5_k_m) echo 17 ;; q6_k) echo 18 ;; q3_k_m) echo 12 ;; q2_k) echo 10 ;; bf16) echo 32 ;;
+    *) echo "engine.sh: unknown format $1" >&2; exit 2 ;;
+  esac
+}
 : > "$results"
 for p in $presets; do
   for d in $formats; do
     model="$out/$p-$d.gguf"
-    [ -f "$model" ] || "$out/tpsbench" model synth --shape "$p" --dtype "$d" -o "$model"
+    if [ ! -f "$model" ]; then
+      case "$d" in
+        f32|f16|q8_0|q4_0) "$out/tpsbench" model synth --shape "$p" --dtype "$d" -o "$model" ;;
+        *) ftype=$(ftype "$d")
+           [ -f "$out/$p-f32.gguf" ] || "$out/tpsbench" model synth --shape "$p" --dtype f32 -o "$out/$p-f32.gguf"
+           .cache/llamacpp/llamaref quantize "$out/$p-f32.gguf" "$model" "$ftype" ;;
+      esac
+    fi
     for t in 1 2; do
       for r in $(seq "$reps"); do
         .cache/llamacpp/llamaref bench "$model" "$t" 128 64 2>/dev/null | sed "s/^{/{\"preset\":\"$p\",\"format\":\"$d\",/" >> "$results"

@@ -112,3 +112,32 @@ func TestRowFormatsDotIsDecodeTimesInput(t *testing.T) {
 		}
 	}
 }
+
+// TestKQuantKernelsAgreeWithPortableLoops checks the K-quant kernels in
+// use (assembly on amd64) against the portable loops: the integer sums
+// are exact, the float sums differ in order only.
+func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
+	t.Logf("kernels: %s", Kernels())
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		typ gguf.TensorType
+		k   kFormat
+	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6}} {
+		for _, n := range []int{256, 768, 2048} {
+			row := randomRow(r, c.typ, n)
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = (r.Float32()*2 - 1) * 3
+			}
+			if n == 768 {
+				clear(x[256:512]) // a block of zeros: its scale is 0
+			}
+			var in q8kVec
+			in.quantize(x)
+			got, want := c.k.dot(row, &in), c.k.dotGo(row, &in)
+			if math.Abs(float64(got-want)) > 1e-5*(1+math.Abs(float64(want))) {
+				t.Errorf("%s n=%d: %v, portable %v", c.typ, n, got, want)
+			}
+		}
+	}
+}

@@ -43,12 +43,17 @@ type kFormat struct {
 	unpack func(blk []byte, u *kBlock)
 }
 
+const (
+	q4KBytes = 144
+	q6KBytes = 210
+)
+
 var (
 	kQ2 = kFormat{84, unpackQ2K}
 	kQ3 = kFormat{110, unpackQ3K}
-	kQ4 = kFormat{144, unpackQ4K}
+	kQ4 = kFormat{q4KBytes, unpackQ4K}
 	kQ5 = kFormat{176, unpackQ5K}
-	kQ6 = kFormat{210, unpackQ6K}
+	kQ6 = kFormat{q6KBytes, unpackQ6K}
 )
 
 func f16At(b []byte) float32 { return half.Table(binary.LittleEndian.Uint16(b)) }

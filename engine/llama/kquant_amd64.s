@@ -1,0 +1,221 @@
+//go:build !purego
+
+#include "textflag.h"
+
+DATA kmask3<>+0(SB)/8, $0x0303030303030303
+DATA kmask3<>+8(SB)/8, $0x0303030303030303
+DATA kmask3<>+16(SB)/8, $0x0303030303030303
+DATA kmask3<>+24(SB)/8, $0x0303030303030303
+GLOBL kmask3<>(SB), RODATA|NOPTR, $32
+
+DATA kmask30<>+0(SB)/8, $0x3030303030303030
+DATA kmask30<>+8(SB)/8, $0x3030303030303030
+DATA kmask30<>+16(SB)/8, $0x3030303030303030
+DATA kmask30<>+24(SB)/8, $0x3030303030303030
+GLOBL kmask30<>(SB), RODATA|NOPTR, $32
+
+DATA knib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA knib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA knib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA knib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL knib<>(SB), RODATA|NOPTR, $32
+
+DATA kones16<>+0(SB)/8, $0x0001000100010001
+DATA kones16<>+8(SB)/8, $0x0001000100010001
+DATA kones16<>+16(SB)/8, $0x0001000100010001
+DATA kones16<>+24(SB)/8, $0x0001000100010001
+GLOBL kones16<>(SB), RODATA|NOPTR, $32
+
+// d * xd, broadcast: the f16 at off(SI) times the float32 at 0(DX)
+#define SCALE(off, X, Y) \
+	MOVWLZX off(SI), AX \
+	VMOVD AX, X \
+	VCVTPH2PS X, X \
+	VMULSS 0(DX), X, X \
+	VBROADCASTSS X, Y
+
+// Y8 holds 32 unsigned quants; add to Y6 the int32 sums of each against
+// the activation quants at xoff(DI), times the int16 scale at soff(SP).
+#define SUBBLOCK32(xoff, soff) \
+	VPMADDUBSW xoff(DI), Y8, Y8 \
+	VPBROADCASTW soff(SP), Y10 \
+	VPMADDWD Y10, Y8, Y8 \
+	VPADDD Y8, Y6, Y6
+
+// func dotQ4KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// w: nb Q4_K super-blocks (d, dmin, 12 bytes of six-bit scales and mins,
+// 128 bytes of nibbles: in each 32, value l low, l+32 high). Per block,
+// integer sums of nibbles times quants scaled per 32, less the mins times
+// the activation's 16-value sums (paired).
+TEXT ·dotQ4KAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kones16<>(SB), Y14
+q4kloop:
+	CMPQ CX, $0
+	JLE q4kdone
+	// the 12 scale bytes to 8 scales (0(SP)) and 8 mins (8(SP))
+	MOVL 4(SI), R8
+	MOVL 8(SI), R9
+	MOVL 12(SI), R10
+	MOVL R10, R11
+	SHRL $4, R11
+	ANDL $0x0f0f0f0f, R11
+	MOVL R9, R12
+	SHRL $6, R12
+	ANDL $0x03030303, R12
+	SHLL $4, R12
+	ORL R12, R11 // mins 4-7
+	MOVL R9, R13
+	ANDL $0x3f3f3f3f, R13 // mins 0-3
+	MOVL R10, R12
+	ANDL $0x0f0f0f0f, R12
+	MOVL R8, AX
+	SHRL $6, AX
+	ANDL $0x03030303, AX
+	SHLL $4, AX
+	ORL AX, R12 // scales 4-7
+	ANDL $0x3f3f3f3f, R8 // scales 0-3
+	MOVL R8, 0(SP)
+	MOVL R12, 4(SP)
+	MOVL R13, 8(SP)
+	MOVL R11, 12(SP)
+	VPMOVZXBW 0(SP), X1
+	VMOVDQU X1, 16(SP) // scales as int16
+	// mins times the activation's 32-value sums
+	VPMOVZXBD 8(SP), Y2
+	VMOVDQU 0(BX), Y3
+	VPMADDWD Y14, Y3, Y3
+	VPMULLD Y2, Y3, Y3
+	VCVTDQ2PS Y3, Y3
+	SCALE(0, X4, Y4)
+	SCALE(2, X5, Y5)
+	VFNMADD231PS Y3, Y5, Y0
+	VPXOR Y6, Y6, Y6
+	VMOVDQU 16(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(0, 16)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(32, 18)
+	VMOVDQU 48(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(64, 20)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(96, 22)
+	VMOVDQU 80(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(128, 24)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(160, 26)
+	VMOVDQU 112(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(192, 28)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(224, 30)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $144, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q4kloop
+q4kdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
+// 16 against the activation quants at xoff(DI), times the int16 scales at
+// soff(SP) (first 16) and soff+2(SP) (second 16).
+#define SUBBLOCK16x2(xoff, soff) \
+	VPMADDUBSW xoff(DI), Y8, Y8 \
+	VPBROADCASTW soff(SP), X10 \
+	VPBROADCASTW soff+2(SP), X11 \
+	VINSERTI128 $1, X11, Y10, Y10 \
+	VPMADDWD Y10, Y8, Y8 \
+	VPADDD Y8, Y6, Y6
+
+// one half (128 values) of a Q6_K block: low bits at lo(SI), high bits at
+// hi(SI), activation quants from xoff(DI), scales from soff(SP)
+#define Q6HALF(lo, hi, xoff, soff) \
+	VMOVDQU lo(SI), Y7 \
+	VMOVDQU lo+32(SI), Y12 \
+	VMOVDQU hi(SI), Y9 \
+	VPAND Y15, Y7, Y8 \
+	VPAND Y14, Y9, Y11 \
+	VPSLLW $4, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff, soff) \
+	VPAND Y15, Y12, Y8 \
+	VPSLLW $2, Y9, Y11 \
+	VPAND Y13, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+32, soff+4) \
+	VPSRLW $4, Y7, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPAND Y13, Y9, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+64, soff+8) \
+	VPSRLW $4, Y12, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPSRLW $2, Y9, Y11 \
+	VPAND Y13, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+96, soff+12)
+
+// func dotQ6KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// w: nb Q6_K super-blocks (ql[128], qh[64], int8 scales[16], d). The
+// quants carry 32: multiplied raw (0..63), and 32 times each 16-value
+// activation sum, scaled, is taken away.
+TEXT ·dotQ6KAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kmask3<>(SB), Y14
+	VMOVDQU kmask30<>(SB), Y13
+q6kloop:
+	CMPQ CX, $0
+	JLE q6kdone
+	VPMOVSXBW 192(SI), Y1
+	VMOVDQU Y1, 0(SP) // scales as int16
+	VPMADDWD 0(BX), Y1, Y2
+	VPSLLD $5, Y2, Y2
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y2, Y6, Y6
+	SCALE(208, X4, Y4)
+	Q6HALF(0, 128, 0, 0)
+	Q6HALF(64, 160, 128, 16)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $210, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q6kloop
+q6kdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
