@@ -113,8 +113,8 @@ func TestRowFormatsDotIsDecodeTimesInput(t *testing.T) {
 	}
 }
 
-// TestKQuantKernelsAgreeWithPortableLoops checks the K-quant kernels in
-// use (assembly on amd64) against the portable loops: the integer sums
+// TestKQuantKernelsAgreeWithPortableLoops checks the K-quant and Q5_0
+// kernels in use (assembly on amd64) against the portable loops: the integer sums
 // are exact, the float sums differ in order only.
 func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 	t.Logf("kernels: %s", Kernels())
@@ -137,6 +137,23 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 			got, want := c.k.dot(row, &in), c.k.dotGo(row, &in)
 			if math.Abs(float64(got-want)) > 1e-5*(1+math.Abs(float64(want))) {
 				t.Errorf("%s n=%d: %v, portable %v", c.typ, n, got, want)
+			}
+		}
+	}
+	for _, b := range []block32{bQ4_1, bQ5_0, bQ5_1} {
+		for _, n := range []int{32, 288, 896} {
+			typ := map[int]gguf.TensorType{20: gguf.Q4_1, 22: gguf.Q5_0, 24: gguf.Q5_1}[b.bytes]
+			row := randomRow(r, typ, n)
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = (r.Float32()*2 - 1) * 3
+			}
+			var in q8Vec
+			in.quantize(x)
+			in.blockSums(x)
+			got, want := b.dot(row, &in), b.dotGo(row, &in)
+			if math.Abs(float64(got-want)) > 1e-5*(1+math.Abs(float64(want))) {
+				t.Errorf("%s n=%d: %v, portable %v", typ, n, got, want)
 			}
 		}
 	}

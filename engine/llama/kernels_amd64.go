@@ -358,3 +358,18 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 	}
 	return k.dotGo(row, x)
 }
+
+//go:noescape
+func dotQ5_0AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
+
+// dot is a 32-value-block row's product with a Q8_0 or Q8_1 input: Q5_0,
+// which llama-quantize's Q4_K_M puts in rows not a multiple of 256, in
+// assembly.
+func (f block32) dot(row []byte, x *q8Vec) float32 {
+	nb := len(x.d)
+	if !simd || nb == 0 || f.bytes != q5_0Bytes {
+		return f.dotGo(row, x)
+	}
+	_ = row[nb*f.bytes-1]
+	return dotQ5_0AVX2(&row[0], &x.q[0], &x.d[0], &x.bias[0], nb)
+}

@@ -49,3 +49,5 @@ func axpy4Strided(a *[4]float32, v []float32, stride int, y []float32) {
 func Sum(a []float32) float32 { return sumGo(a) }
 
 func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }
+
+func (f block32) dot(row []byte, x *q8Vec) float32 { return f.dotGo(row, x) }

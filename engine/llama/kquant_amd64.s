@@ -219,3 +219,77 @@ q6kdone:
 	VMOVSS X0, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// byte i of a broadcast 32-bit word: byte i/8 of the word
+DATA q5shuf<>+0(SB)/8, $0x0000000000000000
+DATA q5shuf<>+8(SB)/8, $0x0101010101010101
+DATA q5shuf<>+16(SB)/8, $0x0202020202020202
+DATA q5shuf<>+24(SB)/8, $0x0303030303030303
+GLOBL q5shuf<>(SB), RODATA|NOPTR, $32
+
+// every bit but bit i%8 of byte i
+DATA q5bits<>+0(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA q5bits<>+8(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA q5bits<>+16(SB)/8, $0x7fbfdfeff7fbfdfe
+DATA q5bits<>+24(SB)/8, $0x7fbfdfeff7fbfdfe
+GLOBL q5bits<>(SB), RODATA|NOPTR, $32
+
+DATA q5x10<>+0(SB)/8, $0x1010101010101010
+DATA q5x10<>+8(SB)/8, $0x1010101010101010
+DATA q5x10<>+16(SB)/8, $0x1010101010101010
+DATA q5x10<>+24(SB)/8, $0x1010101010101010
+GLOBL q5x10<>(SB), RODATA|NOPTR, $32
+
+// func dotQ5_0AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
+// w: nb Q5_0 blocks (f16 d, 32 fifth bits, 16 bytes of nibbles as Q4_0).
+// As dotQ4AVX2, with the fifth bit spread to a byte each and ORed in as
+// 16: raw quants 0..31 multiply the activation, and twice the bias in each
+// of 8 lanes takes away the 16 each carries.
+TEXT ·dotQ5_0AVX2(SB), NOSPLIT, $0-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bias+24(FP), R8
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU kones16<>(SB), Y7
+	VMOVDQU knib<>(SB), Y9
+	VMOVDQU q5shuf<>(SB), Y11
+	VMOVDQU q5bits<>(SB), Y12
+	VMOVDQU q5x10<>(SB), Y13
+	VPCMPEQB Y14, Y14, Y14 // all ones
+q5loop:
+	CMPQ CX, $0
+	JLE q5done
+	SCALE(0, X1, Y1)
+	VMOVDQU 6(SI), X2
+	VPSRLW $4, X2, X3
+	VINSERTI128 $1, X3, Y2, Y2
+	VPAND Y9, Y2, Y2
+	VPBROADCASTD 2(SI), Y4
+	VPSHUFB Y11, Y4, Y4
+	VPOR Y12, Y4, Y4
+	VPCMPEQB Y14, Y4, Y4
+	VPAND Y13, Y4, Y4
+	VPOR Y4, Y2, Y2
+	VPMADDUBSW 0(DI), Y2, Y6
+	VPMADDWD Y7, Y6, Y6
+	VPBROADCASTD 0(R8), Y10
+	VPSLLD $1, Y10, Y10
+	VPADDD Y10, Y6, Y6
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y1, Y0
+	ADDQ $22, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	ADDQ $4, R8
+	DECQ CX
+	JMP q5loop
+q5done:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET

@@ -24,9 +24,11 @@ type block32 struct {
 	dataOff int  // where the nibbles start
 }
 
+const q5_0Bytes = 22
+
 var (
 	bQ4_1 = block32{bytes: 20, hasMin: true, dataOff: 4}
-	bQ5_0 = block32{bytes: 22, fifth: true, offset: 16, dataOff: 6}
+	bQ5_0 = block32{bytes: q5_0Bytes, fifth: true, offset: 16, dataOff: 6}
 	bQ5_1 = block32{bytes: 24, fifth: true, hasMin: true, dataOff: 8}
 )
 
@@ -59,8 +61,8 @@ func (f block32) decode(dst []float32, row []byte) {
 	}
 }
 
-// dot is the row's product with a Q8_0 (Q5_0) or Q8_1 (mins) activation.
-func (f block32) dot(row []byte, x *q8Vec) float32 {
+// dotGo is the row's product with a Q8_0 (Q5_0) or Q8_1 (mins) activation.
+func (f block32) dotGo(row []byte, x *q8Vec) float32 {
 	var q [qk]int8
 	var sum float32
 	for b, xd := range x.d {
