@@ -2,15 +2,20 @@ package engine_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tpsbench/tpsbench/engine"
+	"github.com/tpsbench/tpsbench/engine/chat"
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/synth"
@@ -337,5 +342,203 @@ func TestTokenizationAgreesWithLlamaCpp(t *testing.T) {
 				t.Errorf("%s: %q\n ours      %s\n llama.cpp %s", shape, text, strings.Join(got, " "), lines[i])
 			}
 		}
+	}
+}
+
+// bpeVocabularies are the byte-level BPE tokenizers the conformance test
+// gives synthesized models: the tokenizer.json files scripts/hftokenizers
+// installs, as llama.cpp's converter writes them into GGUF.
+var bpeVocabularies = []struct {
+	pkg, pre, bos, eos string
+}{
+	{"tokenizer-llama3", "llama-bpe", "<|begin_of_text|>", "<|end_of_text|>"},
+	{"tokenizer-qwen2_5", "qwen2", "", "<|endoftext|>"},
+	{"tokenizer-gpt2", "gpt-2", "", "<|endoftext|>"},
+}
+
+// writeBPEModel writes a tiny model with the vocabulary of a
+// tokenizer.json package.
+func writeBPEModel(t *testing.T, pkg, pre, bos, eos string) string {
+	t.Helper()
+	return writeBPEModelWith(t, pkg, pre, bos, eos, "")
+}
+
+// writeBPEModelWith is writeBPEModel with a chat template.
+func writeBPEModelWith(t *testing.T, pkg, pre, bos, eos, chatTemplate string) string {
+	t.Helper()
+	src := filepath.Join("..", ".cache", "hftokenizers", "node_modules", "@lenml", pkg, "models", "tokenizer.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is missing (scripts/hftokenizers installs it): %v", src, err)
+		}
+		t.Skipf("run scripts/hftokenizers: %v", err)
+	}
+	tok, err := synth.TokenizerFromHF(data, pre, bos, eos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok.ChatTemplate = chatTemplate
+	shape := synth.Shapes["tiny"]
+	shape.Name, shape.Layers, shape.Tokenizer = pkg, 1, tok
+	path := filepath.Join(t.TempDir(), pkg+".gguf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Write(f, shape, gguf.F32, 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+// TestBPETokenizationAgreesWithLlamaCpp gives models the Llama 3, Qwen2.5
+// and GPT-2 vocabularies (gpt2 tokenizer model, each its pre-tokenizer)
+// and checks that both engines turn the test strings into the same ids.
+func TestBPETokenizationAgreesWithLlamaCpp(t *testing.T) {
+	ref := llamaref(t)
+	texts := []string{"Explain AI", "the cat sat on the mat.", "Hello, World! 123 4567 1234567", "naïve café — 東京 🙂",
+		"  two  spaces and\ttab", "'quotes' \"double\" (parens) don't I'm we'll", "line one\rline two\t\t  indented",
+		"x = [i**2 for i in range(10)]  # squares", "ÄÖÜ straße ŁÓDŹ", "a", "日本語のテキストです。",
+		"<|begin_of_text|>special tokens are parsed, as servers do<|endoftext|>"}
+	for _, v := range bpeVocabularies {
+		t.Run(v.pkg, func(t *testing.T) {
+			path := writeBPEModel(t, v.pkg, v.pre, v.bos, v.eos)
+			lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tk, err := tokenizer.FromGGUF(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, text := range texts {
+				var got []string
+				for _, id := range tk.Encode(text, true) {
+					got = append(got, strconv.Itoa(id))
+				}
+				if strings.Join(got, " ") != lines[i] {
+					t.Errorf("%q\n ours      %s\n llama.cpp %s", text, strings.Join(got, " "), lines[i])
+				}
+				var ids []int
+				for _, s := range strings.Fields(lines[i]) {
+					id, _ := strconv.Atoi(s)
+					ids = append(ids, id)
+				}
+				if dec := tk.Decode(ids); dec != text && !strings.Contains(text, "<|") { // control tokens say nothing
+					t.Errorf("decoding llama.cpp's ids of %q gives %q", text, dec)
+				}
+			}
+		})
+	}
+}
+
+// TestChatPromptsAgreeWithLlamaCpp builds the prompt of the same
+// conversations in each chat format with llama.cpp's
+// llama_chat_apply_template and with package chat: byte for byte equal.
+func TestChatPromptsAgreeWithLlamaCpp(t *testing.T) {
+	ref := llamaref(t)
+	conversations := [][]chat.Message{
+		{{Role: "user", Content: "Hi there"}},
+		{{Role: "system", Content: "Be brief."}, {Role: "user", Content: " What is 2+2?\nThink. "}},
+		{{Role: "system", Content: "You are a pirate."}, {Role: "user", Content: "Hello"}, {Role: "assistant", Content: " Ahoy! "},
+			{Role: "user", Content: "Where is the treasure?"}},
+	}
+	// by llama.cpp's names, and by the Jinja source real models ship
+	sources := []string{"chatml", "llama3", "phi3", "gemma", "zephyr", "mistral-v7", "mistral-v7-tekken",
+		"mistral-v1", "mistral-v3", "mistral-v3-tekken", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip"}
+	for _, pkg := range []string{"tokenizer-llama3", "tokenizer-qwen2_5"} {
+		config, err := os.ReadFile(filepath.Join("..", ".cache", "hftokenizers", "node_modules", "@lenml", pkg, "models", "tokenizer_config.json"))
+		var cfg struct {
+			ChatTemplate string `json:"chat_template"`
+		}
+		if err == nil {
+			err = json.Unmarshal(config, &cfg)
+		}
+		if os.IsNotExist(err) && os.Getenv("CI") == "" {
+			t.Skipf("run scripts/hftokenizers: %v", err)
+		}
+		if err != nil || cfg.ChatTemplate == "" {
+			t.Fatalf("%s: no chat template (%v)", pkg, err)
+		}
+		sources = append(sources, cfg.ChatTemplate)
+	}
+	for _, name := range sources {
+		tmpl, err := chat.Detect(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, conv := range conversations {
+			var in strings.Builder
+			for _, m := range conv {
+				fmt.Fprintf(&in, "%s\t%s\n", m.Role, strings.ReplaceAll(m.Content, "\n", `\n`))
+			}
+			want := run(t, in.String(), ref, "chat", name)
+			if got := tmpl.Apply(conv); got != want {
+				t.Errorf("%s, conversation %d:\n ours      %q\n llama.cpp %q", tmpl.Name, i, got, want)
+			}
+		}
+	}
+}
+
+// TestServesALlama3VocabularyModel serves a model with Llama 3's
+// vocabulary and chat template, as a user's Llama-3.2-1B-Instruct file
+// has them: the prompt is built by the template with its special tokens
+// (one id each), /v1/models names the template, and generated text is
+// the tokens' bytes.
+func TestServesALlama3VocabularyModel(t *testing.T) {
+	config, err := os.ReadFile(filepath.Join("..", ".cache", "hftokenizers", "node_modules", "@lenml", "tokenizer-llama3", "models", "tokenizer_config.json"))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var cfg struct {
+		ChatTemplate string `json:"chat_template"`
+	}
+	if err := json.Unmarshal(config, &cfg); err != nil || cfg.ChatTemplate == "" {
+		t.Fatalf("tokenizer_config.json: no chat_template (%v)", err)
+	}
+	path := writeBPEModelWith(t, "tokenizer-llama3", "llama-bpe", "<|begin_of_text|>", "<|eot_id|>", cfg.ChatTemplate)
+	e, err := engine.Load(engine.Options{Model: path, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.Handler)
+	t.Cleanup(func() { srv.Close(); e.Close() })
+
+	_, body := get(t, srv.URL+"/v1/models")
+	if !strings.Contains(body, `"chat_template":"llama3"`) {
+		t.Errorf("/v1/models: %s", body)
+	}
+	_, body = post(t, srv.URL+"/tokenize", `{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]}`)
+	var tok struct {
+		Tokens []int `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(body), &tok); err != nil {
+		t.Fatalf("/tokenize: %s", body)
+	}
+	// <|begin_of_text|> <|start_header_id|> system <|end_header_id|> "\n\n" Be brief . <|eot_id|> ...
+	if len(tok.Tokens) < 8 || tok.Tokens[0] != 128000 || tok.Tokens[1] != 128006 || tok.Tokens[3] != 128007 || !slices.Contains(tok.Tokens, 128009) {
+		t.Errorf("the chat prompt's ids %v lack Llama 3's special tokens", tok.Tokens)
+	}
+	resp, body := post(t, srv.URL+"/v1/chat/completions", `{"model":"tokenizer-llama3","messages":[{"role":"user","content":"Hi"}],"max_tokens":12,"ignore_eos":true}`)
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &out) != nil || out.Usage.CompletionTokens != 12 || len(out.Choices) != 1 {
+		t.Fatalf("chat completion: %d %s", resp.StatusCode, body)
+	}
+	if strings.ContainsAny(out.Choices[0].Message.Content, "ĠĊ") {
+		t.Errorf("generated text shows byte-level characters, not bytes: %q", out.Choices[0].Message.Content)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsbench/tpsbench/engine/chat"
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/sched"
@@ -123,7 +124,13 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("the tokenizer has %d pieces but the embedding %d rows", tok.Len(), m.Vocab)
 	}
 	s := sched.New(m, opts.Sched)
-	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: server.New(name, m, tok, s)}, nil
+	srv := server.New(name, m, tok, s)
+	if source, err := f.String("tokenizer.chat_template"); err == nil {
+		if srv.Chat, err = chat.Detect(source); err != nil {
+			srv.Chat, srv.ChatNote = chat.Plain, err.Error()+": chat prompts are plain \"role: content\" lines"
+		}
+	}
+	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: srv}, nil
 }
 
 // Close stops the scheduler and releases the model.

@@ -87,11 +87,17 @@ func ParseHF(data []byte) (*HF, error) {
 		}
 		t.added = append(t.added, addedToken{content: a.Content, id: a.ID, lstrip: a.LStrip, rstrip: a.RStrip})
 	}
+	t.indexAdded()
+	return t, nil
+}
+
+// indexAdded orders the added tokens longest first and indexes them by
+// first byte.
+func (t *HF) indexAdded() {
 	sort.SliceStable(t.added, func(i, j int) bool { return len(t.added[i].content) > len(t.added[j].content) })
 	for i, a := range t.added {
 		t.addedAt[a.content[0]] = append(t.addedAt[a.content[0]], int32(i))
 	}
-	return t, nil
 }
 
 // Count is the number of tokens Encode gives.

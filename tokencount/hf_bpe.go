@@ -62,8 +62,19 @@ func parseBPE(raw json.RawMessage) (*bpe, error) {
 			return nil, fmt.Errorf("continuing_subword_prefix and end_of_word_suffix are not supported")
 		}
 	}
-	b := &bpe{vocab: m.Vocab, merges: make(map[[2]int]merge, len(m.Merges)), byteFallback: m.ByteFallback,
-		ignoreMerges: m.IgnoreMerges, unk: -1, fuseUnk: m.FuseUnk, cache: map[string][]int{}}
+	pairs := make([][2]string, len(m.Merges))
+	for rank, raw := range m.Merges {
+		left, right, err := mergePair(raw)
+		if err != nil {
+			return nil, fmt.Errorf("merges[%d]: %w", rank, err)
+		}
+		pairs[rank] = [2]string{left, right}
+	}
+	b, err := newBPE(m.Vocab, pairs)
+	if err != nil {
+		return nil, err
+	}
+	b.byteFallback, b.ignoreMerges, b.fuseUnk = m.ByteFallback, m.IgnoreMerges, m.FuseUnk
 	if m.UnkToken != nil {
 		id, ok := m.Vocab[*m.UnkToken]
 		if !ok {
@@ -71,20 +82,24 @@ func parseBPE(raw json.RawMessage) (*bpe, error) {
 		}
 		b.unk = id
 	}
+	return b, nil
+}
+
+// newBPE builds the model from its vocabulary and its merges in rank
+// order.
+func newBPE(vocab map[string]int, merges [][2]string) (*bpe, error) {
+	b := &bpe{vocab: vocab, merges: make(map[[2]int]merge, len(merges)), unk: -1, cache: map[string][]int{}}
 	for i := range b.byteIDs {
 		b.byteIDs[i] = -1
-		if id, ok := m.Vocab[fmt.Sprintf("<0x%02X>", i)]; ok {
+		if id, ok := vocab[fmt.Sprintf("<0x%02X>", i)]; ok {
 			b.byteIDs[i] = id
 		}
 	}
-	for rank, raw := range m.Merges {
-		left, right, err := mergePair(raw)
-		if err != nil {
-			return nil, fmt.Errorf("merges[%d]: %w", rank, err)
-		}
-		l, okl := m.Vocab[left]
-		r, okr := m.Vocab[right]
-		id, ok := m.Vocab[left+right]
+	for rank, m := range merges {
+		left, right := m[0], m[1]
+		l, okl := vocab[left]
+		r, okr := vocab[right]
+		id, ok := vocab[left+right]
 		if !okl || !okr || !ok {
 			return nil, fmt.Errorf("merges[%d]: %q + %q is not in the vocab", rank, left, right)
 		}

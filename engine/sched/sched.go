@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,7 +24,7 @@ type Request struct {
 	Prompt    []int // token ids, BOS included when wanted
 	MaxTokens int
 	IgnoreEOS bool
-	EOS       int
+	EOG       []int // end-of-generation tokens: end of sequence, end of turn
 	Sampler   *llama.Sampler
 }
 
@@ -339,7 +340,7 @@ func (s *Scheduler) publish(b *batch) {
 // emit sends a made token; it returns errDone when generation has ended.
 func (j *job) emit(tok int) error {
 	j.last = tok
-	if !j.req.IgnoreEOS && tok == j.req.EOS {
+	if !j.req.IgnoreEOS && slices.Contains(j.req.EOG, tok) {
 		j.finish("stop", nil)
 		return errDone
 	}

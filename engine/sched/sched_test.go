@@ -33,7 +33,7 @@ func model(t *testing.T) *llama.Model {
 
 func generate(t *testing.T, s *sched.Scheduler, prompt []int, n int) []int {
 	t.Helper()
-	ev, err := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: n, IgnoreEOS: true, EOS: 2})
+	ev, err := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: n, IgnoreEOS: true, EOG: []int{2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestBatchingAndChunkingKeepResults(t *testing.T) {
 			results := make(chan []int, 6)
 			for i := 0; i < 6; i++ {
 				go func() {
-					ev, _ := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: 12, IgnoreEOS: true, EOS: 2})
+					ev, _ := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: 12, IgnoreEOS: true, EOG: []int{2}})
 					var out []int
 					for e := range ev {
 						if !e.Done {

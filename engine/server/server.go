@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	chatfmt "github.com/tpsbench/tpsbench/engine/chat"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/sched"
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
@@ -41,11 +42,16 @@ type Server struct {
 	mux     *http.ServeMux
 	start   time.Time
 	metrics *metrics
+	// Chat builds chat prompts: the family of the model's
+	// tokenizer.chat_template, chatfmt.Plain for a model without one
+	Chat chatfmt.Template
+	// ChatNote says why Chat is not the model's own template, when it is not
+	ChatNote string
 }
 
 // New makes a server for a model; it takes ownership of the scheduler.
 func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Scheduler) *Server {
-	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now(), metrics: newMetrics()}
+	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now(), metrics: newMetrics(), Chat: chatfmt.Plain}
 	srv.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, false) })
 	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
 	srv.mux.HandleFunc("GET /v1/models", srv.models)
@@ -87,7 +93,12 @@ func (s *Server) modelByID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) modelObject() map[string]any {
-	return map[string]any{"id": s.Name, "object": "model", "created": s.start.Unix(), "owned_by": "tpsbench", "max_model_len": s.model.Context}
+	m := map[string]any{"id": s.Name, "object": "model", "created": s.start.Unix(), "owned_by": "tpsbench", "max_model_len": s.model.Context,
+		"chat_template": s.Chat.Name}
+	if s.ChatNote != "" {
+		m["chat_template_note"] = s.ChatNote
+	}
+	return m
 }
 
 // apiError writes an OpenAI-style error.
@@ -215,7 +226,7 @@ func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 		if err := checkMessages(req.Messages); err != nil {
 			return nil, err
 		}
-		text = chatPrompt(req.Messages)
+		text = s.chatPrompt(req.Messages)
 	} else {
 		if len(req.Prompt) == 0 {
 			return nil, badRequest{"prompt", "prompt is required"}
@@ -335,18 +346,13 @@ func (s *Server) promptOf(raw json.RawMessage) (text string, ids []int, err erro
 	return "", ids, nil
 }
 
-// chatPrompt flattens messages into one prompt; the synthetic models have
-// no chat template of their own.
-func chatPrompt(msgs []message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Role)
-		b.WriteString(": ")
-		b.WriteString(string(*m.Content))
-		b.WriteString("\n")
+// chatPrompt builds the prompt of checked messages in the model's format.
+func (s *Server) chatPrompt(msgs []message) string {
+	conv := make([]chatfmt.Message, len(msgs))
+	for i, m := range msgs {
+		conv[i] = chatfmt.Message{Role: m.Role, Content: string(*m.Content)}
 	}
-	b.WriteString("assistant:")
-	return b.String()
+	return s.Chat.Apply(conv)
 }
 
 func newID(prefix string) string {
@@ -391,7 +397,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	ctx, cancel := context.WithCancel(r.Context()) // a client gone or a stop string ends the sequence
 	defer cancel()
 	events, err := s.sched.Submit(ctx, sched.Request{
-		Prompt: prompt, MaxTokens: *req.MaxTokens, IgnoreEOS: req.IgnoreEOS, EOS: s.tok.EOS,
+		Prompt: prompt, MaxTokens: *req.MaxTokens, IgnoreEOS: req.IgnoreEOS, EOG: s.tok.EOG,
 		Sampler: llama.NewSampler(temp, topP, topK, seed),
 	})
 	if err != nil {

@@ -37,7 +37,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusBadRequest, "invalid_request_error", br.param, br.msg)
 			return
 		}
-		text = chatPrompt(req.Messages)
+		text = s.chatPrompt(req.Messages)
 	default:
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt", "give a prompt or messages")
 		return

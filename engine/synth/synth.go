@@ -24,6 +24,9 @@ type Shape struct {
 	Name                                string
 	Dim, Hidden, Layers, Heads, KVHeads int
 	Vocab, Context                      int
+	// Tokenizer, when set, replaces the built-in vocabulary (and Vocab is
+	// its size)
+	Tokenizer *Tokenizer
 }
 
 // Shapes are the shapes of the stories family, and a tiny one for tests.
@@ -86,9 +89,25 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 {
 		return fmt.Errorf("shape %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
 	}
-	pieces, scores, types, err := Vocabulary(p.Vocab, seed)
-	if err != nil {
-		return err
+	var vocab []gguf.KV
+	if p.Tokenizer != nil {
+		p.Vocab, vocab = len(p.Tokenizer.Tokens), p.Tokenizer.metadata()
+	} else {
+		pieces, scores, types, err := Vocabulary(p.Vocab, seed)
+		if err != nil {
+			return err
+		}
+		vocab = []gguf.KV{
+			{Key: "tokenizer.ggml.model", Value: "llama"},
+			{Key: "tokenizer.ggml.tokens", Value: gguf.Strings(pieces)},
+			{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
+			{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
+			{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
+			{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
+			{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
+			{Key: "tokenizer.ggml.add_bos_token", Value: true},
+			{Key: "tokenizer.ggml.add_eos_token", Value: false},
+		}
 	}
 	hd := p.Dim / p.Heads
 	md := []gguf.KV{
@@ -106,16 +125,8 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		{Key: "llama.rope.freq_base", Value: float32(10000)},
 		{Key: "llama.rope.dimension_count", Value: uint32(hd)},
 		{Key: "llama.vocab_size", Value: uint32(p.Vocab)},
-		{Key: "tokenizer.ggml.model", Value: "llama"},
-		{Key: "tokenizer.ggml.tokens", Value: gguf.Strings(pieces)},
-		{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
-		{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
-		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
-		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
-		{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
-		{Key: "tokenizer.ggml.add_bos_token", Value: true},
-		{Key: "tokenizer.ggml.add_eos_token", Value: false},
 	}
+	md = append(md, vocab...)
 	r := rand.New(rand.NewPCG(seed, 0x77e1))
 	var tensors []*gguf.Tensor
 	// uniform values of standard deviation sd: the output scale is chosen

@@ -1,17 +1,20 @@
 // Package tokenizer implements the tokenizers GGUF files describe in their
-// tokenizer.ggml.* metadata. It has the llama (SentencePiece BPE with byte
-// fallback) model, encoding as llama.cpp does, so that both engines see the
-// same token ids for the same text.
+// tokenizer.ggml.* metadata: the llama model (SentencePiece BPE with byte
+// fallback) and the gpt2 model (byte-level BPE with a pre-tokenizer),
+// encoding as llama.cpp does, so that both engines see the same token ids
+// for the same text.
 package tokenizer
 
 import (
 	"container/heap"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/tokencount"
 )
 
 // Token types of tokenizer.ggml.token_type.
@@ -31,14 +34,19 @@ type Tokenizer struct {
 	Types  []int32
 
 	BOS, EOS, UNK int
-	AddBOS        bool
-	AddEOS        bool
+	// EOG are the tokens that end a generation: EOS, and the end-of-turn
+	// tokens of chat models
+	EOG    []int
+	AddBOS bool
+	AddEOS bool
 	// AddSpacePrefix puts a space before the text, as SentencePiece does.
 	AddSpacePrefix bool
 
 	ids      map[string]int
 	byteID   [256]int
 	maxPiece int // bytes of the longest piece
+	// bpe encodes for the gpt2 model (bpe.go); nil for SentencePiece
+	bpe *tokencount.HF
 }
 
 // spaceMark is SentencePiece's visible space.
@@ -62,7 +70,7 @@ func New(pieces []string, scores []float32, types []int32) (*Tokenizer, error) {
 	if len(scores) != n || len(types) != n {
 		return nil, fmt.Errorf("tokenizer: %d pieces, %d scores, %d types", n, len(scores), len(types))
 	}
-	t := &Tokenizer{Pieces: pieces, Scores: scores, Types: types, BOS: 1, EOS: 2, UNK: 0, AddBOS: true, AddSpacePrefix: true,
+	t := &Tokenizer{Pieces: pieces, Scores: scores, Types: types, BOS: 1, EOS: 2, UNK: 0, EOG: []int{2}, AddBOS: true, AddSpacePrefix: true,
 		ids: make(map[string]int, n)}
 	for i := range t.byteID {
 		t.byteID[i] = -1
@@ -89,14 +97,16 @@ func parseByte(p string) (byte, bool) {
 	return byte(v), err == nil
 }
 
-// FromGGUF reads the tokenizer a GGUF file describes.
+// FromGGUF reads the tokenizer a GGUF file describes: the llama
+// (SentencePiece) model, or the gpt2 (byte-level BPE) one of Llama 3,
+// Qwen and SmolLM files.
 func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 	model, err := f.String("tokenizer.ggml.model")
 	if err != nil {
 		return nil, err
 	}
-	if model != "llama" {
-		return nil, fmt.Errorf("tokenizer model %q: only the llama (SentencePiece) model is supported", model)
+	if model != "llama" && model != "gpt2" {
+		return nil, fmt.Errorf("tokenizer model %q: llama (SentencePiece) and gpt2 (byte-level BPE) are supported", model)
 	}
 	ta, err := f.Array("tokenizer.ggml.tokens")
 	if err != nil {
@@ -122,6 +132,11 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if model == "gpt2" {
+		if err := t.readBPE(f); err != nil {
+			return nil, err
+		}
+	}
 	for key, dst := range map[string]*int{"tokenizer.ggml.bos_token_id": &t.BOS, "tokenizer.ggml.eos_token_id": &t.EOS, "tokenizer.ggml.unknown_token_id": &t.UNK} {
 		if v, err := f.Uint(key); err == nil {
 			if v >= uint64(len(pieces)) {
@@ -137,7 +152,31 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 			}
 		}
 	}
+	t.EOG = t.endOfGeneration(f)
 	return t, nil
+}
+
+// endOfGenerationText are the end-of-turn tokens of the chat formats
+// (Llama 3, ChatML, Phi-3, Gemma, GPT-2's end of text), which end a
+// generation as the end-of-sequence token does when a file names only
+// one of them, as llama.cpp reads them.
+var endOfGenerationText = []string{"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "</s>"}
+
+// endOfGeneration is the end-of-sequence token, the end-of-turn tokens the
+// file names, and the control tokens spelled as one.
+func (t *Tokenizer) endOfGeneration(f *gguf.File) []int {
+	eog := []int{t.EOS}
+	for _, key := range []string{"tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"} {
+		if v, err := f.Uint(key); err == nil && v < uint64(len(t.Pieces)) && !slices.Contains(eog, int(v)) {
+			eog = append(eog, int(v))
+		}
+	}
+	for _, text := range endOfGenerationText {
+		if id, ok := t.ids[text]; ok && t.Types[id] == TypeControl && !slices.Contains(eog, id) {
+			eog = append(eog, id)
+		}
+	}
+	return eog
 }
 
 // Len is the vocabulary size.
@@ -153,7 +192,9 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) []int {
 	if addSpecial && t.AddBOS {
 		out = append(out, t.BOS)
 	}
-	if text != "" {
+	if t.bpe != nil {
+		out = append(out, t.bpe.Encode(text)...)
+	} else if text != "" {
 		if t.AddSpacePrefix {
 			text = " " + text
 		}
@@ -276,6 +317,9 @@ func (t *Tokenizer) encodeSPM(text string, out []int) []int {
 func (t *Tokenizer) Piece(id int) string {
 	if id < 0 || id >= len(t.Pieces) {
 		return ""
+	}
+	if t.bpe != nil {
+		return t.bpePiece(id)
 	}
 	switch t.Types[id] {
 	case TypeByte:

@@ -3,13 +3,17 @@
 // conformance test and engine benchmark compare against it.
 //
 //   llamaref logits   MODEL TOKEN...          logits of every position (one token a decode), one line each
-//   llamaref tokenize MODEL                   token ids of each stdin line (with BOS)
+//   llamaref tokenize MODEL                   token ids of each stdin line (with BOS; special
+//                     tokens in the text parsed, as llama.cpp's server does with a prompt)
 //   llamaref bench    MODEL THREADS PROMPT GEN [BATCH]
 //                     prompt-processing and generation tokens/s (JSON)
 //   llamaref trace    MODEL NAMES TOKEN...    the F32 tensors NAMES (comma-separated, as llama.cpp's
 //                     graph names them, e.g. attn_norm-0,Qcur-0,ffn_out-0) at the last token: for
 //                     each, a "# NAME NE0 NE1 NE2" line, then one value a line (a name the graph gives
 //                     again after a reshape or rope comes again)
+//   llamaref chat     TEMPLATE                llama.cpp's chat prompt for the messages on stdin, one a
+//                     line as ROLE<tab>CONTENT (\n in CONTENT a newline), with the assistant's turn
+//                     begun; TEMPLATE is a template's text or a name (chatml, llama3, ...)
 //   llamaref quantize IN OUT FTYPE            llama.cpp's quantizer: FTYPE is a llama_ftype
 //                     number (15 Q4_K_M, 17 Q5_K_M, 18 Q6_K, 10 Q2_K, 12 Q3_K_M, 32 BF16, ...)
 #include <stdio.h>
@@ -128,7 +132,7 @@ static int tokenize(const char *path) {
     while (fgets(line, sizeof line, stdin)) {
         size_t len = strlen(line);
         if (len && line[len - 1] == '\n') line[--len] = 0;
-        int n = llama_tokenize(v, line, (int)len, toks, 1 << 14, true, false);
+        int n = llama_tokenize(v, line, (int)len, toks, 1 << 14, true, true);
         for (int i = 0; i < n; i++) printf(i ? " %d" : "%d", toks[i]);
         printf("\n");
     }
@@ -183,13 +187,40 @@ static int quantize(const char *in, const char *out, int ftype) {
     return 0;
 }
 
+static int chat(const char *tmpl) {
+    static char line[1 << 16];
+    struct llama_chat_message msgs[64];
+    int n = 0;
+    while (n < 64 && fgets(line, sizeof line, stdin)) {
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\n') line[--len] = 0;
+        char *tab = strchr(line, '\t');
+        if (!tab) { fprintf(stderr, "llamaref: want ROLE<tab>CONTENT\n"); return 2; }
+        *tab = 0;
+        char *content = strdup(tab + 1), *w = content;
+        for (char *r = content; *r; r++) {
+            if (r[0] == '\\' && r[1] == 'n') { *w++ = '\n'; r++; } else *w++ = *r;
+        }
+        *w = 0;
+        msgs[n].role = strdup(line);
+        msgs[n].content = content;
+        n++;
+    }
+    static char out[1 << 20];
+    int32_t len = llama_chat_apply_template(tmpl, msgs, n, true, out, sizeof out);
+    if (len < 0 || len > (int32_t)sizeof out) { fprintf(stderr, "llamaref: template not supported\n"); return 1; }
+    fwrite(out, 1, len, stdout);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "logits")) return logits(argv[2], argc - 3, argv + 3);
     if (argc == 3 && !strcmp(argv[1], "tokenize")) return tokenize(argv[2]);
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bench"))
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 1);
     if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
+    if (argc == 3 && !strcmp(argv[1], "chat")) return chat(argv[2]);
     if (argc == 5 && !strcmp(argv[1], "quantize")) return quantize(argv[2], argv[3], atoi(argv[4]));
-    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | quantize IN OUT FTYPE\n");
+    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE\n");
     return 2;
 }

@@ -1,0 +1,233 @@
+// Package chat turns chat messages into a model's prompt, in the format
+// its GGUF file's tokenizer.chat_template describes. Like llama.cpp's
+// llama_chat_apply_template, it recognises the template families models
+// ship (by the markers their Jinja source contains) rather than running
+// Jinja, and builds each family's prompt as llama.cpp does.
+package chat
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role, Content string
+}
+
+// Template is a recognised chat format.
+type Template struct {
+	Name   string
+	format func(b *strings.Builder, msgs []Message)
+}
+
+// Apply builds the prompt of msgs, ending with the start of the
+// assistant's turn.
+func (t Template) Apply(msgs []Message) string {
+	var b strings.Builder
+	t.format(&b, msgs)
+	return b.String()
+}
+
+// Plain is the format of a model without a template (the synthesized
+// models): a "role: content" line each, then "assistant:".
+var Plain = Template{"plain", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "%s: %s\n", m.Role, m.Content)
+	}
+	b.WriteString("assistant:")
+}}
+
+// byName are the families, by llama.cpp's names for them.
+var byName = map[string]Template{}
+
+func init() {
+	for _, t := range []Template{chatML, llama3, phi3, gemma, zephyr, mistralV7, mistralV7Tekken,
+		mistral("mistral-v1", " ", " ", false), mistral("mistral-v3", "", " ", true), mistral("mistral-v3-tekken", "", "", false),
+		llama2("llama2", false, false, false), llama2("llama2-sys", true, false, false),
+		llama2("llama2-sys-bos", true, true, false), llama2("llama2-sys-strip", true, false, true)} {
+		byName[t.Name] = t
+	}
+}
+
+// Detect recognises a template's family from its Jinja source (or its
+// llama.cpp name), in llama.cpp's order of checks. An empty source is
+// Plain; one of no known family is an error naming what was looked for.
+func Detect(source string) (Template, error) {
+	if source == "" {
+		return Plain, nil
+	}
+	if t, ok := byName[source]; ok {
+		return t, nil
+	}
+	has := func(s string) bool { return strings.Contains(source, s) }
+	switch {
+	case has("<|im_start|>") && !has("<|im_sep|>") && !has("<end_of_utterance>"):
+		return chatML, nil
+	case strings.HasPrefix(source, "mistral") || has("[INST]"):
+		switch {
+		case has("[SYSTEM_PROMPT]"):
+			return byName["mistral-v7"], nil
+		case has("' [INST] ' + system_message") || has("[AVAILABLE_TOOLS]"):
+			switch {
+			case has(" [INST]"):
+				return byName["mistral-v1"], nil
+			case has(`"[INST]"`):
+				return byName["mistral-v3-tekken"], nil
+			}
+			return byName["mistral-v3"], nil
+		case has("content.strip()"):
+			return byName["llama2-sys-strip"], nil
+		case has("bos_token + '[INST]"):
+			return byName["llama2-sys-bos"], nil
+		case has("<<SYS>>"):
+			return byName["llama2-sys"], nil
+		}
+		return byName["llama2"], nil
+	case has("<|assistant|>") && has("<|end|>"):
+		return phi3, nil
+	case has("<|user|>") && has("<|endoftext|>") && !has("<|assistant|>"):
+		return zephyr, nil
+	case has("<start_of_turn>"):
+		return gemma, nil
+	case has("<|start_header_id|>") && has("<|end_header_id|>"):
+		return llama3, nil
+	}
+	return Template{}, fmt.Errorf("chat template of no known family (recognised: ChatML, Llama 2 and 3, Mistral, Phi-3, Gemma, Zephyr)")
+}
+
+func trim(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
+
+var chatML = Template{"chatml", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|im_start|>%s\n%s<|im_end|>\n", m.Role, m.Content)
+	}
+	b.WriteString("<|im_start|>assistant\n")
+}}
+
+var llama3 = Template{"llama3", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|start_header_id|>%s<|end_header_id|>\n\n%s<|eot_id|>", m.Role, trim(m.Content))
+	}
+	b.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
+}}
+
+var phi3 = Template{"phi3", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|%s|>\n%s<|end|>\n", m.Role, m.Content)
+	}
+	b.WriteString("<|assistant|>\n")
+}}
+
+var zephyr = Template{"zephyr", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|%s|>\n%s<|endoftext|>\n", m.Role, m.Content)
+	}
+	b.WriteString("<|assistant|>\n")
+}}
+
+// gemma has no system role: a system message joins the next user turn.
+var gemma = Template{"gemma", func(b *strings.Builder, msgs []Message) {
+	system := ""
+	for _, m := range msgs {
+		role := m.Role
+		switch role {
+		case "system":
+			system += trim(m.Content)
+			continue
+		case "assistant":
+			role = "model"
+		}
+		fmt.Fprintf(b, "<start_of_turn>%s\n", role)
+		if system != "" && role != "model" {
+			b.WriteString(system + "\n\n")
+			system = ""
+		}
+		b.WriteString(trim(m.Content) + "<end_of_turn>\n")
+	}
+	b.WriteString("<start_of_turn>model\n")
+}}
+
+// mistralV7 and its Tekken variant (no spaces inside the markers). Neither
+// adds anything for the assistant's turn.
+var (
+	mistralV7       = mistral7("mistral-v7", " ")
+	mistralV7Tekken = mistral7("mistral-v7-tekken", "")
+)
+
+func mistral7(name, space string) Template {
+	return Template{name, func(b *strings.Builder, msgs []Message) {
+		for _, m := range msgs {
+			switch m.Role {
+			case "system":
+				b.WriteString("[SYSTEM_PROMPT]" + space + m.Content + "[/SYSTEM_PROMPT]")
+			case "user":
+				b.WriteString("[INST]" + space + m.Content + "[/INST]")
+			default:
+				b.WriteString(space + m.Content + "</s>")
+			}
+		}
+	}}
+}
+
+// mistral is the v1, v3 and v3-tekken formats: system text opens the
+// instruction, an assistant reply closes the turn.
+func mistral(name, lead, trail string, trimReply bool) Template {
+	return Template{name, func(b *strings.Builder, msgs []Message) {
+		inTurn := false
+		for _, m := range msgs {
+			if !inTurn {
+				b.WriteString(lead + "[INST]" + trail)
+				inTurn = true
+			}
+			switch m.Role {
+			case "system":
+				b.WriteString(m.Content + "\n\n")
+			case "user":
+				b.WriteString(m.Content + lead + "[/INST]")
+			default:
+				reply := m.Content
+				if trimReply {
+					reply = trim(reply)
+				}
+				b.WriteString(trail + reply + "</s>")
+				inTurn = false
+			}
+		}
+	}}
+}
+
+// llama2 and its variants: with a system block, with BOS inside the
+// history, with messages trimmed.
+func llama2(name string, system, bosInHistory, strip bool) Template {
+	return Template{name, func(b *strings.Builder, msgs []Message) {
+		b.WriteString("[INST] ")
+		inTurn := true
+		for _, m := range msgs {
+			content := m.Content
+			if strip {
+				content = trim(content)
+			}
+			if !inTurn {
+				inTurn = true
+				if bosInHistory {
+					b.WriteString("<s>")
+				}
+				b.WriteString("[INST] ")
+			}
+			switch m.Role {
+			case "system":
+				if system {
+					b.WriteString("<<SYS>>\n" + content + "\n<</SYS>>\n\n")
+				} else {
+					b.WriteString(content + "\n")
+				}
+			case "user":
+				b.WriteString(content + " [/INST]")
+			default:
+				b.WriteString(content + "</s>")
+				inTurn = false
+			}
+		}
+	}}
+}
