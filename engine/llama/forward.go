@@ -126,7 +126,7 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		}
 	}
 	for i := range entries {
-		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c.RopeDim, st.pos[i], c.RopeBase)
+		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i])
 	}
 	// Attention tasks: each entry's heads, split into groups enough to
 	// keep every thread busy when the batch is small.
@@ -149,9 +149,12 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		}
 		m.matMuls(xb, n, product{out: q, w: ly.wq}, product{out: k, w: ly.wk}, product{out: v, w: ly.wv})
 		for i, e := range entries {
+			addBias(q[i*dim:(i+1)*dim], ly.bq)
+			addBias(k[i*kvDim:(i+1)*kvDim], ly.bk)
+			addBias(v[i*kvDim:(i+1)*kvDim], ly.bv)
 			cs := st.rope[i*c.RopeDim : (i+1)*c.RopeDim]
-			rope(q[i*dim:(i+1)*dim], c.Heads, hd, cs)
-			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, cs)
+			rope(q[i*dim:(i+1)*dim], c.Heads, hd, cs, c.RopeNeox)
+			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, cs, c.RopeNeox)
 			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
 			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
 		}
@@ -193,27 +196,45 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 }
 
 // ropeAngles writes the cosine and sine of each rotated pair's angle at
-// pos (dims values): pair (2i, 2i+1) turns by pos * base^(-2i/dims), the
-// "normal" RoPE of llama.cpp's llama architecture. Every layer's q and k
-// of an entry rotate by these.
-func ropeAngles(cs []float32, dims, pos int, base float32) {
+// pos (RopeDim values): pair i turns by pos * base^(-2i/RopeDim), times
+// RopeScale and over RopeFreqs[i] where the model has them. Every layer's
+// q and k of an entry rotate by these.
+func ropeAngles(cs []float32, c Config, pos int) {
+	dims := c.RopeDim
 	for i := 0; i < dims; i += 2 {
-		theta := float64(pos) * math.Pow(float64(base), -float64(i)/float64(dims))
+		theta := float64(pos) * float64(c.RopeScale) * math.Pow(float64(c.RopeBase), -float64(i)/float64(dims))
+		if c.RopeFreqs != nil {
+			theta /= float64(c.RopeFreqs[i/2])
+		}
 		sin, cos := math.Sincos(theta)
 		cs[i], cs[i+1] = float32(cos), float32(sin)
 	}
 }
 
-// rope rotates the first dims values of each head by the angles of cs.
-func rope(x []float32, heads, hd int, cs []float32) {
+// rope rotates the first dims values of each head by the angles of cs:
+// pair i is (2i, 2i+1), llama.cpp's "normal" RoPE, or (i, i+dims/2), its
+// "neox" RoPE.
+func rope(x []float32, heads, hd int, cs []float32, neox bool) {
+	half := len(cs) / 2
 	for i := 0; i < len(cs); i += 2 {
 		c, s := cs[i], cs[i+1]
-		for h := 0; h < heads; h++ {
-			v := x[h*hd+i : h*hd+i+2]
-			x0, x1 := v[0], v[1]
-			v[0] = x0*c - x1*s
-			v[1] = x0*s + x1*c
+		a, b := i, i+1
+		if neox {
+			a, b = i/2, i/2+half
 		}
+		for h := 0; h < heads; h++ {
+			v := x[h*hd : (h+1)*hd]
+			x0, x1 := v[a], v[b]
+			v[a] = x0*c - x1*s
+			v[b] = x0*s + x1*c
+		}
+	}
+}
+
+// addBias adds a projection's bias (none when b is nil).
+func addBias(x, b []float32) {
+	for i, v := range b {
+		x[i] += v
 	}
 }
 

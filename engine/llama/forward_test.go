@@ -84,6 +84,49 @@ func TestForwardMatchesReference(t *testing.T) {
 	}
 }
 
+// TestArchitecturesMatchReference is TestForwardMatchesReference for the
+// variations of the llama block: qwen2's biases and neox RoPE with an
+// untied head, and Llama 3.1's RoPE frequency divisors.
+func TestArchitecturesMatchReference(t *testing.T) {
+	for _, shape := range []synth.Shape{
+		{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
+		{Name: "llama31", RopeFreqs: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
+	} {
+		t.Run(shape.Name, func(t *testing.T) {
+			b, err := synth.Bytes(shape, gguf.F32, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := llama.Load(f, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			ref := llama.NewReference(f, m.Config)
+			seq := m.NewSequence(16)
+			for pos, tok := range []int{1, 300, 301, 7, 450, 299, 511, 2} {
+				got, err := seq.Forward(tok)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := ref.Forward(tok)
+				worst, mag := 0.0, 0.0
+				for i := range want {
+					worst = math.Max(worst, math.Abs(float64(got[i])-want[i]))
+					mag = math.Max(mag, math.Abs(want[i]))
+				}
+				if worst > 1e-4*mag {
+					t.Errorf("position %d: max logit error %.3g, largest logit %.3g", pos, worst, mag)
+				}
+			}
+		})
+	}
+}
+
 func TestSequencesDoNotInterfere(t *testing.T) {
 	_, m := load(t, "tiny", gguf.Q8_0, 2)
 	a, b, alone := m.NewSequence(8), m.NewSequence(8), m.NewSequence(8)

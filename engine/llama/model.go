@@ -1,7 +1,9 @@
-// Package llama is a llama-architecture transformer: weights read in place
-// from a GGUF file (F32, F16, BF16, Q8_0, Q4_0 and the other formats
-// llama-quantize writes, K-quants included), a forward pass with a KV cache
-// per sequence, and sampling. Its matrix-vector products run on a Pool of
+// Package llama is a llama-architecture transformer, and the variations of
+// its block other families use (arch.go: qwen2's biases and neox RoPE,
+// Llama 3.1's RoPE frequencies): weights read in place from a GGUF file
+// (F32, F16, BF16, Q8_0, Q4_0 and the other formats llama-quantize writes,
+// K-quants included), a forward pass with a KV cache per sequence, and
+// sampling. Its matrix-vector products run on a Pool of
 // threads and allocate nothing per token.
 //
 // Start reading at Reference.Forward (reference.go): the whole pass in one
@@ -34,6 +36,13 @@ type Config struct {
 	Eps      float32 // RMSNorm epsilon
 	RopeBase float32 // RoPE frequency base
 	RopeDim  int     // dimensions rotated per head
+	// RopeNeox turns the pairs (i, i+RopeDim/2) of a head (qwen2), not
+	// (2i, 2i+1)
+	RopeNeox bool
+	// RopeScale multiplies positions (linear RoPE scaling); RopeFreqs,
+	// when set, divides pair i's frequency (rope_freqs.weight)
+	RopeScale float32
+	RopeFreqs []float32
 }
 
 // HeadDim is the size of one attention head.
@@ -45,6 +54,7 @@ func (c Config) KVDim() int { return c.KVHeads * c.HeadDim() }
 type layer struct {
 	attnNorm, ffnNorm []float32
 	wq, wk, wv, wo    *Matrix
+	bq, bk, bv        []float32 // biases, where the file has them (qwen2)
 	wGate, wUp, wDown *Matrix
 }
 
@@ -158,10 +168,11 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	if arch != "llama" {
-		return Config{}, fmt.Errorf("architecture %q: only llama is supported", arch)
+	a, ok := architectures[arch]
+	if !ok {
+		return Config{}, fmt.Errorf("architecture %q is not supported (%s are)", arch, architectureNames())
 	}
-	var c Config
+	c := Config{RopeNeox: a.neox}
 	for k, dst := range map[string]*int{"embedding_length": &c.Dim, "feed_forward_length": &c.Hidden, "block_count": &c.Layers,
 		"attention.head_count": &c.Heads, "context_length": &c.Context} {
 		v, err := f.Uint(key(arch, k))
@@ -205,6 +216,12 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	}
 	if c.RopeDim > c.HeadDim() || c.RopeDim%2 != 0 {
 		return c, fmt.Errorf("rope dimension %d does not fit a head of %d", c.RopeDim, c.HeadDim())
+	}
+	if err := readRopeScaling(f, arch, &c); err != nil {
+		return c, err
+	}
+	if err := readRopeFreqs(f, &c); err != nil {
+		return c, err
 	}
 	if t := f.Tensor("token_embd.weight"); t != nil && len(t.Dims) == 2 {
 		c.Vocab = int(t.Dims[1])
@@ -274,6 +291,18 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 		}
 		if l.attnNorm, err = vec(p+"attn_norm.weight", c.Dim); err != nil {
 			return nil, err
+		}
+		for _, b := range []struct {
+			name string
+			dst  *[]float32
+			n    int
+		}{{"attn_q.bias", &l.bq, c.Dim}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv}} {
+			if f.Tensor(p+b.name) == nil {
+				continue
+			}
+			if *b.dst, err = vec(p+b.name, b.n); err != nil {
+				return nil, err
+			}
 		}
 		if l.ffnNorm, err = vec(p+"ffn_norm.weight", c.Dim); err != nil {
 			return nil, err

@@ -43,6 +43,9 @@ func (r *Reference) Forward(token int) []float64 {
 		// attention: x += Wo · attention(rope(Wq·n), rope(Wk·n), Wv·n)
 		n := norm64(x, r.vector(p+"attn_norm.weight"), float64(c.Eps))
 		q, k, v := r.times(p+"attn_q.weight", n), r.times(p+"attn_k.weight", n), r.times(p+"attn_v.weight", n)
+		r.addBias(q, p+"attn_q.bias") // qwen2's biases; llama has none
+		r.addBias(k, p+"attn_k.bias")
+		r.addBias(v, p+"attn_v.bias")
 		r.rope(q, pos)
 		r.rope(k, pos)
 		r.k[l], r.v[l] = append(r.k[l], k), append(r.v[l], v)
@@ -80,16 +83,31 @@ func (r *Reference) Forward(token int) []float64 {
 	return r.times(out, norm64(x, r.vector("output_norm.weight"), float64(c.Eps)))
 }
 
-// rope turns each head's pairs (2i, 2i+1), i < RopeDim/2, by
-// pos * base^(-2i/RopeDim).
+// rope turns each head's pairs (2i, 2i+1), or (i, i+RopeDim/2) for neox,
+// i < RopeDim/2, by pos * RopeScale * base^(-2i/RopeDim) / RopeFreqs[i].
 func (r *Reference) rope(x []float64, pos int) {
 	hd, dims := r.c.HeadDim(), r.c.RopeDim
 	for h := 0; h < len(x)/hd; h++ {
 		for i := 0; i < dims; i += 2 {
-			sin, cos := math.Sincos(float64(pos) * math.Pow(float64(r.c.RopeBase), -float64(i)/float64(dims)))
-			a, b := x[h*hd+i], x[h*hd+i+1]
-			x[h*hd+i], x[h*hd+i+1] = a*cos-b*sin, a*sin+b*cos
+			theta := float64(pos) * float64(r.c.RopeScale) * math.Pow(float64(r.c.RopeBase), -float64(i)/float64(dims))
+			if r.c.RopeFreqs != nil {
+				theta /= float64(r.c.RopeFreqs[i/2])
+			}
+			sin, cos := math.Sincos(theta)
+			ia, ib := h*hd+i, h*hd+i+1
+			if r.c.RopeNeox {
+				ia, ib = h*hd+i/2, h*hd+i/2+dims/2
+			}
+			a, b := x[ia], x[ib]
+			x[ia], x[ib] = a*cos-b*sin, a*sin+b*cos
 		}
+	}
+}
+
+// addBias adds the named bias vector, if the file has it.
+func (r *Reference) addBias(x []float64, name string) {
+	if r.f.Tensor(name) != nil {
+		add64(x, r.vector(name))
 	}
 }
 

@@ -27,6 +27,14 @@ type Shape struct {
 	// Tokenizer, when set, replaces the built-in vocabulary (and Vocab is
 	// its size)
 	Tokenizer *Tokenizer
+	// Arch is general.architecture: llama (the default) or qwen2, whose
+	// q, k and v projections have biases and whose RoPE is neox
+	Arch string
+	// Untied writes an output head of its own, not the embedding's
+	Untied bool
+	// RopeFreqs writes rope_freqs.weight, the frequency divisors with
+	// which Llama 3.1 and later files carry their RoPE scaling
+	RopeFreqs bool
 }
 
 // Shapes are the shapes of the stories family, and a tiny one for tests.
@@ -110,21 +118,29 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		}
 	}
 	hd := p.Dim / p.Heads
+	arch := p.Arch
+	switch arch {
+	case "":
+		arch = "llama"
+	case "llama", "qwen2":
+	default:
+		return fmt.Errorf("architecture %q: synth writes llama and qwen2", arch)
+	}
 	md := []gguf.KV{
-		{Key: "general.architecture", Value: "llama"},
+		{Key: "general.architecture", Value: arch},
 		{Key: "general.name", Value: "tpsbench-synth-" + p.Name},
 		{Key: "general.file_type", Value: fileType(typ)},
 		{Key: "general.alignment", Value: uint32(32)},
-		{Key: "llama.context_length", Value: uint32(p.Context)},
-		{Key: "llama.embedding_length", Value: uint32(p.Dim)},
-		{Key: "llama.block_count", Value: uint32(p.Layers)},
-		{Key: "llama.feed_forward_length", Value: uint32(p.Hidden)},
-		{Key: "llama.attention.head_count", Value: uint32(p.Heads)},
-		{Key: "llama.attention.head_count_kv", Value: uint32(p.KVHeads)},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: "llama.rope.freq_base", Value: float32(10000)},
-		{Key: "llama.rope.dimension_count", Value: uint32(hd)},
-		{Key: "llama.vocab_size", Value: uint32(p.Vocab)},
+		{Key: arch + ".context_length", Value: uint32(p.Context)},
+		{Key: arch + ".embedding_length", Value: uint32(p.Dim)},
+		{Key: arch + ".block_count", Value: uint32(p.Layers)},
+		{Key: arch + ".feed_forward_length", Value: uint32(p.Hidden)},
+		{Key: arch + ".attention.head_count", Value: uint32(p.Heads)},
+		{Key: arch + ".attention.head_count_kv", Value: uint32(p.KVHeads)},
+		{Key: arch + ".attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
+		{Key: arch + ".rope.freq_base", Value: float32(10000)},
+		{Key: arch + ".rope.dimension_count", Value: uint32(hd)},
+		{Key: arch + ".vocab_size", Value: uint32(p.Vocab)},
 	}
 	md = append(md, vocab...)
 	r := rand.New(rand.NewPCG(seed, 0x77e1))
@@ -143,13 +159,15 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		}
 		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: typ, Data: data})
 	}
-	norm := func(name string) {
-		data := make([]byte, 0, 4*p.Dim)
-		for i := 0; i < p.Dim; i++ {
-			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(0.8+0.4*r.Float32()))
+	// a vector of n values uniform in [lo, lo+width)
+	vector := func(name string, n int, lo, width float32) {
+		data := make([]byte, 0, 4*n)
+		for i := 0; i < n; i++ {
+			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(lo+width*r.Float32()))
 		}
-		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(p.Dim)}, Type: gguf.F32, Data: data})
+		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(n)}, Type: gguf.F32, Data: data})
 	}
+	norm := func(name string) { vector(name, p.Dim, 0.8, 0.4) }
 	kv := p.KVHeads * hd
 	// The embedding doubles as the output head (tied, as in the stories
 	// models): its scale sets the logits' spread.
@@ -161,6 +179,11 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		matrix(pre+"attn_q.weight", p.Dim, p.Dim, sd)
 		matrix(pre+"attn_k.weight", p.Dim, kv, sd)
 		matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+		if arch == "qwen2" {
+			vector(pre+"attn_q.bias", p.Dim, -0.5, 1)
+			vector(pre+"attn_k.bias", kv, -0.5, 1)
+			vector(pre+"attn_v.bias", kv, -0.5, 1)
+		}
 		matrix(pre+"attn_output.weight", p.Dim, p.Dim, sd)
 		norm(pre + "ffn_norm.weight")
 		matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
@@ -168,6 +191,14 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		matrix(pre+"ffn_down.weight", p.Hidden, p.Dim, 1/math.Sqrt(float64(p.Hidden)))
 	}
 	norm("output_norm.weight")
+	if p.Untied {
+		matrix("output.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
+	}
+	if p.RopeFreqs {
+		// from 1 (high frequencies, unscaled) to 8 (low ones), as Llama
+		// 3.1's scaling with a factor of 8
+		vector("rope_freqs.weight", hd/2, 1, 7)
+	}
 	return gguf.Write(w, md, tensors)
 }
 

@@ -1,0 +1,78 @@
+package llama
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+)
+
+// architecture is how a family's blocks differ from llama's: the engine
+// runs the llama block (RMSNorm, attention with RoPE, SwiGLU) and these
+// variations of it, chosen by general.architecture.
+type architecture struct {
+	// neox RoPE turns the pairs (i, i+dims/2) of a head, not (2i, 2i+1)
+	neox bool
+}
+
+// architectures are the families the engine runs. Mistral and SmolLM
+// files are llama ones; q/k/v biases (qwen2) are read wherever the file
+// has them.
+var architectures = map[string]architecture{
+	"llama": {},
+	"qwen2": {neox: true},
+}
+
+func architectureNames() string {
+	var names []string
+	for n := range architectures {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// readRopeScaling reads linear RoPE scaling (positions divided by the
+// factor); the other schemes change more than positions and are refused.
+func readRopeScaling(f *gguf.File, arch string, c *Config) error {
+	c.RopeScale = 1
+	typ, err := f.String(key(arch, "rope.scaling.type"))
+	if err != nil || typ == "none" {
+		return nil
+	}
+	if typ != "linear" {
+		return fmt.Errorf("%s = %q: only linear RoPE scaling is supported", key(arch, "rope.scaling.type"), typ)
+	}
+	factor, err := f.Float(key(arch, "rope.scaling.factor"))
+	if err != nil || !(factor >= 1 && factor <= 1<<16) {
+		return fmt.Errorf("%s: want a factor of 1 or more with linear RoPE scaling", key(arch, "rope.scaling.factor"))
+	}
+	c.RopeScale = float32(1 / factor)
+	return nil
+}
+
+// readRopeFreqs reads rope_freqs.weight, the per-pair divisors of the
+// rotation frequencies with which Llama 3.1 and later files carry their
+// RoPE scaling.
+func readRopeFreqs(f *gguf.File, c *Config) error {
+	t := f.Tensor("rope_freqs.weight")
+	if t == nil {
+		return nil
+	}
+	if t.Type != gguf.F32 || len(t.Dims) != 1 || int(t.Dims[0]) != c.RopeDim/2 {
+		return fmt.Errorf("tensor rope_freqs.weight: want %d F32 values, have %v of %s", c.RopeDim/2, t.Dims, t.Type)
+	}
+	m, err := newMatrix(t)
+	if err != nil {
+		return err
+	}
+	c.RopeFreqs = slices.Clone(m.f32)
+	for i, v := range c.RopeFreqs {
+		if !(v > 0) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("tensor rope_freqs.weight: value %d is %v", i, v)
+		}
+	}
+	return nil
+}
