@@ -553,9 +553,10 @@ func TestServesALlama3VocabularyModel(t *testing.T) {
 
 // architectureShapes are the variations of the llama block the engine
 // runs, in small shapes: Qwen2's (q/k/v biases, neox RoPE, an untied
-// head) and Llama 3.1's (RoPE frequency divisors, grouped-query
-// attention).
+// head), Qwen3's (per-head q/k norms, heads wider than Dim/Heads) and
+// Llama 3.1's (RoPE frequency divisors, grouped-query attention).
 var architectureShapes = []synth.Shape{
+	{Name: "qwen3", Arch: "qwen3", HeadDim: 64, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 128, Hidden: 352, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	{Name: "llama31", RopeFreqs: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 256},
 }

@@ -18,11 +18,12 @@ type architecture struct {
 }
 
 // architectures are the families the engine runs. Mistral and SmolLM
-// files are llama ones; q/k/v biases (qwen2) are read wherever the file
-// has them.
+// files are llama ones; q/k/v biases (qwen2), per-head q/k norms and a
+// head size of its own (qwen3) are read wherever the file has them.
 var architectures = map[string]architecture{
 	"llama": {},
 	"qwen2": {neox: true},
+	"qwen3": {neox: true},
 }
 
 func architectureNames() string {

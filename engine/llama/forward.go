@@ -131,14 +131,14 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	// Attention tasks: each entry's heads, split into groups enough to
 	// keep every thread busy when the batch is small.
 	m.attn.groups = min(max(1, (4*m.pool.Threads()+n-1)/n), c.Heads)
-	dim, kvDim, hidden := c.Dim, c.KVDim(), c.Hidden
+	dim, kvDim, hidden, qDim := c.Dim, c.KVDim(), c.Hidden, c.QDim()
 	hd := c.HeadDim()
 	x := st.x[:n*dim]
 	for i, e := range entries {
 		dequantRow(x[i*dim:(i+1)*dim], m.tokEmb, e.Token)
 	}
 	xb, xb2 := st.xb[:n*dim], st.xb2[:n*dim]
-	q, k, v := st.q[:n*dim], st.k[:n*kvDim], st.v[:n*kvDim]
+	q, k, v, att := st.q[:n*qDim], st.k[:n*kvDim], st.v[:n*kvDim], st.att[:n*qDim]
 	hb, hb2 := st.hb[:n*hidden], st.hb2[:n*hidden]
 	for l := range m.layers {
 		ly := &m.layers[l]
@@ -149,18 +149,20 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		}
 		m.matMuls(xb, n, product{out: q, w: ly.wq}, product{out: k, w: ly.wk}, product{out: v, w: ly.wv})
 		for i, e := range entries {
-			addBias(q[i*dim:(i+1)*dim], ly.bq)
+			addBias(q[i*qDim:(i+1)*qDim], ly.bq)
 			addBias(k[i*kvDim:(i+1)*kvDim], ly.bk)
 			addBias(v[i*kvDim:(i+1)*kvDim], ly.bv)
+			headNorm(q[i*qDim:(i+1)*qDim], ly.qNorm, c.Eps)
+			headNorm(k[i*kvDim:(i+1)*kvDim], ly.kNorm, c.Eps)
 			cs := st.rope[i*c.RopeDim : (i+1)*c.RopeDim]
-			rope(q[i*dim:(i+1)*dim], c.Heads, hd, cs, c.RopeNeox)
+			rope(q[i*qDim:(i+1)*qDim], c.Heads, hd, cs, c.RopeNeox)
 			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, cs, c.RopeNeox)
 			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
 			e.Seq.v[l] = append(e.Seq.v[l], v[i*kvDim:(i+1)*kvDim]...)
 		}
-		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, xb
+		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, att
 		m.pool.Run(n*m.attn.groups, m.attnRows)
-		m.matMul(xb2, ly.wo, xb, n)
+		m.matMul(xb2, ly.wo, att, n)
 		m.addNorm(xb, x, xb2, ly.ffnNorm, n)
 		m.matMuls(xb, n, product{out: hb, w: ly.wGate}, product{out: hb2, w: ly.wUp})
 		m.glu.gate, m.glu.up = hb, hb2 // SiLU(gate) * up, over the threads
@@ -228,6 +230,15 @@ func rope(x []float32, heads, hd int, cs []float32, neox bool) {
 			v[a] = x0*c - x1*s
 			v[b] = x0*s + x1*c
 		}
+	}
+}
+
+// headNorm RMS-normalises each head of x by its own norm, scaled by w (no
+// norm when w is nil).
+func headNorm(x, w []float32, eps float32) {
+	for h := 0; w != nil && h < len(x)/len(w); h++ {
+		v := x[h*len(w) : (h+1)*len(w)]
+		rmsNorm(v, v, w, eps)
 	}
 }
 
@@ -301,7 +312,7 @@ const attnBlock = 16
 func (m *Model) attend(lo, hi int) {
 	c := m.Config
 	a := &m.attn
-	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.Dim
+	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.QDim()
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	var four [4]float32

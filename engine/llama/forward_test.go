@@ -86,10 +86,12 @@ func TestForwardMatchesReference(t *testing.T) {
 
 // TestArchitecturesMatchReference is TestForwardMatchesReference for the
 // variations of the llama block: qwen2's biases and neox RoPE with an
-// untied head, and Llama 3.1's RoPE frequency divisors.
+// untied head, qwen3's per-head norms and wide heads, and Llama 3.1's
+// RoPE frequency divisors.
 func TestArchitecturesMatchReference(t *testing.T) {
 	for _, shape := range []synth.Shape{
 		{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
+		{Name: "qwen3", Arch: "qwen3", HeadDim: 32, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
 		{Name: "llama31", RopeFreqs: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
 	} {
 		t.Run(shape.Name, func(t *testing.T) {

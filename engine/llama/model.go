@@ -1,6 +1,6 @@
 // Package llama is a llama-architecture transformer, and the variations of
 // its block other families use (arch.go: qwen2's biases and neox RoPE,
-// Llama 3.1's RoPE frequencies): weights read in place from a GGUF file
+// qwen3's per-head norms, Llama 3.1's RoPE frequencies): weights read in place from a GGUF file
 // (F32, F16, BF16, Q8_0, Q4_0 and the other formats llama-quantize writes,
 // K-quants included), a forward pass with a KV cache per sequence, and
 // sampling. Its matrix-vector products run on a Pool of
@@ -43,10 +43,22 @@ type Config struct {
 	// when set, divides pair i's frequency (rope_freqs.weight)
 	RopeScale float32
 	RopeFreqs []float32
+	// KeyLength is attention.key_length, a head size not tied to Dim/Heads
+	// (0: Dim/Heads)
+	KeyLength int
 }
 
-// HeadDim is the size of one attention head.
-func (c Config) HeadDim() int { return c.Dim / c.Heads }
+// HeadDim is the size of one attention head: KeyLength where the file
+// gives one (qwen3: 128 whatever the embedding), else Dim/Heads.
+func (c Config) HeadDim() int {
+	if c.KeyLength > 0 {
+		return c.KeyLength
+	}
+	return c.Dim / c.Heads
+}
+
+// QDim is the size of all heads' queries (and of the attention's output).
+func (c Config) QDim() int { return c.Heads * c.HeadDim() }
 
 // KVDim is the size of one position's keys (or values).
 func (c Config) KVDim() int { return c.KVHeads * c.HeadDim() }
@@ -55,6 +67,7 @@ type layer struct {
 	attnNorm, ffnNorm []float32
 	wq, wk, wv, wo    *Matrix
 	bq, bk, bv        []float32 // biases, where the file has them (qwen2)
+	qNorm, kNorm      []float32 // per-head RMSNorm of q and k (qwen3)
 	wGate, wUp, wDown *Matrix
 }
 
@@ -132,6 +145,7 @@ func (a *attention) claim() int {
 type scratch struct {
 	batch                        int // entries the buffers hold
 	x, xb, xb2, q, k, v, hb, hb2 []float32
+	att                          []float32 // attention's output, QDim an entry
 	logits, outIn                []float32
 	half                         []float32
 	ins                          []vecInput
@@ -146,9 +160,10 @@ func (st *scratch) grow(c Config, n, nl int) {
 		kv := c.KVDim()
 		st.batch = n
 		st.x, st.xb, st.xb2 = make([]float32, n*c.Dim), make([]float32, n*c.Dim), make([]float32, n*c.Dim)
-		st.q, st.k, st.v = make([]float32, n*c.Dim), make([]float32, n*kv), make([]float32, n*kv)
+		st.q, st.k, st.v = make([]float32, n*c.QDim()), make([]float32, n*kv), make([]float32, n*kv)
+		st.att = make([]float32, n*c.QDim())
 		st.hb, st.hb2 = make([]float32, n*c.Hidden), make([]float32, n*c.Hidden)
-		st.half = make([]float32, n*max(c.Dim, c.Hidden))
+		st.half = make([]float32, n*max(c.Dim, c.Hidden, c.QDim()))
 		st.ins = make([]vecInput, n)
 		st.pos = make([]int, n)
 		st.rope = make([]float32, n*c.RopeDim)
@@ -199,6 +214,15 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if c.KVHeads, err = optional("attention.head_count_kv", c.Heads, 1); err != nil {
 		return c, err
 	}
+	if c.KeyLength, err = optional("attention.key_length", 0, 0); err != nil {
+		return c, err
+	}
+	if v, err := optional("attention.value_length", c.KeyLength, 0); err != nil || v != c.KeyLength {
+		return c, fmt.Errorf("%s differs from the key length %d: not supported", key(arch, "attention.value_length"), c.KeyLength)
+	}
+	if c.KeyLength == c.Dim/max(c.Heads, 1) && c.Dim%max(c.Heads, 1) == 0 {
+		c.KeyLength = 0 // the usual head size, said explicitly
+	}
 	eps, err := f.Float(key(arch, "attention.layer_norm_rms_epsilon"))
 	if err != nil {
 		return c, err
@@ -208,7 +232,7 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if v, err := f.Float(key(arch, "rope.freq_base")); err == nil {
 		c.RopeBase = float32(v)
 	}
-	if c.Dim%c.Heads != 0 || c.KVHeads == 0 || c.Heads%c.KVHeads != 0 {
+	if c.KeyLength == 0 && c.Dim%c.Heads != 0 || c.KVHeads == 0 || c.Heads%c.KVHeads != 0 || c.QDim() > 1<<24 {
 		return c, fmt.Errorf("%d heads and %d key/value heads do not divide an embedding of %d", c.Heads, c.KVHeads, c.Dim)
 	}
 	if c.RopeDim, err = optional("rope.dimension_count", c.HeadDim(), 0); err != nil {
@@ -281,8 +305,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 			dst        **Matrix
 			cols, rows int
 		}{
-			{"attn_q.weight", &l.wq, c.Dim, c.Dim}, {"attn_k.weight", &l.wk, c.Dim, kv}, {"attn_v.weight", &l.wv, c.Dim, kv},
-			{"attn_output.weight", &l.wo, c.Dim, c.Dim}, {"ffn_gate.weight", &l.wGate, c.Dim, c.Hidden},
+			{"attn_q.weight", &l.wq, c.Dim, c.QDim()}, {"attn_k.weight", &l.wk, c.Dim, kv}, {"attn_v.weight", &l.wv, c.Dim, kv},
+			{"attn_output.weight", &l.wo, c.QDim(), c.Dim}, {"ffn_gate.weight", &l.wGate, c.Dim, c.Hidden},
 			{"ffn_up.weight", &l.wUp, c.Dim, c.Hidden}, {"ffn_down.weight", &l.wDown, c.Hidden, c.Dim},
 		} {
 			if *s.dst, err = mat(p+s.name, s.cols, s.rows); err != nil {
@@ -296,7 +320,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 			name string
 			dst  *[]float32
 			n    int
-		}{{"attn_q.bias", &l.bq, c.Dim}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv}} {
+		}{{"attn_q.bias", &l.bq, c.QDim()}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv},
+			{"attn_q_norm.weight", &l.qNorm, c.HeadDim()}, {"attn_k_norm.weight", &l.kNorm, c.HeadDim()}} {
 			if f.Tensor(p+b.name) == nil {
 				continue
 			}

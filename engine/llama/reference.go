@@ -46,10 +46,12 @@ func (r *Reference) Forward(token int) []float64 {
 		r.addBias(q, p+"attn_q.bias") // qwen2's biases; llama has none
 		r.addBias(k, p+"attn_k.bias")
 		r.addBias(v, p+"attn_v.bias")
+		r.headNorm(q, p+"attn_q_norm.weight") // qwen3's per-head norms
+		r.headNorm(k, p+"attn_k_norm.weight")
 		r.rope(q, pos)
 		r.rope(k, pos)
 		r.k[l], r.v[l] = append(r.k[l], k), append(r.v[l], v)
-		att := make([]float64, c.Dim)
+		att := make([]float64, c.QDim())
 		for h := 0; h < c.Heads; h++ {
 			kv := h / (c.Heads / c.KVHeads) // grouped-query: heads share a key/value head
 			scores := make([]float64, pos+1)
@@ -101,6 +103,18 @@ func (r *Reference) rope(x []float64, pos int) {
 			a, b := x[ia], x[ib]
 			x[ia], x[ib] = a*cos-b*sin, a*sin+b*cos
 		}
+	}
+}
+
+// headNorm RMS-normalises each head of x by the named weight, if the file
+// has it.
+func (r *Reference) headNorm(x []float64, name string) {
+	if r.f.Tensor(name) == nil {
+		return
+	}
+	w := r.vector(name)
+	for h := 0; h < len(x)/len(w); h++ {
+		copy(x[h*len(w):], norm64(x[h*len(w):(h+1)*len(w)], w, float64(r.c.Eps)))
 	}
 }
 

@@ -27,9 +27,13 @@ type Shape struct {
 	// Tokenizer, when set, replaces the built-in vocabulary (and Vocab is
 	// its size)
 	Tokenizer *Tokenizer
-	// Arch is general.architecture: llama (the default) or qwen2, whose
-	// q, k and v projections have biases and whose RoPE is neox
+	// Arch is general.architecture: llama (the default), qwen2 (q, k and
+	// v projections with biases, neox RoPE) or qwen3 (per-head q and k
+	// norms, neox RoPE, heads of HeadDim values)
 	Arch string
+	// HeadDim, when set, is the head size (attention.key_length) rather
+	// than Dim/Heads
+	HeadDim int
 	// Untied writes an output head of its own, not the embedding's
 	Untied bool
 	// RopeFreqs writes rope_freqs.weight, the frequency divisors with
@@ -91,10 +95,10 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		return fmt.Errorf("format %s: synth writes F32, F16, Q8_0 and Q4_0", typ)
 	}
 	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
-		p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 {
+		p.HeadDim == 0 && p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 || p.HeadDim < 0 {
 		return fmt.Errorf("shape %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
 	}
-	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 {
+	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 || p.HeadDim*p.Heads%bs != 0 {
 		return fmt.Errorf("shape %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
 	}
 	var vocab []gguf.KV
@@ -118,13 +122,16 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		}
 	}
 	hd := p.Dim / p.Heads
+	if p.HeadDim > 0 {
+		hd = p.HeadDim
+	}
 	arch := p.Arch
 	switch arch {
 	case "":
 		arch = "llama"
-	case "llama", "qwen2":
+	case "llama", "qwen2", "qwen3":
 	default:
-		return fmt.Errorf("architecture %q: synth writes llama and qwen2", arch)
+		return fmt.Errorf("architecture %q: synth writes llama, qwen2 and qwen3", arch)
 	}
 	md := []gguf.KV{
 		{Key: "general.architecture", Value: arch},
@@ -140,6 +147,8 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		{Key: arch + ".attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
 		{Key: arch + ".rope.freq_base", Value: float32(10000)},
 		{Key: arch + ".rope.dimension_count", Value: uint32(hd)},
+		{Key: arch + ".attention.key_length", Value: uint32(hd)},
+		{Key: arch + ".attention.value_length", Value: uint32(hd)},
 		{Key: arch + ".vocab_size", Value: uint32(p.Vocab)},
 	}
 	md = append(md, vocab...)
@@ -176,15 +185,19 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		pre := fmt.Sprintf("blk.%d.", l)
 		norm(pre + "attn_norm.weight")
 		sd := 1 / math.Sqrt(float64(p.Dim))
-		matrix(pre+"attn_q.weight", p.Dim, p.Dim, sd)
+		matrix(pre+"attn_q.weight", p.Dim, p.Heads*hd, sd)
 		matrix(pre+"attn_k.weight", p.Dim, kv, sd)
 		matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+		if arch == "qwen3" {
+			vector(pre+"attn_q_norm.weight", hd, 0.8, 0.4)
+			vector(pre+"attn_k_norm.weight", hd, 0.8, 0.4)
+		}
 		if arch == "qwen2" {
-			vector(pre+"attn_q.bias", p.Dim, -0.5, 1)
+			vector(pre+"attn_q.bias", p.Heads*hd, -0.5, 1)
 			vector(pre+"attn_k.bias", kv, -0.5, 1)
 			vector(pre+"attn_v.bias", kv, -0.5, 1)
 		}
-		matrix(pre+"attn_output.weight", p.Dim, p.Dim, sd)
+		matrix(pre+"attn_output.weight", p.Heads*hd, p.Dim, 1/math.Sqrt(float64(p.Heads*hd)))
 		norm(pre + "ffn_norm.weight")
 		matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
 		matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
