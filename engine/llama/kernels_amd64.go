@@ -226,19 +226,20 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 			return lo
 		}
 	}
-	var o [16]float32
+	var o16 [16]float32
 	r := lo
 	for ; r+4 <= hi; r += 4 {
 		for b := 0; b < 4*quads; b += 4 {
 			if m.Type == typeF16 {
 				_ = m.f16[(r+4)*n-1]
-				f16r4x4AVX512(&m.f16[r*n], n, &ins[b].f[0], n, n, &o)
+				f16r4x4AVX512(&m.f16[r*n], n, &ins[b].f[0], n, n, &o16)
 			} else {
 				_ = m.f32[(r+4)*n-1]
-				f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o)
+				f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o16)
 			}
-			for k := 0; k < 4; k++ {
-				copy(out[(first+b+k)*rows+r:][:4], o[4*k:4*k+4])
+			for k := 0; k < 4; k++ { // o[4i+k] is row r+i against input b+k
+				o := out[(first+b+k)*rows+r:][:4]
+				o[0], o[1], o[2], o[3] = o16[k], o16[4+k], o16[8+k], o16[12+k]
 			}
 		}
 	}
