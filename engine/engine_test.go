@@ -124,6 +124,110 @@ func TestStopString(t *testing.T) {
 
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
+// TestLogprobs asks for log-probabilities in both APIs, streamed and
+// whole: one entry per generated token, each at most 0, its alternatives
+// as many as asked, most likely first, the chosen token among them at
+// temperature 0 (greedy picks the most likely), and the entries' text the
+// generated text.
+func TestLogprobs(t *testing.T) {
+	_, url := start(t)
+	type alt struct {
+		Token   string  `json:"token"`
+		Logprob float32 `json:"logprob"`
+		Bytes   []int   `json:"bytes"`
+	}
+	type entry struct {
+		alt
+		Top []alt `json:"top_logprobs"`
+	}
+	check := func(name string, text string, entries []entry, tokens int) {
+		t.Helper()
+		if len(entries) != tokens {
+			t.Fatalf("%s: %d entries for %d tokens", name, len(entries), tokens)
+		}
+		var joined strings.Builder
+		for i, e := range entries {
+			joined.WriteString(e.Token)
+			if e.Logprob > 0 || len(e.Top) != 3 || e.Top[0].Logprob < e.Top[1].Logprob || e.Top[1].Logprob < e.Top[2].Logprob {
+				t.Errorf("%s: entry %d %+v", name, i, e)
+			}
+			if e.Top[0].Logprob != e.Logprob {
+				t.Errorf("%s: entry %d: greedy chose %q (%v), not the likeliest %q (%v)", name, i, e.Token, e.Logprob, e.Top[0].Token, e.Top[0].Logprob)
+			}
+		}
+		if joined.String() != text {
+			t.Errorf("%s: entries spell %q, the text is %q", name, joined.String(), text)
+		}
+	}
+	// chat, whole
+	_, body := post(t, url+"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":6,"ignore_eos":true,"temperature":0,"logprobs":true,"top_logprobs":3}`)
+	var whole struct {
+		Choices []struct {
+			Message  struct{ Content string }  `json:"message"`
+			Logprobs struct{ Content []entry } `json:"logprobs"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal([]byte(body), &whole) != nil || len(whole.Choices) != 1 {
+		t.Fatalf("chat: %s", body)
+	}
+	check("chat", whole.Choices[0].Message.Content, whole.Choices[0].Logprobs.Content, 6)
+	// chat, streamed: the entries come with the chunks
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":6,"ignore_eos":true,"temperature":0,"stream":true,"logprobs":true,"top_logprobs":3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var entries []entry
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta    struct{ Content string }   `json:"delta"`
+				Logprobs *struct{ Content []entry } `json:"logprobs"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil || len(chunk.Choices) != 1 {
+			t.Fatalf("chunk %s", data)
+		}
+		text.WriteString(chunk.Choices[0].Delta.Content)
+		if chunk.Choices[0].Logprobs != nil {
+			entries = append(entries, chunk.Choices[0].Logprobs.Content...)
+		}
+	}
+	resp.Body.Close()
+	check("chat stream", text.String(), entries, 6)
+	// completions: parallel lists
+	_, body = post(t, url+"/v1/completions", `{"prompt":"Once upon","max_tokens":5,"ignore_eos":true,"temperature":0,"logprobs":3}`)
+	var comp struct {
+		Choices []struct {
+			Text     string
+			Logprobs struct {
+				Tokens        []string             `json:"tokens"`
+				TokenLogprobs []float32            `json:"token_logprobs"`
+				TopLogprobs   []map[string]float32 `json:"top_logprobs"`
+				TextOffset    []int                `json:"text_offset"`
+			} `json:"logprobs"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal([]byte(body), &comp) != nil || len(comp.Choices) != 1 {
+		t.Fatalf("completions: %s", body)
+	}
+	lp := comp.Choices[0].Logprobs
+	if len(lp.Tokens) != 5 || len(lp.TokenLogprobs) != 5 || len(lp.TopLogprobs) != 5 || len(lp.TextOffset) != 5 ||
+		strings.Join(lp.Tokens, "") != comp.Choices[0].Text || lp.TextOffset[0] != 0 || lp.TextOffset[1] != len(lp.Tokens[0]) {
+		t.Errorf("completions logprobs: %s", body)
+	}
+	for i, top := range lp.TopLogprobs {
+		if len(top) == 0 || len(top) > 3 || top[lp.Tokens[i]] != lp.TokenLogprobs[i] {
+			t.Errorf("completions: step %d: %v for %q (%v)", i, top, lp.Tokens[i], lp.TokenLogprobs[i])
+		}
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	_, url := start(t)
 	cases := []struct {
@@ -147,7 +251,11 @@ func TestBadRequests(t *testing.T) {
 		{"/v1/chat/completions", `{"messages":[{"role":"user"}]}`, "messages[0].content", 0},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function"}]}`, "tools", 0},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, "response_format", 0},
-		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"logprobs":true}`, "logprobs", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"logprobs":1}`, "logprobs", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"top_logprobs":3}`, "top_logprobs", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"logprobs":true,"top_logprobs":21}`, "top_logprobs", 0},
+		{"/v1/completions", `{"prompt":"a","logprobs":true}`, "logprobs", 0},
+		{"/v1/completions", `{"prompt":"a","logprobs":2,"top_logprobs":2}`, "top_logprobs", 0},
 		{"/v1/completions", `{"prompt":"a","echo":true}`, "echo", 0},
 		{"/v1/completions", `{"prompt":"a","n":2}`, "n", 0},
 		{"/v1/completions", `{"prompt":["a","b"]}`, "prompt", 0},

@@ -48,3 +48,32 @@ func TestExp32(t *testing.T) {
 		t.Error("range ends")
 	}
 }
+
+func TestLogprobs(t *testing.T) {
+	logits := []float32{1, 3, 2, 3, -1}
+	// log-softmax, in float64
+	var z float64
+	for _, v := range logits {
+		z += math.Exp(float64(v))
+	}
+	want := func(i int) float32 { return float32(float64(logits[i]) - math.Log(z)) }
+	lp, top := Logprobs(logits, 2, 3)
+	if math.Abs(float64(lp-want(2))) > 1e-6 {
+		t.Errorf("logprob of token 2: %v, want %v", lp, want(2))
+	}
+	// 1 and 3 tie at the top: the lower id first
+	if len(top) != 3 || top[0].Token != 1 || top[1].Token != 3 || top[2].Token != 2 {
+		t.Fatalf("top 3: %+v", top)
+	}
+	for _, c := range top {
+		if math.Abs(float64(c.Logprob-want(c.Token))) > 1e-6 {
+			t.Errorf("token %d: %v, want %v", c.Token, c.Logprob, want(c.Token))
+		}
+	}
+	if _, top := Logprobs(logits, 0, 0); top != nil {
+		t.Errorf("no alternatives asked, got %+v", top)
+	}
+	if _, top := Logprobs(logits, 0, 50); len(top) != len(logits) {
+		t.Errorf("more asked than the vocabulary: %d", len(top))
+	}
+}

@@ -26,14 +26,26 @@ type Request struct {
 	IgnoreEOS bool
 	EOG       []int // end-of-generation tokens: end of sequence, end of turn
 	Sampler   *llama.Sampler
+	// Logprobs asks for each token's log-probability, and TopLogprobs
+	// for that many of the most likely tokens at each step
+	Logprobs    bool
+	TopLogprobs int
 }
 
 // Event is one step of a generation: a token, or the end.
 type Event struct {
-	Token  int
-	Done   bool
-	Reason string // when Done: "length", "stop" (end-of-sequence token) or "error"
-	Err    error
+	Token int
+	// Logprob is the token's log-probability, when the request asked
+	Logprob *Logprob
+	Done    bool
+	Reason  string // when Done: "length", "stop" (end-of-sequence token) or "error"
+	Err     error
+}
+
+// Logprob is a made token's log-probability and the most likely tokens.
+type Logprob struct {
+	Logprob float32
+	Top     []llama.TokenLogprob
 }
 
 // ErrQueueFull is returned when more requests wait than the queue holds.
@@ -310,7 +322,12 @@ func (s *Scheduler) step(b *batch) {
 			if s.prefix != nil && j.made == 0 {
 				s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
 			}
-			_ = j.emit(b.picked[i])
+			var lp *Logprob
+			if j.req.Logprobs {
+				lp = &Logprob{}
+				lp.Logprob, lp.Top = llama.Logprobs(rows[i], b.picked[i], j.req.TopLogprobs)
+			}
+			_ = j.emit(b.picked[i], lp)
 		}
 	}
 	kept := b.running[:0]
@@ -338,14 +355,14 @@ func (s *Scheduler) publish(b *batch) {
 }
 
 // emit sends a made token; it returns errDone when generation has ended.
-func (j *job) emit(tok int) error {
+func (j *job) emit(tok int, lp *Logprob) error {
 	j.last = tok
 	if !j.req.IgnoreEOS && slices.Contains(j.req.EOG, tok) {
 		j.finish("stop", nil)
 		return errDone
 	}
 	j.made++
-	j.events <- Event{Token: tok}
+	j.events <- Event{Token: tok, Logprob: lp}
 	if j.made >= j.req.MaxTokens {
 		j.finish("length", nil)
 		return errDone

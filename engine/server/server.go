@@ -146,6 +146,9 @@ type request struct {
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
 	N         *int `json:"n"`
+	// chat: logprobs true and top_logprobs N; completions: logprobs N
+	Logprobs    json.RawMessage `json:"logprobs"`
+	TopLogprobs json.RawMessage `json:"top_logprobs"`
 	// fields of the API this engine does not implement: refused by name,
 	// not ignored, so that a client never takes output it did not ask for
 	Tools          json.RawMessage `json:"tools"`
@@ -153,8 +156,6 @@ type request struct {
 	Functions      json.RawMessage `json:"functions"`
 	ResponseFormat json.RawMessage `json:"response_format"`
 	Echo           json.RawMessage `json:"echo"`
-	Logprobs       json.RawMessage `json:"logprobs"`
-	TopLogprobs    json.RawMessage `json:"top_logprobs"`
 	BestOf         json.RawMessage `json:"best_of"`
 	Suffix         json.RawMessage `json:"suffix"`
 }
@@ -167,7 +168,7 @@ func (req *request) unsupported() string {
 		raw            json.RawMessage
 	}{{"tools", "[]", req.Tools}, {"tool_choice", `"none"`, req.ToolChoice}, {"functions", "[]", req.Functions},
 		{"response_format", `{"type":"text"}`, req.ResponseFormat}, {"echo", "false", req.Echo},
-		{"logprobs", "false", req.Logprobs}, {"top_logprobs", "0", req.TopLogprobs}, {"best_of", "1", req.BestOf},
+		{"best_of", "1", req.BestOf},
 		{"suffix", `""`, req.Suffix}} {
 		v := strings.Join(strings.Fields(string(f.raw)), "")
 		if v != "" && v != "null" && v != f.harmless {
@@ -186,11 +187,13 @@ type message struct {
 var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
 // checked is a request that passed every check, with its prompt in
-// tokens and its stop strings read.
+// tokens, its stop strings and its logprob fields read.
 type checked struct {
 	*request
-	prompt []int
-	stops  []string
+	prompt      []int
+	stops       []string
+	logprobs    bool
+	topLogprobs int
 }
 
 func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*checked, error) {
@@ -291,7 +294,11 @@ func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 	if k := req.TopK; k != nil && (*k < -1 || *k > s.model.Vocab) {
 		return nil, badRequest{"top_k", fmt.Sprintf("top_k must be -1, 0 or up to the vocabulary size %d", s.model.Vocab)}
 	}
-	return &checked{&req, prompt, stops}, nil
+	want, top, err := req.logprobsWanted(chat)
+	if err != nil {
+		return nil, err
+	}
+	return &checked{&req, prompt, stops, want, top}, nil
 }
 
 // checkMessages refuses chat messages without a known role or a content,
@@ -398,7 +405,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	defer cancel()
 	events, err := s.sched.Submit(ctx, sched.Request{
 		Prompt: prompt, MaxTokens: *req.MaxTokens, IgnoreEOS: req.IgnoreEOS, EOG: s.tok.EOG,
-		Sampler: llama.NewSampler(temp, topP, topK, seed),
+		Sampler: llama.NewSampler(temp, topP, topK, seed), Logprobs: c.logprobs, TopLogprobs: c.topLogprobs,
 	})
 	if err != nil {
 		status := http.StatusBadRequest
@@ -411,7 +418,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	out := &response{
 		w: w, chat: chat, id: newID(map[bool]string{true: "chatcmpl-", false: "cmpl-"}[chat]), model: s.Name, created: time.Now().Unix(),
 		stream: req.Stream, usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, prompt: len(prompt),
-		stops: stops, tok: s.tok,
+		stops: stops, tok: s.tok, logprobs: c.logprobs,
 	}
 	out.begin()
 	var first, prev time.Time
@@ -437,7 +444,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 			gaps = append(gaps, now.Sub(prev))
 		}
 		prev = now
-		if out.token(ev.Token) {
+		if out.token(ev.Token, ev.Logprob) {
 			cancel() // a stop string matched
 			reason = "stop"
 			out.end("stop")
@@ -456,6 +463,11 @@ type response struct {
 	prompt, made int
 	stops        []string
 	tok          *tokenizer.Tokenizer
+	// logprobs: each token's entry waits in lps until a chunk carries it
+	logprobs bool
+	lps      []tokenLogprob
+	all      []tokenLogprob // every entry, for a whole response
+	offset   int            // bytes of the tokens so far
 
 	text    strings.Builder // everything generated (whole responses, stop matching)
 	pending []byte          // bytes of an unfinished UTF-8 character
@@ -477,8 +489,13 @@ func (o *response) begin() {
 }
 
 // token adds a generated token; it reports whether a stop string matched.
-func (o *response) token(t int) bool {
+func (o *response) token(t int, lp *sched.Logprob) bool {
 	o.made++
+	if o.logprobs && lp != nil {
+		e := newTokenLogprob(o.tok, t, o.offset, lp)
+		o.lps, o.all = append(o.lps, e), append(o.all, e)
+		o.offset += len(e.text)
+	}
 	o.pending = append(o.pending, o.tok.Piece(t)...)
 	// Hold back an incomplete UTF-8 character until its last byte comes.
 	cut := len(o.pending)
@@ -535,6 +552,12 @@ func (o *response) usageJSON() map[string]any {
 
 func (o *response) chunk(delta map[string]any, finish any) {
 	choice := map[string]any{"index": 0, "finish_reason": finish}
+	if o.logprobs {
+		// the entries of the tokens whose text this chunk carries (or
+		// held back before it)
+		choice["logprobs"] = logprobsJSON(o.chat, o.lps)
+		o.lps = o.lps[:0]
+	}
 	obj := "text_completion"
 	if o.chat {
 		choice["delta"] = delta
@@ -599,6 +622,9 @@ func (o *response) whole(reason string) {
 		obj = "chat.completion"
 	} else {
 		choice["text"] = o.text.String()
+	}
+	if o.logprobs {
+		choice["logprobs"] = logprobsJSON(o.chat, o.all)
 	}
 	o.w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(o.w).Encode(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model,
