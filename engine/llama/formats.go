@@ -35,6 +35,10 @@ func quant32(f block32, form int) rowFormat {
 	return rowFormat{form, func(row []byte, in *vecInput) float32 { return f.dot(row, &in.q8) }, f.decode}
 }
 
+// q4KPacked computes with Q4_K matrices repacked at load (repackQ4K),
+// where the assembly kernels run.
+var q4KPacked = kQuant(kQ4Packed)
+
 // rowFormats are the formats beyond F32, F16, Q8_0 and Q4_0.
 var rowFormats = map[gguf.TensorType]rowFormat{
 	gguf.Q2_K: kQuant(kQ2), gguf.Q3_K: kQuant(kQ3), gguf.Q4_K: kQuant(kQ4),

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -122,9 +123,19 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 	for _, c := range []struct {
 		typ gguf.TensorType
 		k   kFormat
-	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6}} {
+	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6}, {gguf.Q4_K, kQ4Packed}} {
 		for _, n := range []int{256, 768, 2048} {
 			row := randomRow(r, c.typ, n)
+			if c.k.bytes == q4KPackedBytes {
+				// the same values, repacked
+				plain, packed := make([]float32, n), make([]float32, n)
+				kQ4.decode(plain, row)
+				row = repackQ4K(row)
+				kQ4Packed.decode(packed, row)
+				if !slices.Equal(plain, packed) {
+					t.Fatalf("repacked Q4_K decodes to other values")
+				}
+			}
 			x := make([]float32, n)
 			for i := range x {
 				x[i] = (r.Float32()*2 - 1) * 3

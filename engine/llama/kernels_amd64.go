@@ -343,6 +343,9 @@ func dotQ4KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 //go:noescape
 func dotQ6KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 
+//go:noescape
+func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+
 // dot is a K-quant row's product with a Q8_K input: Q4_K and Q6_K, which
 // Q4_K_M files are made of, in assembly.
 func (k kFormat) dot(row []byte, x *q8kVec) float32 {
@@ -356,6 +359,8 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 		return dotQ4KAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	case q6KBytes:
 		return dotQ6KAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
+	case q4KPackedBytes:
+		return dotQ4KPackedAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	}
 	return k.dotGo(row, x)
 }

@@ -16,7 +16,10 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) int {
 
 // The packed Q4_0 layout is for the VNNI kernels; here its portable
 // kernels exist for the tests.
-const vnni = false
+const (
+	vnni = false
+	simd = false
+)
 
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }
 func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { q8r16x1Go(w, x, out) }

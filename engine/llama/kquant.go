@@ -44,8 +44,9 @@ type kFormat struct {
 }
 
 const (
-	q4KBytes = 144
-	q6KBytes = 210
+	q4KBytes       = 144
+	q4KPackedBytes = 148
+	q6KBytes       = 210
 )
 
 var (
@@ -54,7 +55,41 @@ var (
 	kQ4 = kFormat{q4KBytes, unpackQ4K}
 	kQ5 = kFormat{176, unpackQ5K}
 	kQ6 = kFormat{q6KBytes, unpackQ6K}
+	// Q4_K with its scales and mins unpacked at load (repackQ4K)
+	kQ4Packed = kFormat{q4KPackedBytes, unpackQ4KPacked}
 )
+
+// repackQ4K rewrites Q4_K super-blocks with their twelve bytes of packed
+// six-bit scales and mins spread to eight scale bytes and eight min bytes
+// (d, dmin, scales[8], mins[8], qs[128]: 148 bytes), so that a product
+// loads them instead of unpacking them for every block of every row.
+func repackQ4K(q []byte) []byte {
+	nb := len(q) / q4KBytes
+	out := make([]byte, nb*q4KPackedBytes)
+	for b := 0; b < nb; b++ {
+		src, dst := q[b*q4KBytes:][:q4KBytes], out[b*q4KPackedBytes:][:q4KPackedBytes]
+		copy(dst[:4], src[:4])
+		for j := 0; j < 8; j++ {
+			sc, mn := scaleMinK4(j, src[4:16])
+			dst[4+j], dst[12+j] = byte(sc), byte(mn)
+		}
+		copy(dst[20:], src[16:])
+	}
+	return out
+}
+
+func unpackQ4KPacked(blk []byte, u *kBlock) {
+	u.d, u.dmin = f16At(blk), f16At(blk[2:])
+	for c := 0; c < 4; c++ {
+		for l, v := range blk[20+32*c:][:32] {
+			u.q[64*c+l], u.q[64*c+32+l] = int8(v&15), int8(v>>4)
+		}
+	}
+	for j := 0; j < 8; j++ {
+		sc, mn := int32(blk[4+j]), int32(blk[12+j])
+		u.sc[2*j], u.sc[2*j+1], u.mn[2*j], u.mn[2*j+1] = sc, sc, mn, mn
+	}
+}
 
 func f16At(b []byte) float32 { return half.Table(binary.LittleEndian.Uint16(b)) }
 

@@ -138,6 +138,73 @@ q4kdone:
 	VZEROUPPER
 	RET
 
+// func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// dotQ4KAVX2 over repacked Q4_K blocks (d, dmin, 8 scale bytes, 8 min
+// bytes, 128 bytes of nibbles): the scales load instead of unpacking.
+TEXT ·dotQ4KPackedAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kones16<>(SB), Y14
+q4kploop:
+	CMPQ CX, $0
+	JLE q4kpdone
+	VPMOVZXBW 4(SI), X1
+	VMOVDQU X1, 16(SP) // scales as int16
+	VPMOVZXBD 12(SI), Y2
+	VMOVDQU 0(BX), Y3
+	VPMADDWD Y14, Y3, Y3
+	VPMULLD Y2, Y3, Y3
+	VCVTDQ2PS Y3, Y3
+	SCALE(0, X4, Y4)
+	SCALE(2, X5, Y5)
+	VFNMADD231PS Y3, Y5, Y0
+	VPXOR Y6, Y6, Y6
+	VMOVDQU 20(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(0, 16)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(32, 18)
+	VMOVDQU 52(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(64, 20)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(96, 22)
+	VMOVDQU 84(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(128, 24)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(160, 26)
+	VMOVDQU 116(SI), Y7
+	VPAND Y15, Y7, Y8
+	SUBBLOCK32(192, 28)
+	VPSRLW $4, Y7, Y8
+	VPAND Y15, Y8, Y8
+	SUBBLOCK32(224, 30)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $148, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q4kploop
+q4kpdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
 // Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
 // 16 against the activation quants at xoff(DI), times the int16 scales at
 // soff(SP) (first 16) and soff+2(SP) (second 16).

@@ -62,6 +62,10 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 			return nil, fmt.Errorf("tensor %s: format %s is not supported (%s are)", t.Name, t.Type, supportedFormats())
 		}
 		m.q, m.format = t.Data, &rf
+		if t.Type == gguf.Q4_K && simd {
+			m.q, m.format = repackQ4K(t.Data), &q4KPacked
+			m.rowBytes = m.Cols / qkK * q4KPackedBytes
+		}
 	}
 	return m, nil
 }
