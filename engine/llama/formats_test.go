@@ -72,7 +72,13 @@ func dequantized(in *vecInput, form, n int) []float32 {
 // conformance test's (engine/conformance_test.go).
 func TestRowFormatsDotIsDecodeTimesInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for typ, f := range rowFormats {
+	var types []gguf.TensorType
+	for typ := range rowFormats {
+		types = append(types, typ)
+	}
+	slices.Sort(types) // the same data every run
+	for _, typ := range types {
+		f := rowFormats[typ]
 		for _, n := range []int{256, 512, 2048} {
 			row := randomRow(r, typ, n)
 			x := make([]float32, n)
@@ -168,4 +174,79 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRowFormatMatricesAgreeWithPortableLoops runs whole products, as the
+// forward pass does, over matrices of each added format against batches
+// of inputs (four-input kernels and single ones) and checks every output
+// against the portable dot product of its row and input.
+func TestRowFormatMatricesAgreeWithPortableLoops(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const rows, cols = 6, 512
+	var types []gguf.TensorType
+	for typ := range rowFormats {
+		types = append(types, typ)
+	}
+	slices.Sort(types) // the same data every run
+	for _, typ := range types {
+		var data []byte
+		for i := 0; i < rows; i++ {
+			data = append(data, randomRow(r, typ, cols)...)
+		}
+		m, err := newMatrix(&gguf.Tensor{Name: "w", Dims: []uint64{cols, rows}, Type: typ, Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range []int{1, 4, 7} {
+			ins := make([]vecInput, batch)
+			for b := range ins {
+				x := make([]float32, cols)
+				for i := range x {
+					x[i] = (r.Float32()*2 - 1) * 3
+				}
+				ins[b].prepare(x, inputForm(m), make([]float32, cols))
+			}
+			out := make([]float32, batch*rows)
+			m.rowsBatch(out, ins, 0, rows)
+			for b := range ins {
+				for row := 0; row < rows; row++ {
+					want := portableDot(m, row, &ins[b])
+					// float32 sums of terms as large as mag, in another order
+					w, xs := make([]float32, cols), dequantized(&ins[b], inputForm(m), cols)
+					m.format.decode(w, m.q[row*m.rowBytes:(row+1)*m.rowBytes])
+					mag := 0.0
+					for i := range w {
+						mag += math.Abs(float64(w[i] * xs[i]))
+					}
+					if got := out[b*rows+row]; math.Abs(float64(got-want)) > 1e-6*(1+mag) {
+						t.Errorf("%s batch %d: row %d input %d: %v, portable %v", typ, batch, row, b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// portableDot is row · input by the format's portable loop.
+func portableDot(m *Matrix, row int, in *vecInput) float32 {
+	data := m.q[row*m.rowBytes : (row+1)*m.rowBytes]
+	switch m.format.form {
+	case formQ8K:
+		for _, k := range []kFormat{kQ2, kQ3, kQ4, kQ5, kQ6, kQ4Packed} {
+			if k.bytes*m.Cols/qkK == m.rowBytes && m.Type == map[int]gguf.TensorType{84: gguf.Q2_K, 110: gguf.Q3_K, 144: gguf.Q4_K, 176: gguf.Q5_K, 210: gguf.Q6_K, 148: gguf.Q4_K}[k.bytes] {
+				return k.dotGo(data, &in.q8k)
+			}
+		}
+	case formBF16:
+		w := make([]float32, m.Cols)
+		decodeBF16(w, data)
+		return dotF32Go(w, in.f)
+	default:
+		for _, b := range []block32{bQ4_1, bQ5_0, bQ5_1} {
+			if b.bytes*m.Cols/qk == m.rowBytes {
+				return b.dotGo(data, &in.q8)
+			}
+		}
+	}
+	panic("no portable loop for " + m.Type.String())
 }

@@ -5,6 +5,8 @@ package llama
 import (
 	"unsafe"
 
+	"github.com/tpsbench/tpsbench/engine/gguf"
+
 	"golang.org/x/sys/cpu"
 )
 
@@ -125,6 +127,17 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 			return false
 		}
 		dot4F32AVX2(&m.f32[r*n], &f0[0], stride, n, out)
+		return true
+	case gguf.Q4_K:
+		if m.format != &q4KPacked {
+			return false
+		}
+		var in [4]kInput
+		for k := range in {
+			x := &ins[k].q8k
+			in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
+		}
+		dot4Q4KPackedAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
 		return true
 	case typeQ8_0, typeQ4_0:
 		var xq [4]*int8
@@ -345,6 +358,16 @@ func dotQ6KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 
 //go:noescape
 func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+
+// kInput is one Q8_K input as the four-input kernels take it.
+type kInput struct {
+	q     *int8
+	d     *float32
+	bsums *int16
+}
+
+//go:noescape
+func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 
 // dot is a K-quant row's product with a Q8_K input: Q4_K and Q6_K, which
 // Q4_K_M files are made of, in assembly.

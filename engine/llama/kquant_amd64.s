@@ -205,6 +205,157 @@ q4kpdone:
 	VZEROUPPER
 	RET
 
+// out = the sum of an accumulator's eight lanes
+#define HSUM8(y, x, out) \
+	VEXTRACTF128 $1, y, X9 \
+	VADDPS X9, x, x \
+	VHADDPS x, x, x \
+	VHADDPS x, x, x \
+	VMOVSS x, out
+
+// Y8 holds 32 unsigned quants: add each input's int32 sums against its
+// activation quants at xoff (R9-R12) times the int16 scale at soff(SP)
+#define SUB32x4(xoff, soff) \
+	VPBROADCASTW soff(SP), Y9 \
+	VPMADDUBSW xoff(R9), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y4, Y4 \
+	VPMADDUBSW xoff(R10), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y5, Y5 \
+	VPMADDUBSW xoff(R11), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y6, Y6 \
+	VPMADDUBSW xoff(R12), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y7, Y7
+
+// the 64 values of chunk c: low nibbles (sub-block 2c), then high
+#define CHUNK64x4(qoff, xoff, soff) \
+	VMOVDQU qoff(SI), Y13 \
+	VPAND Y15, Y13, Y8 \
+	SUB32x4(xoff, soff) \
+	VPSRLW $4, Y13, Y8 \
+	VPAND Y15, Y8, Y8 \
+	SUB32x4(xoff+32, soff+2)
+
+// the mins of one block against the four inputs' block sums
+#define MINS4 \
+	MOVQ 16(R8), DX \
+	VMOVDQU (DX)(R14*1), Y10 \
+	VPMADDWD Y14, Y10, Y10 \
+	VPMULLD Y13, Y10, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ 8(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, Y0 \
+	MOVQ 40(R8), DX \
+	VMOVDQU (DX)(R14*1), Y10 \
+	VPMADDWD Y14, Y10, Y10 \
+	VPMULLD Y13, Y10, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ 32(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, Y1 \
+	MOVQ 64(R8), DX \
+	VMOVDQU (DX)(R14*1), Y10 \
+	VPMADDWD Y14, Y10, Y10 \
+	VPMULLD Y13, Y10, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ 56(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, Y2 \
+	MOVQ 88(R8), DX \
+	VMOVDQU (DX)(R14*1), Y10 \
+	VPMADDWD Y14, Y10, Y10 \
+	VPMULLD Y13, Y10, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ 80(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, Y3
+
+// func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+// One repacked Q4_K row against four Q8_K inputs: the row's scales load
+// and its nibbles unpack once for the four (prompts, batches).
+TEXT ·dot4Q4KPackedAVX2(SB), NOSPLIT, $32-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13 // block * 4: offset in xd
+	XORQ R14, R14 // block * 32: offset in bsums
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kones16<>(SB), Y14
+q4kx4loop:
+	CMPQ CX, $0
+	JLE q4kx4done
+	VPMOVZXBW 4(SI), X8
+	VMOVDQU X8, 0(SP)
+	VPMOVZXBD 12(SI), Y13
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X12
+	VCVTPH2PS X12, X12
+	MINS4
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	CHUNK64x4(20, 0, 0)
+	CHUNK64x4(52, 64, 4)
+	CHUNK64x4(84, 128, 8)
+	CHUNK64x4(116, 192, 12)
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X11
+	VCVTPH2PS X11, X11
+	VCVTDQ2PS Y4, Y4
+	MOVQ 8(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y4, Y9, Y0
+	VCVTDQ2PS Y5, Y5
+	MOVQ 32(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y5, Y9, Y1
+	VCVTDQ2PS Y6, Y6
+	MOVQ 56(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y6, Y9, Y2
+	VCVTDQ2PS Y7, Y7
+	MOVQ 80(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y7, Y9, Y3
+	ADDQ $148, SI
+	ADDQ $256, R9
+	ADDQ $256, R10
+	ADDQ $256, R11
+	ADDQ $256, R12
+	ADDQ $4, R13
+	ADDQ $32, R14
+	DECQ CX
+	JMP q4kx4loop
+q4kx4done:
+	MOVQ out+24(FP), AX
+	HSUM8(Y0, X0, 0(AX))
+	HSUM8(Y1, X1, 4(AX))
+	HSUM8(Y2, X2, 8(AX))
+	HSUM8(Y3, X3, 12(AX))
+	VZEROUPPER
+	RET
+
 // Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
 // 16 against the activation quants at xoff(DI), times the int16 scales at
 // soff(SP) (first 16) and soff+2(SP) (second 16).
