@@ -132,12 +132,12 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		if m.format != &q4KPacked {
 			return false
 		}
-		var in [4]kInput
-		for k := range in {
-			x := &ins[k].q8k
-			in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
-		}
+		in := kInputs(ins)
 		dot4Q4KPackedAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
+		return true
+	case gguf.Q6_K:
+		in := kInputs(ins)
+		dot4Q6KAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
 		return true
 	case typeQ8_0, typeQ4_0:
 		var xq [4]*int8
@@ -368,6 +368,19 @@ type kInput struct {
 
 //go:noescape
 func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+
+//go:noescape
+func dot4Q6KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+
+// kInputs are four inputs' Q8_K vectors as the four-input kernels take
+// them.
+func kInputs(ins []vecInput) (in [4]kInput) {
+	for k := range in {
+		x := &ins[k].q8k
+		in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
+	}
+	return in
+}
 
 // dot is a K-quant row's product with a Q8_K input: Q4_K and Q6_K, which
 // Q4_K_M files are made of, in assembly.

@@ -356,6 +356,140 @@ q4kx4done:
 	VZEROUPPER
 	RET
 
+// Y8 holds 32 six-bit quants: add each input's sums of each 16 against its
+// activation quants at xoff (R9-R12), times the int16 scales at soff(SP)
+// and soff+2(SP)
+#define SUB16x2x4(xoff, soff) \
+	VPBROADCASTW soff(SP), X9 \
+	VPBROADCASTW soff+2(SP), X10 \
+	VINSERTI128 $1, X10, Y9, Y9 \
+	VPMADDUBSW xoff(R9), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y4, Y4 \
+	VPMADDUBSW xoff(R10), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y5, Y5 \
+	VPMADDUBSW xoff(R11), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y6, Y6 \
+	VPMADDUBSW xoff(R12), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y7, Y7
+
+// one half (128 values) of a Q6_K block against the four inputs (the
+// masks from memory: the registers hold the sums)
+#define Q6HALFx4(lo, hi, xoff, soff) \
+	VMOVDQU lo(SI), Y12 \
+	VMOVDQU lo+32(SI), Y13 \
+	VMOVDQU hi(SI), Y14 \
+	VPAND Y15, Y12, Y8 \
+	VPAND kmask3<>(SB), Y14, Y11 \
+	VPSLLW $4, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff, soff) \
+	VPAND Y15, Y13, Y8 \
+	VPSLLW $2, Y14, Y11 \
+	VPAND kmask30<>(SB), Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+32, soff+4) \
+	VPSRLW $4, Y12, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPAND kmask30<>(SB), Y14, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+64, soff+8) \
+	VPSRLW $4, Y13, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPSRLW $2, Y14, Y11 \
+	VPAND kmask30<>(SB), Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+96, soff+12)
+
+// func dot4Q6KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+// One Q6_K row against four Q8_K inputs: the row's quants unpack once for
+// the four.
+TEXT ·dot4Q6KAVX2(SB), NOSPLIT, $32-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	XORQ R14, R14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VMOVDQU knib<>(SB), Y15
+q6kx4loop:
+	CMPQ CX, $0
+	JLE q6kx4done
+	VPMOVSXBW 192(SI), Y9
+	VMOVDQU Y9, 0(SP) // scales as int16
+	MOVQ 16(R8), DX
+	VPMADDWD (DX)(R14*1), Y9, Y10
+	VPSLLD $5, Y10, Y10
+	VPXOR Y4, Y4, Y4
+	VPSUBD Y10, Y4, Y4
+	MOVQ 40(R8), DX
+	VPMADDWD (DX)(R14*1), Y9, Y10
+	VPSLLD $5, Y10, Y10
+	VPXOR Y5, Y5, Y5
+	VPSUBD Y10, Y5, Y5
+	MOVQ 64(R8), DX
+	VPMADDWD (DX)(R14*1), Y9, Y10
+	VPSLLD $5, Y10, Y10
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y10, Y6, Y6
+	MOVQ 88(R8), DX
+	VPMADDWD (DX)(R14*1), Y9, Y10
+	VPSLLD $5, Y10, Y10
+	VPXOR Y7, Y7, Y7
+	VPSUBD Y10, Y7, Y7
+	Q6HALFx4(0, 128, 0, 0)
+	Q6HALFx4(64, 160, 128, 16)
+	MOVWLZX 208(SI), AX
+	VMOVD AX, X11
+	VCVTPH2PS X11, X11
+	VCVTDQ2PS Y4, Y4
+	MOVQ 8(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y4, Y9, Y0
+	VCVTDQ2PS Y5, Y5
+	MOVQ 32(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y5, Y9, Y1
+	VCVTDQ2PS Y6, Y6
+	MOVQ 56(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y6, Y9, Y2
+	VCVTDQ2PS Y7, Y7
+	MOVQ 80(R8), DX
+	VMULSS (DX)(R13*1), X11, X9
+	VBROADCASTSS X9, Y9
+	VFMADD231PS Y7, Y9, Y3
+	ADDQ $210, SI
+	ADDQ $256, R9
+	ADDQ $256, R10
+	ADDQ $256, R11
+	ADDQ $256, R12
+	ADDQ $4, R13
+	ADDQ $32, R14
+	DECQ CX
+	JMP q6kx4loop
+q6kx4done:
+	MOVQ out+24(FP), AX
+	HSUM8(Y0, X0, 0(AX))
+	HSUM8(Y1, X1, 4(AX))
+	HSUM8(Y2, X2, 8(AX))
+	HSUM8(Y3, X3, 12(AX))
+	VZEROUPPER
+	RET
+
 // Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
 // 16 against the activation quants at xoff(DI), times the int16 scales at
 // soff(SP) (first 16) and soff+2(SP) (second 16).
