@@ -139,6 +139,14 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		in := kInputs(ins)
 		dot4Q6KAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
 		return true
+	case gguf.Q5_0:
+		var in [4]qInput
+		for k := range in {
+			x := &ins[k].q8
+			in[k] = qInput{&x.q[0], &x.d[0], &x.bias[0]}
+		}
+		dot4Q5_0AVX2(&m.q[r*m.rowBytes], &in, n/qk, out)
+		return true
 	case typeQ8_0, typeQ4_0:
 		var xq [4]*int8
 		var xd [4]*float32
@@ -371,6 +379,16 @@ func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 
 //go:noescape
 func dot4Q6KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+
+// qInput is one Q8_0 input as the four-input Q5_0 kernel takes it.
+type qInput struct {
+	q    *int8
+	d    *float32
+	bias *int32
+}
+
+//go:noescape
+func dot4Q5_0AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
 
 // kInputs are four inputs' Q8_K vectors as the four-input kernels take
 // them.
