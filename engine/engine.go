@@ -69,7 +69,7 @@ func Load(opts Options) (*Engine, error) {
 	}
 	var f *gguf.File
 	var name string
-	if p, err := synth.Lookup(opts.Model); err == nil && !strings.ContainsAny(opts.Model, "/.") {
+	if p, err := synth.Lookup(opts.Model); err == nil && !strings.Contains(opts.Model, "/") && !fileExists(opts.Model) {
 		format := opts.Format
 		if format == "" {
 			format = "f32"
@@ -104,6 +104,11 @@ func Load(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
 	}
 	return e, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // FromFile builds the engine over a parsed GGUF file (kept open while the

@@ -41,11 +41,23 @@ type Shape struct {
 	RopeFreqs bool
 }
 
-// Shapes are the shapes of the stories family, and a tiny one for tests.
+// Shapes are the shapes of the stories family, a tiny one for tests, and
+// the shapes of small models people run (sizes, heads, vocabulary size and
+// architecture as their config.json files give them; the vocabulary
+// itself is synth's): the speed of a real model of that shape, with dummy
+// weights.
 var Shapes = map[string]Shape{
 	"tiny": {Name: "tiny", Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	"15m":  {Name: "15m", Dim: 288, Hidden: 768, Layers: 6, Heads: 6, KVHeads: 6, Vocab: 32000, Context: 4096},
 	"110m": {Name: "110m", Dim: 768, Hidden: 2048, Layers: 12, Heads: 12, KVHeads: 12, Vocab: 32000, Context: 4096},
+	"smollm2-135m": {Name: "smollm2-135m", Dim: 576, Hidden: 1536, Layers: 30, Heads: 9, KVHeads: 3, Vocab: 49152,
+		Context: 8192},
+	"qwen2.5-0.5b": {Name: "qwen2.5-0.5b", Arch: "qwen2", Dim: 896, Hidden: 4864, Layers: 24, Heads: 14, KVHeads: 2,
+		Vocab: 151936, Context: 32768},
+	"qwen3-0.6b": {Name: "qwen3-0.6b", Arch: "qwen3", HeadDim: 128, Dim: 1024, Hidden: 3072, Layers: 28, Heads: 16,
+		KVHeads: 8, Vocab: 151936, Context: 40960},
+	"llama-3.2-1b": {Name: "llama-3.2-1b", RopeFreqs: true, Dim: 2048, Hidden: 8192, Layers: 16, Heads: 32, KVHeads: 8,
+		Vocab: 128256, Context: 131072},
 }
 
 // ShapeNames lists the shapes in size order.
