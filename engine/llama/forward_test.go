@@ -284,7 +284,7 @@ func TestStepRejectsBadBatches(t *testing.T) {
 func BenchmarkBatchedDecode(b *testing.B) {
 	for _, shape := range []string{"15m", "110m"} {
 		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q8_0, gguf.Q4_0} {
-			for _, batch := range []int{1, 4, 16} {
+			for _, batch := range []int{1, 4, 8, 16, 32} {
 				benchStep(b, shape, typ, batch)
 			}
 		}
