@@ -10,7 +10,6 @@ import (
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/synth"
-	"github.com/tpsbench/tpsbench/engine/tokenizer"
 )
 
 // fuzzShape is the smallest model synth writes: each fuzz input builds
@@ -76,7 +75,7 @@ func FuzzBuildModel(f *testing.F) {
 		{Name: "fuzz-qwen2", Arch: "qwen2", Untied: true, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
 		{Name: "fuzz-qwen3", Arch: "qwen3", HeadDim: 32, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
 		{Name: "fuzz-llama31", RopeFreqs: true, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
-		{Name: "fuzz-bpe", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8, Tokenizer: fuzzBPE()},
+		{Name: "fuzz-bpe", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8, Tokenizer: synth.ByteLevelVocabulary([]string{"the", " the", "cat", " cat", " sat"})},
 	} {
 		b, err := synth.Bytes(shape, gguf.F32, 1)
 		if err != nil {
@@ -107,28 +106,4 @@ func FuzzBuildModel(f *testing.F) {
 			t.Fatalf("200 without usage: %s", rec.Body)
 		}
 	})
-}
-
-// fuzzBPE is a small byte-level BPE vocabulary: the 256 byte characters,
-// a few merges, an end-of-text control token and a ChatML template.
-func fuzzBPE() *synth.Tokenizer {
-	t := &synth.Tokenizer{Pre: "gpt-2", ChatTemplate: "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>{% endfor %}"}
-	next := rune(256)
-	for b := 0; b < 256; b++ { // GPT-2's byte alphabet
-		r := rune(b)
-		if !(b >= '!' && b <= '~' || b >= 0xA1 && b <= 0xAC || b >= 0xAE) {
-			r, next = next, next+1
-		}
-		t.Tokens, t.Types = append(t.Tokens, string(r)), append(t.Types, tokenizer.TypeNormal)
-	}
-	for _, m := range []string{"t h", "th e", "c a", "ca t", "\u0120 t", "h e", "\u0120t he"} {
-		l, r, _ := strings.Cut(m, " ")
-		t.Merges = append(t.Merges, l+" "+r)
-		t.Tokens, t.Types = append(t.Tokens, l+r), append(t.Types, tokenizer.TypeNormal)
-	}
-	for _, special := range []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"} {
-		t.Tokens, t.Types = append(t.Tokens, special), append(t.Types, tokenizer.TypeControl)
-	}
-	t.EOS, t.BOS = len(t.Tokens)-3, len(t.Tokens)-3
-	return t
 }

@@ -124,3 +124,42 @@ func (t *Tokenizer) metadata() []gguf.KV {
 	}
 	return md
 }
+
+// ByteLevelVocabulary is a small byte-level BPE (gpt2) tokenizer with the
+// GPT-2 pre-tokenizer: the 256 byte characters, merges that build each of
+// words (a leading space spelled as GPT-2 does, Ġ), then end-of-text and
+// ChatML's turn markers as control tokens, and a ChatML template. It lets
+// tests and fuzzers run the gpt2 tokenizer without a tokenizer.json.
+func ByteLevelVocabulary(words []string) *Tokenizer {
+	t := &Tokenizer{Pre: "gpt-2",
+		ChatTemplate: "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"}
+	var char [256]string // GPT-2's printable character for each byte
+	next := rune(256)
+	for b := 0; b < 256; b++ {
+		r := rune(b)
+		if !(b >= '!' && b <= '~' || b >= 0xA1 && b <= 0xAC || b >= 0xAE) {
+			r, next = next, next+1
+		}
+		char[b] = string(r)
+		t.Tokens, t.Types = append(t.Tokens, char[b]), append(t.Types, tokenizer.TypeNormal)
+	}
+	have := map[string]bool{}
+	for _, w := range words {
+		cur := char[w[0]]
+		for i := 1; i < len(w); i++ {
+			merged := cur + char[w[i]]
+			if !have[merged] {
+				have[merged] = true
+				t.Merges = append(t.Merges, cur+" "+char[w[i]])
+				t.Tokens, t.Types = append(t.Tokens, merged), append(t.Types, tokenizer.TypeNormal)
+			}
+			cur = merged
+		}
+	}
+	for _, special := range []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"} {
+		t.Tokens, t.Types = append(t.Tokens, special), append(t.Types, tokenizer.TypeControl)
+	}
+	t.EOS = len(t.Tokens) - 3
+	t.BOS = t.EOS
+	return t
+}

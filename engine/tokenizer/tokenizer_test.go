@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/synth"
@@ -77,6 +78,47 @@ func FuzzEncodeDecode(f *testing.F) {
 		}
 		// Valid UTF-8 without the visible-space mark round-trips exactly.
 		_ = tk.Decode(ids)
+		if least, got := tk.MinTokens(len(s)), len(tk.Encode(s, false)); least > got {
+			t.Fatalf("MinTokens(%d) = %d, more than the %d tokens of %q", len(s), least, got, s)
+		}
+	})
+}
+
+// FuzzBPEEncodeDecode: the gpt2 (byte-level BPE) tokenizer encodes any
+// text to ids in range, decodes valid UTF-8 back exactly (byte-level BPE
+// loses nothing; control tokens in the text are parsed and say nothing),
+// and MinTokens stays a lower bound.
+func FuzzBPEEncodeDecode(f *testing.F) {
+	shape := synth.Shape{Name: "bpe", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8,
+		Tokenizer: synth.ByteLevelVocabulary([]string{"the", " the", "cat", " cat", " sat", "123"})}
+	b, err := synth.Bytes(shape, gguf.F32, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	file, err := gguf.Parse(b)
+	if err != nil {
+		f.Fatal(err)
+	}
+	tk, err := tokenizer.FromGGUF(file)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("the cat sat")
+	f.Add("\xff\x00 é 東京 🙂")
+	f.Add("<|im_start|>user\nthe cat<|im_end|>")
+	f.Add("  \t\r\n 1234567 it's")
+	f.Fuzz(func(t *testing.T, s string) {
+		ids := tk.Encode(s, true)
+		for _, id := range ids {
+			if id < 0 || id >= tk.Len() {
+				t.Fatalf("id %d out of range", id)
+			}
+		}
+		if utf8.ValidString(s) && !strings.Contains(s, "<|") {
+			if got := tk.Decode(ids); got != s {
+				t.Fatalf("%q -> %v -> %q", s, ids, got)
+			}
+		}
 		if least, got := tk.MinTokens(len(s)), len(tk.Encode(s, false)); least > got {
 			t.Fatalf("MinTokens(%d) = %d, more than the %d tokens of %q", len(s), least, got, s)
 		}
