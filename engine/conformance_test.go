@@ -181,18 +181,38 @@ func productsDifference(t *testing.T, ref, path string) float64 {
 	}
 	defer m.Close()
 	// llama.cpp's graph names: input, output, and the GGUF tensor between
-	type product struct{ in, out, weight string }
-	products := []product{{"result_norm", "result_output", "output.weight"}}
+	// weights: one, or the parts of a fused tensor whose outputs, one
+	// after another, are llama.cpp's (phi3's attn_qkv and ffn_up)
+	type product struct {
+		in, out string
+		weights []string
+	}
+	products := []product{{"result_norm", "result_output", []string{"output.weight"}}}
 	if f.Tensor("output.weight") == nil {
-		products[0].weight = "token_embd.weight"
+		products[0].weights = []string{"token_embd.weight"}
 	}
 	for l := 0; l < m.Layers; l++ {
 		at := func(s string) string { return fmt.Sprintf("%s-%d", s, l) }
-		w := func(s string) string { return fmt.Sprintf("blk.%d.%s.weight", l, s) }
-		products = append(products,
-			product{at("attn_norm"), at("Qcur"), w("attn_q")}, product{at("attn_norm"), at("Kcur"), w("attn_k")},
-			product{at("attn_norm"), at("Vcur"), w("attn_v")}, product{at("kqv_out"), at("attn_out"), w("attn_output")},
-			product{at("ffn_norm"), at("ffn_gate"), w("ffn_gate")}, product{at("ffn_norm"), at("ffn_up"), w("ffn_up")},
+		w := func(s ...string) []string {
+			var out []string
+			for _, n := range s {
+				out = append(out, fmt.Sprintf("blk.%d.%s.weight", l, n))
+			}
+			return out
+		}
+		if f.Tensor(w("attn_qkv")[0]) != nil {
+			products = append(products, product{at("attn_norm"), at("wqkv"), w("attn_q", "attn_k", "attn_v")})
+		} else {
+			products = append(products, product{at("attn_norm"), at("Qcur"), w("attn_q")},
+				product{at("attn_norm"), at("Kcur"), w("attn_k")}, product{at("attn_norm"), at("Vcur"), w("attn_v")})
+		}
+		if f.Tensor(w("ffn_gate")[0]) == nil {
+			products = append(products, product{at("ffn_norm"), at("ffn_up"), w("ffn_gate", "ffn_up")})
+		} else {
+			products = append(products, product{at("ffn_norm"), at("ffn_gate"), w("ffn_gate")},
+				product{at("ffn_norm"), at("ffn_up"), w("ffn_up")})
+		}
+		products = append(products, product{at("kqv_out"), at("attn_out"), w("attn_output")},
 			product{at("ffn_swiglu"), at("ffn_out"), w("ffn_down")})
 	}
 	var names []string
@@ -211,16 +231,20 @@ func productsDifference(t *testing.T, ref, path string) float64 {
 		if in == nil || want == nil {
 			// llama.cpp's graph of some architectures names no tensor
 			// there (qwen2's output projection)
-			untraced = append(untraced, p.weight)
+			untraced = append(untraced, p.weights...)
 			continue
 		}
 		checked++
-		got, err := m.Product(p.weight, in)
-		if err != nil {
-			t.Fatal(err)
+		var got []float32
+		for _, weight := range p.weights {
+			part, err := m.Product(weight, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, part...)
 		}
 		if len(got) != len(want) {
-			t.Fatalf("%s: %d outputs, llama.cpp %d", p.weight, len(got), len(want))
+			t.Fatalf("%v: %d outputs, llama.cpp %d", p.weights, len(got), len(want))
 		}
 		diff, mag := 0.0, 0.0
 		for i := range want {
@@ -553,10 +577,12 @@ func TestServesALlama3VocabularyModel(t *testing.T) {
 
 // architectureShapes are the variations of the llama block the engine
 // runs, in small shapes: Qwen2's (q/k/v biases, neox RoPE, an untied
-// head), Qwen3's (per-head q/k norms, heads wider than Dim/Heads) and
-// Llama 3.1's (RoPE frequency divisors, grouped-query attention).
+// head), Qwen3's (per-head q/k norms, heads wider than Dim/Heads), Phi-3's
+// (fused q/k/v and gate/up tensors) and Llama 3.1's (RoPE frequency
+// divisors, grouped-query attention).
 var architectureShapes = []synth.Shape{
 	{Name: "qwen3", Arch: "qwen3", HeadDim: 64, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
+	{Name: "phi", Arch: "phi3", Untied: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 256},
 	{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 128, Hidden: 352, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	{Name: "llama31", RopeFreqs: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 256},
 }

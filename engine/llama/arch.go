@@ -19,11 +19,13 @@ type architecture struct {
 
 // architectures are the families the engine runs. Mistral and SmolLM
 // files are llama ones; q/k/v biases (qwen2), per-head q/k norms and a
-// head size of its own (qwen3) are read wherever the file has them.
+// head size of its own (qwen3), and fused q/k/v and gate/up projections
+// (phi3) are read wherever the file has them.
 var architectures = map[string]architecture{
 	"llama": {},
 	"qwen2": {neox: true},
 	"qwen3": {neox: true},
+	"phi3":  {neox: true},
 }
 
 func architectureNames() string {
@@ -58,6 +60,9 @@ func readRopeScaling(f *gguf.File, arch string, c *Config) error {
 // rotation frequencies with which Llama 3.1 and later files carry their
 // RoPE scaling.
 func readRopeFreqs(f *gguf.File, c *Config) error {
+	if f.Tensor("rope_factors_long.weight") != nil {
+		return fmt.Errorf("tensor rope_factors_long.weight: Phi-3's long-context RoPE scaling is not supported")
+	}
 	t := f.Tensor("rope_freqs.weight")
 	if t == nil {
 		return nil
@@ -74,6 +79,33 @@ func readRopeFreqs(f *gguf.File, c *Config) error {
 		if !(v > 0) || math.IsInf(float64(v), 0) {
 			return fmt.Errorf("tensor rope_freqs.weight: value %d is %v", i, v)
 		}
+	}
+	return nil
+}
+
+// splitFused puts views of a layer's fused tensors into views under the
+// names of the separate ones: attn_qkv (rows q, then k, then v) and an
+// ffn_up of twice the feed-forward length with no ffn_gate (rows gate,
+// then up), as Phi-3 files hold them. The views share the file's bytes.
+func splitFused(f *gguf.File, prefix string, c Config, views map[string]*gguf.Tensor) error {
+	rows := func(t *gguf.Tensor, name string, from, to int) {
+		rb := t.Type.RowBytes(int(t.Dims[0]))
+		views[prefix+name] = &gguf.Tensor{Name: prefix + name, Type: t.Type, Dims: []uint64{t.Dims[0], uint64(to - from)},
+			Data: t.Data[from*rb : to*rb]}
+	}
+	if t := f.Tensor(prefix + "attn_qkv.weight"); t != nil {
+		q, kv := c.QDim(), c.KVDim()
+		if len(t.Dims) != 2 || int(t.Dims[0]) != c.Dim || int(t.Dims[1]) != q+2*kv {
+			return fmt.Errorf("tensor %sattn_qkv.weight has shape %v, want [%d %d]", prefix, t.Dims, c.Dim, q+2*kv)
+		}
+		rows(t, "attn_q.weight", 0, q)
+		rows(t, "attn_k.weight", q, q+kv)
+		rows(t, "attn_v.weight", q+kv, q+2*kv)
+	}
+	if t := f.Tensor(prefix + "ffn_up.weight"); t != nil && f.Tensor(prefix+"ffn_gate.weight") == nil &&
+		len(t.Dims) == 2 && int(t.Dims[1]) == 2*c.Hidden {
+		rows(t, "ffn_gate.weight", 0, c.Hidden)
+		rows(t, "ffn_up.weight", c.Hidden, 2*c.Hidden)
 	}
 	return nil
 }

@@ -261,8 +261,14 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Config: c, weights: map[string]*Matrix{}}
+	// views of fused tensors (phi3's attn_qkv and gate-and-up ffn_up), by
+	// the names of the separate ones they stand for
+	views := map[string]*gguf.Tensor{}
 	mat := func(name string, cols, rows int) (*Matrix, error) {
-		t := f.Tensor(name)
+		t := views[name]
+		if t == nil {
+			t = f.Tensor(name)
+		}
 		if t == nil {
 			return nil, fmt.Errorf("tensor %s is missing", name)
 		}
@@ -300,6 +306,9 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	for i := range m.layers {
 		l := &m.layers[i]
 		p := fmt.Sprintf("blk.%d.", i)
+		if err := splitFused(f, p, c, views); err != nil {
+			return nil, err
+		}
 		for _, s := range []struct {
 			name       string
 			dst        **Matrix

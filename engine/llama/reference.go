@@ -21,14 +21,16 @@ type Reference struct {
 	c      Config
 	k, v   [][][]float64 // per layer, per position: the KV cache
 	layers []string      // tensor name prefix of each block
+	views  map[string]*gguf.Tensor
 }
 
 // NewReference prepares a reference pass over f's weights, shaped as c
 // (Load reads c from f's metadata).
 func NewReference(f *gguf.File, c Config) *Reference {
-	r := &Reference{f: f, c: c, k: make([][][]float64, c.Layers), v: make([][][]float64, c.Layers)}
+	r := &Reference{f: f, c: c, k: make([][][]float64, c.Layers), v: make([][][]float64, c.Layers), views: map[string]*gguf.Tensor{}}
 	for l := 0; l < c.Layers; l++ {
 		r.layers = append(r.layers, fmt.Sprintf("blk.%d.", l))
+		_ = splitFused(f, r.layers[l], c, r.views) // phi3's fused q/k/v and gate/up, as the separate tensors
 	}
 	return r
 }
@@ -128,7 +130,7 @@ func (r *Reference) addBias(x []float64, name string) {
 // times multiplies the named weight by x as the engine does: x is first
 // rounded to what the weight's kernel multiplies with.
 func (r *Reference) times(name string, x []float64) []float64 {
-	x = kernelInput(r.f.Tensor(name).Type, x)
+	x = kernelInput(r.tensor(name).Type, x)
 	w := r.matrix(name)
 	out := make([]float64, len(w))
 	for i, row := range w {
@@ -139,8 +141,16 @@ func (r *Reference) times(name string, x []float64) []float64 {
 	return out
 }
 
+// tensor is the named tensor of the file, or a view of a fused one.
+func (r *Reference) tensor(name string) *gguf.Tensor {
+	if t := r.views[name]; t != nil {
+		return t
+	}
+	return r.f.Tensor(name)
+}
+
 func (r *Reference) matrix(name string) [][]float64 {
-	t := r.f.Tensor(name)
+	t := r.tensor(name)
 	cols, rows := int(t.Dims[0]), int(t.Dims[1])
 	rb := t.Type.RowBytes(cols)
 	out := make([][]float64, rows)

@@ -28,8 +28,9 @@ type Shape struct {
 	// its size)
 	Tokenizer *Tokenizer
 	// Arch is general.architecture: llama (the default), qwen2 (q, k and
-	// v projections with biases, neox RoPE) or qwen3 (per-head q and k
-	// norms, neox RoPE, heads of HeadDim values)
+	// v projections with biases, neox RoPE), qwen3 (per-head q and k
+	// norms, neox RoPE, heads of HeadDim values) or phi3 (q/k/v and
+	// gate/up each one tensor, neox RoPE)
 	Arch string
 	// HeadDim, when set, is the head size (attention.key_length) rather
 	// than Dim/Heads
@@ -141,9 +142,9 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 	switch arch {
 	case "":
 		arch = "llama"
-	case "llama", "qwen2", "qwen3":
+	case "llama", "qwen2", "qwen3", "phi3":
 	default:
-		return fmt.Errorf("architecture %q: synth writes llama, qwen2 and qwen3", arch)
+		return fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3 and phi3", arch)
 	}
 	md := []gguf.KV{
 		{Key: "general.architecture", Value: arch},
@@ -197,9 +198,13 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		pre := fmt.Sprintf("blk.%d.", l)
 		norm(pre + "attn_norm.weight")
 		sd := 1 / math.Sqrt(float64(p.Dim))
-		matrix(pre+"attn_q.weight", p.Dim, p.Heads*hd, sd)
-		matrix(pre+"attn_k.weight", p.Dim, kv, sd)
-		matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+		if arch == "phi3" { // q, k and v in one tensor
+			matrix(pre+"attn_qkv.weight", p.Dim, p.Heads*hd+2*kv, sd)
+		} else {
+			matrix(pre+"attn_q.weight", p.Dim, p.Heads*hd, sd)
+			matrix(pre+"attn_k.weight", p.Dim, kv, sd)
+			matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+		}
 		if arch == "qwen3" {
 			vector(pre+"attn_q_norm.weight", hd, 0.8, 0.4)
 			vector(pre+"attn_k_norm.weight", hd, 0.8, 0.4)
@@ -211,8 +216,12 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		}
 		matrix(pre+"attn_output.weight", p.Heads*hd, p.Dim, 1/math.Sqrt(float64(p.Heads*hd)))
 		norm(pre + "ffn_norm.weight")
-		matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
-		matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
+		if arch == "phi3" { // gate, then up, in one tensor
+			matrix(pre+"ffn_up.weight", p.Dim, 2*p.Hidden, sd)
+		} else {
+			matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
+			matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
+		}
 		matrix(pre+"ffn_down.weight", p.Hidden, p.Dim, 1/math.Sqrt(float64(p.Hidden)))
 	}
 	norm("output_norm.weight")
