@@ -352,7 +352,9 @@ func logitsDifference(t *testing.T, ref, path string, tokens []int) float64 {
 func TestTokenizationAgreesWithLlamaCpp(t *testing.T) {
 	ref := llamaref(t)
 	texts := []string{"Explain AI", "the cat sat on the mat.", "Once upon a time, there was a little girl named Lily",
-		"naïve café — 東京 🙂", "  two  spaces and\ttab", "Hello, World! 123 4567", "zubaki tirenmo", "a", "'quotes' \"double\" (parens)"}
+		"naïve café — 東京 🙂", "  two  spaces and\ttab", "Hello, World! 123 4567", "zubaki tirenmo", "a", "'quotes' \"double\" (parens)",
+		// special tokens spelled in the text are parsed, as a server does
+		"hello</s>world", "<s>two words", "a<unk>b", "x </s> y</s>", "</s>"}
 	for _, shape := range []string{"tiny", "15m"} {
 		path := writeModel(t, shape, gguf.Q4_0)
 		lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")

@@ -8,6 +8,7 @@ import (
 
 // ByteLevelBPE describes a byte-level BPE tokenizer by its parts rather
 // than by a tokenizer.json: what a GGUF file's "gpt2" tokenizer holds.
+// Special tokens are the caller's to cut out of the text first.
 type ByteLevelBPE struct {
 	Vocab  []string // by id, in byte-level characters
 	Merges []string // "left right", lowest rank first
@@ -16,9 +17,6 @@ type ByteLevelBPE struct {
 	Split []string
 	// IgnoreMerges takes a word that is a whole token as that token
 	IgnoreMerges bool
-	// Added are matched in the text before anything else (special
-	// tokens): ids into Vocab, whose entries are their text
-	Added []int
 }
 
 // NewByteLevelBPE builds the tokenizer b describes.
@@ -67,13 +65,6 @@ func NewByteLevelBPE(b ByteLevelBPE) (*HF, error) {
 		}
 		return out
 	})}
-	for _, id := range b.Added {
-		if id < 0 || id >= len(b.Vocab) || b.Vocab[id] == "" {
-			return nil, fmt.Errorf("added token %d: not a token with text", id)
-		}
-		t.added = append(t.added, addedToken{content: b.Vocab[id], id: id})
-	}
-	t.indexAdded()
 	return t, nil
 }
 

@@ -53,14 +53,9 @@ func (t *Tokenizer) readBPE(f *gguf.File) error {
 	if err != nil {
 		return fmt.Errorf("tokenizer.ggml.merges: %w", err)
 	}
-	var added []int
-	for id, typ := range t.Types {
-		if (typ == TypeControl || typ == TypeUserDefined) && t.Pieces[id] != "" {
-			added = append(added, id)
-		}
-	}
+	// special tokens are cut out of the text before BPE (special.go)
 	t.bpe, err = tokencount.NewByteLevelBPE(tokencount.ByteLevelBPE{Vocab: t.Pieces, Merges: merges, Split: p.split,
-		IgnoreMerges: p.ignoreMerges, Added: added})
+		IgnoreMerges: p.ignoreMerges})
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
 	}

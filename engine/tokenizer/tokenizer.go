@@ -47,6 +47,10 @@ type Tokenizer struct {
 	maxPiece int // bytes of the longest piece
 	// bpe encodes for the gpt2 model (bpe.go); nil for SentencePiece
 	bpe *tokencount.HF
+	// special are the tokens a text may spell (special.go), longest
+	// first; rstrip those that take the whitespace after them
+	special []int
+	rstrip  map[int]bool
 }
 
 // spaceMark is SentencePiece's visible space.
@@ -72,6 +76,7 @@ func New(pieces []string, scores []float32, types []int32) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{Pieces: pieces, Scores: scores, Types: types, BOS: 1, EOS: 2, UNK: 0, EOG: []int{2}, AddBOS: true, AddSpacePrefix: true,
 		ids: make(map[string]int, n)}
+	defer t.indexSpecial("")
 	for i := range t.byteID {
 		t.byteID[i] = -1
 	}
@@ -153,6 +158,8 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 		}
 	}
 	t.EOG = t.endOfGeneration(f)
+	name, _ := f.String("general.name")
+	t.indexSpecial(name)
 	return t, nil
 }
 
@@ -192,13 +199,22 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) []int {
 	if addSpecial && t.AddBOS {
 		out = append(out, t.BOS)
 	}
-	if t.bpe != nil {
-		out = append(out, t.bpe.Encode(text)...)
-	} else if text != "" {
-		if t.AddSpacePrefix {
-			text = " " + text
+	afterSpecial := true // SentencePiece puts a space before the text, and after each special token
+	for _, f := range t.partition(text) {
+		switch {
+		case f.id >= 0:
+			out = append(out, f.id)
+			afterSpecial = true
+		case t.bpe != nil:
+			out = append(out, t.bpe.Encode(f.text)...)
+		default:
+			s := f.text
+			if t.AddSpacePrefix && afterSpecial {
+				s = " " + s
+			}
+			out = t.encodeSPM(strings.ReplaceAll(s, " ", spaceMark), out)
+			afterSpecial = false
 		}
-		out = t.encodeSPM(strings.ReplaceAll(text, " ", spaceMark), out)
 	}
 	if addSpecial && t.AddEOS {
 		out = append(out, t.EOS)

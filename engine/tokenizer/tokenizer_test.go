@@ -49,6 +49,42 @@ func TestEncodeHandMadeVocabulary(t *testing.T) {
 	}
 }
 
+// TestSpecialTokensInText: control tokens spelled in a text are parsed,
+// with SentencePiece's space before the text after each; a model named
+// Phi-3 has its special tokens take the whitespace after them (as llama.cpp
+// sets them), others keep it.
+func TestSpecialTokensInText(t *testing.T) {
+	pieces := []string{"<unk>", "<s>", "</s>", "<|user|>", "▁", "h", "i", "▁h", "▁hi"}
+	types := []int32{2, 3, 3, 3, 1, 1, 1, 1, 1}
+	tk, err := tokenizer.New(pieces, make([]float32, len(pieces)), types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := tk.Encode("<|user|>hi</s>", false); fmt.Sprint(ids) != "[3 8 2]" {
+		t.Errorf("<|user|>hi</s> encodes to %v, want [3 8 2] (<|user|>, ▁hi, </s>)", ids)
+	}
+	for _, c := range []struct{ name string }{{"tiny-phi3"}, {"tiny-other"}} {
+		shape := synth.Shapes["tiny"]
+		shape.Name = c.name
+		b, err := synth.Bytes(shape, gguf.F32, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk, err := tokenizer.FromGGUF(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stripped, kept := tk.Encode("</s>the", false), tk.Encode("</s>  the", false)
+		if strings.Contains(c.name, "phi3") != (fmt.Sprint(stripped) == fmt.Sprint(kept)) {
+			t.Errorf("%s: \"</s>the\" %v, \"</s>  the\" %v", c.name, stripped, kept)
+		}
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	tk := fromShape(t, "15m")
 	for _, s := range []string{"Explain AI", "the cat sat on the mat.", "Once upon a time, there was a little girl", "naïve café — 東京 🙂", "  two  spaces", ""} {
