@@ -246,6 +246,11 @@ func productsDifference(t *testing.T, ref, path string) float64 {
 		if len(got) != len(want) {
 			t.Fatalf("%v: %d outputs, llama.cpp %d", p.weights, len(got), len(want))
 		}
+		if limit := float64(m.FinalSoftcap); p.out == "result_output" && limit > 0 {
+			for i, v := range got { // llama.cpp's logits are capped (gemma2)
+				got[i] = float32(limit * math.Tanh(float64(v)/limit))
+			}
+		}
 		diff, mag := 0.0, 0.0
 		for i := range want {
 			diff = math.Max(diff, math.Abs(float64(got[i]-want[i])))
@@ -579,11 +584,15 @@ func TestServesALlama3VocabularyModel(t *testing.T) {
 
 // architectureShapes are the variations of the llama block the engine
 // runs, in small shapes: Qwen2's (q/k/v biases, neox RoPE, an untied
-// head), Qwen3's (per-head q/k norms, heads wider than Dim/Heads), Phi-3's
-// (fused q/k/v and gate/up tensors) and Llama 3.1's (RoPE frequency
-// divisors, grouped-query attention).
+// head), Qwen3's (per-head q/k norms, heads wider than Dim/Heads), Gemma
+// 2's and 3's (scaled embeddings, GELU, post-norms, sliding windows of 5
+// keys here, soft-capping, two RoPE bases), Phi-3's (fused q/k/v and
+// gate/up tensors) and Llama 3.1's (RoPE frequency divisors,
+// grouped-query attention).
 var architectureShapes = []synth.Shape{
 	{Name: "qwen3", Arch: "qwen3", HeadDim: 64, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
+	{Name: "gemma2", Arch: "gemma2", HeadDim: 64, SlidingWindow: 5, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
+	{Name: "gemma3", Arch: "gemma3", HeadDim: 64, SlidingWindow: 5, SWAPattern: 2, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 256},
 	{Name: "phi", Arch: "phi3", Untied: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 256},
 	{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 128, Hidden: 352, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	{Name: "llama31", RopeFreqs: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 256},
@@ -591,7 +600,10 @@ var architectureShapes = []synth.Shape{
 
 // TestArchitecturesAgreeWithLlamaCpp holds each architecture to llama.cpp:
 // in F32 every position's logits (as TestLogitsAgreeWithLlamaCpp), and in
-// llama-quantize's Q4_K_M product by product (checkAgainstLlamaCpp).
+// llama-quantize's Q4_K_M product by product (checkAgainstLlamaCpp). Gemma
+// looks GELU up in a table of F16 inputs, as ggml does, so an activation
+// one float32 step from an F16 rounding boundary can land on either side
+// of it: its F32 logits are held to 1e-3 (measured: up to 1.4e-4).
 func TestArchitecturesAgreeWithLlamaCpp(t *testing.T) {
 	ref := llamaref(t)
 	for _, shape := range architectureShapes {
@@ -606,8 +618,12 @@ func TestArchitecturesAgreeWithLlamaCpp(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			if worst := logitsDifference(t, ref, src, conformanceTokens); worst > 1e-4 {
-				t.Errorf("F32: max logit difference %.3g of the spread, tolerance 1e-4", worst)
+			tol := 1e-4
+			if strings.HasPrefix(shape.Arch, "gemma") {
+				tol = 1e-3
+			}
+			if worst := logitsDifference(t, ref, src, conformanceTokens); worst > tol {
+				t.Errorf("F32: max logit difference %.3g of the spread, tolerance %.g", worst, tol)
 			} else {
 				t.Logf("F32: max logit difference %.2g of the spread", worst)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/half"
 )
 
 // architecture is how a family's blocks differ from llama's: the engine
@@ -15,6 +16,8 @@ import (
 type architecture struct {
 	// neox RoPE turns the pairs (i, i+dims/2) of a head, not (2i, 2i+1)
 	neox bool
+	// gemma is 1, 2 or 3 for Gemma's variations (readGemma)
+	gemma int
 }
 
 // architectures are the families the engine runs. Mistral and SmolLM
@@ -22,10 +25,13 @@ type architecture struct {
 // head size of its own (qwen3), and fused q/k/v and gate/up projections
 // (phi3) are read wherever the file has them.
 var architectures = map[string]architecture{
-	"llama": {},
-	"qwen2": {neox: true},
-	"qwen3": {neox: true},
-	"phi3":  {neox: true},
+	"llama":  {},
+	"qwen2":  {neox: true},
+	"qwen3":  {neox: true},
+	"phi3":   {neox: true},
+	"gemma":  {neox: true, gemma: 1},
+	"gemma2": {neox: true, gemma: 2},
+	"gemma3": {neox: true, gemma: 3},
 }
 
 func architectureNames() string {
@@ -108,4 +114,110 @@ func splitFused(f *gguf.File, prefix string, c Config, views map[string]*gguf.Te
 		rows(t, "ffn_up.weight", c.Hidden, 2*c.Hidden)
 	}
 	return nil
+}
+
+// readGemma sets Gemma's variations, with llama.cpp's defaults where a
+// file is silent: embeddings scaled by sqrt(Dim) and a GELU feed-forward
+// (all); sliding-window attention on most layers (Gemma 2: every other,
+// window 4096; Gemma 3: five of six, its own RoPE base, 10000 unless the
+// file says); scores and logits soft-capped (Gemma 2: 50 and 30). The
+// query scale is 1/sqrt(head size), but 1/sqrt(Dim/Heads) for the 27B
+// models, known by their layer counts. Post-norms and q/k norms are read
+// wherever the file has them.
+func readGemma(f *gguf.File, arch string, version int, c *Config) error {
+	c.EmbedScale = float32(math.Sqrt(float64(c.Dim)))
+	c.GELU = true
+	c.AttnScale = float32(1 / math.Sqrt(float64(c.HeadDim())))
+	if version == 2 && c.Layers == 46 || version == 3 && c.Layers == 62 {
+		c.AttnScale = float32(1 / math.Sqrt(float64(c.Dim/c.Heads)))
+	}
+	if version < 2 {
+		return nil
+	}
+	getFloat := func(k string, def float64) float64 {
+		if v, err := f.Float(key(arch, k)); err == nil {
+			return v
+		}
+		return def
+	}
+	getInt := func(k string, def int) (int, error) {
+		v, err := f.Uint(key(arch, k))
+		if err != nil {
+			if _, present := f.Get(key(arch, k)); present {
+				return 0, fmt.Errorf("%s: want one number (per-layer arrays are not supported)", key(arch, k))
+			}
+			return def, nil
+		}
+		if v > 1<<24 {
+			return 0, fmt.Errorf("%s = %d is out of range", key(arch, k), v)
+		}
+		return int(v), nil
+	}
+	var err error
+	c.RopeBaseSWA = c.RopeBase
+	window, pattern := 4096, 2
+	if version == 2 {
+		c.AttnSoftcap, c.FinalSoftcap = float32(getFloat("attn_logit_softcapping", 50)), float32(getFloat("final_logit_softcapping", 30))
+	} else {
+		c.RopeBaseSWA, c.FinalSoftcap = 10000, float32(getFloat("final_logit_softcapping", 0))
+		window, pattern = 0, 6
+	}
+	c.RopeBaseSWA = float32(getFloat("rope.freq_base_swa", float64(c.RopeBaseSWA)))
+	if c.Window, err = getInt("attention.sliding_window", window); err != nil {
+		return err
+	}
+	if c.SWAPattern, err = getInt("attention.sliding_window_pattern", pattern); err != nil {
+		return err
+	}
+	if c.AttnSoftcap < 0 || c.FinalSoftcap < 0 || !(c.RopeBaseSWA > 0) {
+		return fmt.Errorf("%s: negative soft-capping or a RoPE base that is not positive", arch)
+	}
+	return nil
+}
+
+// Slides reports whether layer l attends through the sliding window
+// (llama.cpp's standard pattern: l % SWAPattern < SWAPattern-1; a pattern
+// of 0 slides every layer).
+func (c Config) Slides(l int) bool {
+	if c.Window <= 0 {
+		return false
+	}
+	return c.SWAPattern == 0 || l%c.SWAPattern < c.SWAPattern-1
+}
+
+// softcap is cap*tanh(x/cap), as llama.cpp caps Gemma 2's scores and
+// logits (scaled in float32, tanh as tanhf).
+func softcap(x []float32, limit float32) {
+	inv := 1 / limit
+	for i, v := range x {
+		x[i] = float32(math.Tanh(float64(v*inv))) * limit
+	}
+}
+
+// geluTable is ggml's GELU: computed once for every F16 value, and looked
+// up by the input rounded to F16 (llama.cpp's GGML_GELU_FP16).
+var geluTable = func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	const a, s = 0.044715, 0.79788456080286535587989211986876
+	for i := range t {
+		x := half.ToFloat32(uint16(i))
+		g := float32(0.5) * x * (1 + float32(math.Tanh(float64(float32(s)*x*(1+float32(a)*x*x)))))
+		t[i] = half.ToFloat32(half.FromFloat32(g))
+	}
+	return &t
+}()
+
+// geluMul sets gate[j] = GELU(gate[j]) * up[j], as ggml_vec_geglu_f32.
+func geluMul(gate, up []float32) {
+	up = up[:len(gate)]
+	for j, g := range gate {
+		switch {
+		case g <= -10:
+			gate[j] = 0
+		case g >= 10:
+			gate[j] = g * up[j]
+		default:
+			gate[j] = geluTable[half.FromFloat32(g)] * up[j]
+		}
+	}
 }

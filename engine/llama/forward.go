@@ -125,8 +125,13 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
+	cSWA := c // the layers that slide turn by their own base, unscaled (gemma3)
+	cSWA.RopeBase, cSWA.RopeScale = c.RopeBaseSWA, 1
 	for i := range entries {
 		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i])
+		if c.Window > 0 {
+			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], cSWA, st.pos[i])
+		}
 	}
 	// Attention tasks: each entry's heads, split into groups enough to
 	// keep every thread busy when the batch is small.
@@ -135,7 +140,13 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	hd := c.HeadDim()
 	x := st.x[:n*dim]
 	for i, e := range entries {
-		dequantRow(x[i*dim:(i+1)*dim], m.tokEmb, e.Token)
+		row := x[i*dim : (i+1)*dim]
+		dequantRow(row, m.tokEmb, e.Token)
+		if c.EmbedScale != 0 { // gemma
+			for j := range row {
+				row[j] *= c.EmbedScale
+			}
+		}
 	}
 	xb, xb2 := st.xb[:n*dim], st.xb2[:n*dim]
 	q, k, v, att := st.q[:n*qDim], st.k[:n*kvDim], st.v[:n*kvDim], st.att[:n*qDim]
@@ -155,6 +166,9 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 			headNorm(q[i*qDim:(i+1)*qDim], ly.qNorm, c.Eps)
 			headNorm(k[i*kvDim:(i+1)*kvDim], ly.kNorm, c.Eps)
 			cs := st.rope[i*c.RopeDim : (i+1)*c.RopeDim]
+			if c.Slides(l) {
+				cs = st.ropeSWA[i*c.RopeDim : (i+1)*c.RopeDim]
+			}
 			rope(q[i*qDim:(i+1)*qDim], c.Heads, hd, cs, c.RopeNeox)
 			rope(k[i*kvDim:(i+1)*kvDim], c.KVHeads, hd, cs, c.RopeNeox)
 			e.Seq.k[l] = append(e.Seq.k[l], k[i*kvDim:(i+1)*kvDim]...)
@@ -163,11 +177,13 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, att
 		m.pool.Run(n*m.attn.groups, m.attnRows)
 		m.matMul(xb2, ly.wo, att, n)
+		postNorm(xb2, ly.attnPostNorm, dim, c.Eps)
 		m.addNorm(xb, x, xb2, ly.ffnNorm, n)
 		m.matMuls(xb, n, product{out: hb, w: ly.wGate}, product{out: hb2, w: ly.wUp})
-		m.glu.gate, m.glu.up = hb, hb2 // SiLU(gate) * up, over the threads
+		m.glu.gate, m.glu.up = hb, hb2 // SiLU (GELU for gemma) of gate, times up, over the threads
 		m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
 		m.matMul(xb2, ly.wDown, hb, n)
+		postNorm(xb2, ly.ffnPostNorm, dim, c.Eps)
 	}
 	for j := range x {
 		x[j] += xb2[j]
@@ -193,6 +209,9 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	rows := st.outRows[:nl]
 	for j := range rows {
 		rows[j] = logits[j*m.Vocab : (j+1)*m.Vocab]
+		if c.FinalSoftcap > 0 { // gemma2
+			softcap(rows[j], c.FinalSoftcap)
+		}
 	}
 	return rows, nil
 }
@@ -238,6 +257,15 @@ func rope(x []float32, heads, hd int, cs []float32, neox bool) {
 func headNorm(x, w []float32, eps float32) {
 	for h := 0; w != nil && h < len(x)/len(w); h++ {
 		v := x[h*len(w) : (h+1)*len(w)]
+		rmsNorm(v, v, w, eps)
+	}
+}
+
+// postNorm RMS-normalises each entry's output of a sub-layer before it
+// joins the residual stream (gemma2 and gemma3; none when w is nil).
+func postNorm(x, w []float32, dim int, eps float32) {
+	for i := 0; w != nil && i < len(x)/dim; i++ {
+		v := x[i*dim : (i+1)*dim]
 		rmsNorm(v, v, w, eps)
 	}
 }
@@ -314,7 +342,10 @@ func (m *Model) attend(lo, hi int) {
 	a := &m.attn
 	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.QDim()
 	group := c.Heads / c.KVHeads
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	scale := c.AttnScale
+	if scale == 0 {
+		scale = float32(1 / math.Sqrt(float64(hd)))
+	}
 	var four [4]float32
 	// scores of a group's heads, in a buffer of this thread's own
 	slot := a.claim()
@@ -324,6 +355,10 @@ func (m *Model) attend(lo, hi int) {
 		h0, h1 := g*c.Heads/a.groups, (g+1)*c.Heads/a.groups
 		e := a.entries[i]
 		n := m.st.pos[i] + 1
+		t0 := 0 // the first key attended to: the window's, for a layer that slides
+		if c.Slides(a.layer) {
+			t0 = max(0, n-c.Window)
+		}
 		kc, vc := e.Seq.k[a.layer], e.Seq.v[a.layer]
 		if len(a.scratch[slot]) < (h1-h0)*n {
 			a.scratch[slot] = make([]float32, 2*(h1-h0)*n) // doubling: steps rarely allocate
@@ -333,7 +368,7 @@ func (m *Model) attend(lo, hi int) {
 		// Positions in blocks whose cached rows stay in cache while every
 		// head of the group reads its part: each row comes from memory
 		// once, not once a head.
-		for tb := 0; tb < n; tb += attnBlock {
+		for tb := t0; tb < n; tb += attnBlock {
 			te := min(tb+attnBlock, n)
 			for h := h0; h < h1; h++ {
 				q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
@@ -350,10 +385,13 @@ func (m *Model) attend(lo, hi int) {
 			}
 		}
 		for h := h0; h < h1; h++ {
-			softmax(scores(h))
+			if c.AttnSoftcap > 0 { // gemma2
+				softcap(scores(h)[t0:], c.AttnSoftcap)
+			}
+			softmax(scores(h)[t0:])
 			clear(a.out[i*dim+h*hd : i*dim+(h+1)*hd])
 		}
-		for tb := 0; tb < n; tb += attnBlock {
+		for tb := t0; tb < n; tb += attnBlock {
 			te := min(tb+attnBlock, n)
 			for h := h0; h < h1; h++ {
 				out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]

@@ -92,6 +92,8 @@ func TestArchitecturesMatchReference(t *testing.T) {
 	for _, shape := range []synth.Shape{
 		{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
 		{Name: "qwen3", Arch: "qwen3", HeadDim: 32, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
+		{Name: "gemma2", Arch: "gemma2", HeadDim: 32, SlidingWindow: 3, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
+		{Name: "gemma3", Arch: "gemma3", HeadDim: 32, SlidingWindow: 3, SWAPattern: 2, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
 		{Name: "phi3", Arch: "phi3", Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 64},
 		{Name: "llama31", RopeFreqs: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
 	} {

@@ -46,6 +46,15 @@ type Config struct {
 	// KeyLength is attention.key_length, a head size not tied to Dim/Heads
 	// (0: Dim/Heads)
 	KeyLength int
+	// Gemma's variations (arch.go, readGemma)
+	EmbedScale   float32 // embeddings multiplied by it (0: not)
+	GELU         bool    // GELU gates the feed-forward, not SiLU
+	AttnScale    float32 // the scores' scale (0: 1/sqrt(HeadDim))
+	AttnSoftcap  float32 // scores capped to ±this by tanh (0: not)
+	FinalSoftcap float32 // logits likewise
+	Window       int     // sliding window of the layers that slide (Slides); 0: none
+	SWAPattern   int     // which layers slide
+	RopeBaseSWA  float32 // the RoPE base of the layers that slide
 }
 
 // HeadDim is the size of one attention head: KeyLength where the file
@@ -67,8 +76,11 @@ type layer struct {
 	attnNorm, ffnNorm []float32
 	wq, wk, wv, wo    *Matrix
 	bq, bk, bv        []float32 // biases, where the file has them (qwen2)
-	qNorm, kNorm      []float32 // per-head RMSNorm of q and k (qwen3)
-	wGate, wUp, wDown *Matrix
+	qNorm, kNorm      []float32 // per-head RMSNorm of q and k (qwen3, gemma3)
+	// RMSNorm of the attention's and the feed-forward's output before they
+	// join the residual stream (gemma2, gemma3)
+	attnPostNorm, ffnPostNorm []float32
+	wGate, wUp, wDown         *Matrix
 }
 
 // Model is a loaded model. Its Forward calls are serialised: one sequence
@@ -151,6 +163,7 @@ type scratch struct {
 	ins                          []vecInput
 	pos                          []int
 	rope                         []float32 // each entry's rotation (ropeAngles)
+	ropeSWA                      []float32 // likewise for the layers that slide, where their base differs
 	outRows                      [][]float32
 }
 
@@ -166,7 +179,7 @@ func (st *scratch) grow(c Config, n, nl int) {
 		st.half = make([]float32, n*max(c.Dim, c.Hidden, c.QDim()))
 		st.ins = make([]vecInput, n)
 		st.pos = make([]int, n)
-		st.rope = make([]float32, n*c.RopeDim)
+		st.rope, st.ropeSWA = make([]float32, n*c.RopeDim), make([]float32, n*c.RopeDim)
 		st.outRows = make([][]float32, n)
 		st.outIn = make([]float32, n*c.Dim)
 	}
@@ -246,6 +259,11 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	}
 	if err := readRopeFreqs(f, &c); err != nil {
 		return c, err
+	}
+	if a.gemma > 0 {
+		if err := readGemma(f, arch, a.gemma, &c); err != nil {
+			return c, err
+		}
 	}
 	if t := f.Tensor("token_embd.weight"); t != nil && len(t.Dims) == 2 {
 		c.Vocab = int(t.Dims[1])
@@ -330,7 +348,8 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 			dst  *[]float32
 			n    int
 		}{{"attn_q.bias", &l.bq, c.QDim()}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv},
-			{"attn_q_norm.weight", &l.qNorm, c.HeadDim()}, {"attn_k_norm.weight", &l.kNorm, c.HeadDim()}} {
+			{"attn_q_norm.weight", &l.qNorm, c.HeadDim()}, {"attn_k_norm.weight", &l.kNorm, c.HeadDim()},
+			{"post_attention_norm.weight", &l.attnPostNorm, c.Dim}, {"post_ffw_norm.weight", &l.ffnPostNorm, c.Dim}} {
 			if f.Tensor(p+b.name) == nil {
 				continue
 			}
@@ -361,8 +380,12 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.sampleRange = m.sampleEntries
 	m.attn.scratch = make([][]float32, m.pool.Threads())
 	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
+	gate := siluMul
+	if c.GELU {
+		gate = geluMul
+	}
 	m.gluRange = func(lo, hi int) {
-		siluMul(m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:])
+		gate(m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:])
 	}
 	return m, nil
 }

@@ -41,6 +41,15 @@ func (r *Reference) Forward(token int) []float64 {
 	pos := len(r.k[0])
 	hd := c.HeadDim()
 	x := append([]float64(nil), r.matrix("token_embd.weight")[token]...)
+	if c.EmbedScale != 0 { // gemma: embeddings times sqrt(Dim)
+		for i := range x {
+			x[i] *= float64(c.EmbedScale)
+		}
+	}
+	scale := 1 / math.Sqrt(float64(hd))
+	if c.AttnScale != 0 {
+		scale = float64(c.AttnScale)
+	}
 	for l, p := range r.layers {
 		// attention: x += Wo · attention(rope(Wq·n), rope(Wk·n), Wv·n)
 		n := norm64(x, r.vector(p+"attn_norm.weight"), float64(c.Eps))
@@ -48,52 +57,90 @@ func (r *Reference) Forward(token int) []float64 {
 		r.addBias(q, p+"attn_q.bias") // qwen2's biases; llama has none
 		r.addBias(k, p+"attn_k.bias")
 		r.addBias(v, p+"attn_v.bias")
-		r.headNorm(q, p+"attn_q_norm.weight") // qwen3's per-head norms
+		r.headNorm(q, p+"attn_q_norm.weight") // qwen3's and gemma3's per-head norms
 		r.headNorm(k, p+"attn_k_norm.weight")
-		r.rope(q, pos)
-		r.rope(k, pos)
+		r.rope(q, pos, c.Slides(l))
+		r.rope(k, pos, c.Slides(l))
 		r.k[l], r.v[l] = append(r.k[l], k), append(r.v[l], v)
+		first := 0 // the first key attended to: the window's, for a layer that slides (gemma2, gemma3)
+		if c.Slides(l) {
+			first = max(0, pos+1-c.Window)
+		}
 		att := make([]float64, c.QDim())
 		for h := 0; h < c.Heads; h++ {
 			kv := h / (c.Heads / c.KVHeads) // grouped-query: heads share a key/value head
-			scores := make([]float64, pos+1)
+			scores := make([]float64, pos+1-first)
 			for t := range scores {
 				for i := 0; i < hd; i++ {
-					scores[t] += q[h*hd+i] * r.k[l][t][kv*hd+i]
+					scores[t] += q[h*hd+i] * r.k[l][first+t][kv*hd+i]
 				}
-				scores[t] /= math.Sqrt(float64(hd))
+				scores[t] *= scale
+				if c.AttnSoftcap > 0 { // gemma2: capped by tanh
+					scores[t] = float64(c.AttnSoftcap) * math.Tanh(scores[t]/float64(c.AttnSoftcap))
+				}
 			}
 			softmax64(scores)
 			for t, s := range scores {
 				for i := 0; i < hd; i++ {
-					att[h*hd+i] += s * r.v[l][t][kv*hd+i]
+					att[h*hd+i] += s * r.v[l][first+t][kv*hd+i]
 				}
 			}
 		}
-		add64(x, r.times(p+"attn_output.weight", att))
+		add64(x, r.postNorm(r.times(p+"attn_output.weight", att), p+"post_attention_norm.weight"))
 
-		// feed-forward: x += Wdown · (silu(Wgate·n) * Wup·n)
+		// feed-forward: x += Wdown · (silu(Wgate·n) * Wup·n), GELU for gemma
 		n = norm64(x, r.vector(p+"ffn_norm.weight"), float64(c.Eps))
 		g, u := r.times(p+"ffn_gate.weight", n), r.times(p+"ffn_up.weight", n)
 		for i := range g {
+			if c.GELU { // the F16 table ggml and the engine look GELU up in
+				switch gv := g[i]; {
+				case gv <= -10:
+					g[i] = 0
+				case gv >= 10:
+					g[i] = gv * u[i]
+				default:
+					g[i] = float64(geluTable[half.FromFloat32(float32(gv))]) * u[i]
+				}
+				continue
+			}
 			g[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
 		}
-		add64(x, r.times(p+"ffn_down.weight", g))
+		add64(x, r.postNorm(r.times(p+"ffn_down.weight", g), p+"post_ffw_norm.weight"))
 	}
 	out := "output.weight"
 	if r.f.Tensor(out) == nil {
 		out = "token_embd.weight" // tied embeddings
 	}
-	return r.times(out, norm64(x, r.vector("output_norm.weight"), float64(c.Eps)))
+	logits := r.times(out, norm64(x, r.vector("output_norm.weight"), float64(c.Eps)))
+	if c.FinalSoftcap > 0 { // gemma2
+		for i, v := range logits {
+			logits[i] = float64(c.FinalSoftcap) * math.Tanh(v/float64(c.FinalSoftcap))
+		}
+	}
+	return logits
+}
+
+// postNorm RMS-normalises a sub-layer's output by the named weight, if the
+// file has it (gemma2's and gemma3's post-norms).
+func (r *Reference) postNorm(x []float64, name string) []float64 {
+	if r.f.Tensor(name) == nil {
+		return x
+	}
+	return norm64(x, r.vector(name), float64(r.c.Eps))
 }
 
 // rope turns each head's pairs (2i, 2i+1), or (i, i+RopeDim/2) for neox,
-// i < RopeDim/2, by pos * RopeScale * base^(-2i/RopeDim) / RopeFreqs[i].
-func (r *Reference) rope(x []float64, pos int) {
+// i < RopeDim/2, by pos * RopeScale * base^(-2i/RopeDim) / RopeFreqs[i];
+// a layer that slides turns by RopeBaseSWA, unscaled.
+func (r *Reference) rope(x []float64, pos int, slides bool) {
 	hd, dims := r.c.HeadDim(), r.c.RopeDim
+	base, scale := float64(r.c.RopeBase), float64(r.c.RopeScale)
+	if slides {
+		base, scale = float64(r.c.RopeBaseSWA), 1
+	}
 	for h := 0; h < len(x)/hd; h++ {
 		for i := 0; i < dims; i += 2 {
-			theta := float64(pos) * float64(r.c.RopeScale) * math.Pow(float64(r.c.RopeBase), -float64(i)/float64(dims))
+			theta := float64(pos) * scale * math.Pow(base, -float64(i)/float64(dims))
 			if r.c.RopeFreqs != nil {
 				theta /= float64(r.c.RopeFreqs[i/2])
 			}

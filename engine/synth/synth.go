@@ -40,6 +40,10 @@ type Shape struct {
 	// RopeFreqs writes rope_freqs.weight, the frequency divisors with
 	// which Llama 3.1 and later files carry their RoPE scaling
 	RopeFreqs bool
+	// SlidingWindow and SWAPattern, for gemma2 and gemma3, set
+	// attention.sliding_window and attention.sliding_window_pattern (0:
+	// the file says nothing, llama.cpp's defaults hold)
+	SlidingWindow, SWAPattern int
 }
 
 // Shapes are the shapes of the stories family, a tiny one for tests, and
@@ -59,6 +63,10 @@ var Shapes = map[string]Shape{
 		KVHeads: 8, Vocab: 151936, Context: 40960},
 	"llama-3.2-1b": {Name: "llama-3.2-1b", RopeFreqs: true, Dim: 2048, Hidden: 8192, Layers: 16, Heads: 32, KVHeads: 8,
 		Vocab: 128256, Context: 131072},
+	"gemma-3-1b": {Name: "gemma-3-1b", Arch: "gemma3", HeadDim: 256, SlidingWindow: 512, Dim: 1152, Hidden: 6912,
+		Layers: 26, Heads: 4, KVHeads: 1, Vocab: 262144, Context: 32768},
+	"phi-3-mini": {Name: "phi-3-mini", Arch: "phi3", Untied: true, Dim: 3072, Hidden: 8192, Layers: 32, Heads: 32,
+		KVHeads: 32, Vocab: 32064, Context: 4096},
 }
 
 // ShapeNames lists the shapes in size order.
@@ -142,9 +150,13 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 	switch arch {
 	case "":
 		arch = "llama"
-	case "llama", "qwen2", "qwen3", "phi3":
+	case "llama", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3":
 	default:
-		return fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3 and phi3", arch)
+		return fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3, phi3, gemma, gemma2 and gemma3", arch)
+	}
+	ropeBase := float32(10000)
+	if arch == "gemma3" {
+		ropeBase = 1e6 // the global layers'; the sliding ones keep 10000
 	}
 	md := []gguf.KV{
 		{Key: "general.architecture", Value: arch},
@@ -158,11 +170,17 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		{Key: arch + ".attention.head_count", Value: uint32(p.Heads)},
 		{Key: arch + ".attention.head_count_kv", Value: uint32(p.KVHeads)},
 		{Key: arch + ".attention.layer_norm_rms_epsilon", Value: float32(1e-5)},
-		{Key: arch + ".rope.freq_base", Value: float32(10000)},
+		{Key: arch + ".rope.freq_base", Value: ropeBase},
 		{Key: arch + ".rope.dimension_count", Value: uint32(hd)},
 		{Key: arch + ".attention.key_length", Value: uint32(hd)},
 		{Key: arch + ".attention.value_length", Value: uint32(hd)},
 		{Key: arch + ".vocab_size", Value: uint32(p.Vocab)},
+	}
+	if p.SlidingWindow > 0 {
+		md = append(md, gguf.KV{Key: arch + ".attention.sliding_window", Value: uint32(p.SlidingWindow)})
+	}
+	if p.SWAPattern > 0 {
+		md = append(md, gguf.KV{Key: arch + ".attention.sliding_window_pattern", Value: uint32(p.SWAPattern)})
 	}
 	md = append(md, vocab...)
 	r := rand.New(rand.NewPCG(seed, 0x77e1))
@@ -205,9 +223,13 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 			matrix(pre+"attn_k.weight", p.Dim, kv, sd)
 			matrix(pre+"attn_v.weight", p.Dim, kv, sd)
 		}
-		if arch == "qwen3" {
+		if arch == "qwen3" || arch == "gemma3" {
 			vector(pre+"attn_q_norm.weight", hd, 0.8, 0.4)
 			vector(pre+"attn_k_norm.weight", hd, 0.8, 0.4)
+		}
+		if arch == "gemma2" || arch == "gemma3" {
+			norm(pre + "post_attention_norm.weight")
+			norm(pre + "post_ffw_norm.weight")
 		}
 		if arch == "qwen2" {
 			vector(pre+"attn_q.bias", p.Heads*hd, -0.5, 1)
