@@ -21,6 +21,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
@@ -728,53 +729,31 @@ type namedEngine struct {
 }
 
 // applyFactor turns --factor into the steps and engines of the
-// experiments of docs/design.md (batch's levels are resolve's).
+// experiment (engine.NewFactor; batch's levels are resolve's).
 func (f *runFlags) applyFactor() ([]phase, []namedEngine, error) {
 	if f.factor == "" {
 		return nil, nil, nil
 	}
-	engineOnly := func() error {
-		if f.url != "" || len(f.targets) > 0 {
-			return usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
-		}
-		return nil
+	base, err := f.engine.options()
+	if err != nil {
+		return nil, nil, err
 	}
-	switch f.factor {
-	case "batch":
-		return nil, nil, nil // the levels are resolve's; the engine is sized for them as for any run
-	case "quantization":
-		if err := engineOnly(); err != nil {
-			return nil, nil, err
-		}
-		var out []namedEngine
-		for _, d := range []string{"f16", "q8_0", "q4_0"} {
-			ef := f.engine
-			ef.format = d
-			out = append(out, namedEngine{strings.ToUpper(d), ef})
-		}
-		return nil, out, nil
-	case "model-size":
-		if err := engineOnly(); err != nil {
-			return nil, nil, err
-		}
-		var out []namedEngine
-		for _, p := range []string{"15m", "110m"} {
-			ef := f.engine
-			ef.model = p
-			out = append(out, namedEngine{p, ef})
-		}
-		return nil, out, nil
-	case "prefix-cache":
-		if err := engineOnly(); err != nil {
-			return nil, nil, err
-		}
-		ef := f.engine
-		ef.prefix = true
-		warm := max(f.requests, 4)
-		return []phase{{label: "cold", concurrency: 1, requests: 1}, {label: "warm", concurrency: 1, requests: warm}},
-			[]namedEngine{{"prefix-cache", ef}}, nil
+	fac, err := engine.NewFactor(f.factor, base, f.requests)
+	if err != nil {
+		return nil, nil, usagef("--factor %q: want %s", f.factor, strings.Join(engine.FactorNames, ", "))
 	}
-	return nil, nil, usagef("--factor %q: want batch, quantization, prefix-cache or model-size", f.factor)
+	if fac.ComparesEngines() && (f.url != "" || len(f.targets) > 0) {
+		return nil, nil, usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
+	}
+	var engines []namedEngine
+	for _, v := range fac.Variants {
+		engines = append(engines, namedEngine{v.Label, f.engine.with(v.Options)})
+	}
+	var phases []phase
+	for _, p := range fac.Phases {
+		phases = append(phases, phase{label: p.Label, concurrency: p.Concurrency, requests: p.Requests})
+	}
+	return phases, engines, nil
 }
 
 // metricsHeader is what a scrape of the metrics URL u sends: the run's API

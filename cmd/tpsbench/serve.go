@@ -55,6 +55,13 @@ func (e *engineFlags) load() (*engine.Engine, error) {
 
 // options checks the flags and gives the engine's options, without
 // loading anything.
+// with is e with what an experiment's variant changes: the model, the
+// weight format, prefix caching.
+func (e engineFlags) with(o engine.Options) engineFlags {
+	e.model, e.format, e.prefix = o.Model, o.Format, o.Sched.PrefixCaching
+	return e
+}
+
 func (e *engineFlags) options() (engine.Options, error) {
 	if e.threads < 0 || e.threads > engine.MaxThreads {
 		return engine.Options{}, usagef("engine threads: want 0 (all cores) to %d", engine.MaxThreads)
