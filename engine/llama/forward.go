@@ -3,7 +3,6 @@ package llama
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime/debug"
 )
 
@@ -216,81 +215,10 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	return rows, nil
 }
 
-// ropeAngles writes the cosine and sine of each rotated pair's angle at
-// pos (RopeDim values): pair i turns by pos * base^(-2i/RopeDim), times
-// RopeScale and over RopeFreqs[i] where the model has them. Every layer's
-// q and k of an entry rotate by these.
-func ropeAngles(cs []float32, c Config, pos int) {
-	dims := c.RopeDim
-	for i := 0; i < dims; i += 2 {
-		theta := float64(pos) * float64(c.RopeScale) * math.Pow(float64(c.RopeBase), -float64(i)/float64(dims))
-		if c.RopeFreqs != nil {
-			theta /= float64(c.RopeFreqs[i/2])
-		}
-		sin, cos := math.Sincos(theta)
-		cs[i], cs[i+1] = float32(cos), float32(sin)
-	}
-}
-
-// rope rotates the first dims values of each head by the angles of cs:
-// pair i is (2i, 2i+1), llama.cpp's "normal" RoPE, or (i, i+dims/2), its
-// "neox" RoPE.
-func rope(x []float32, heads, hd int, cs []float32, neox bool) {
-	half := len(cs) / 2
-	for i := 0; i < len(cs); i += 2 {
-		c, s := cs[i], cs[i+1]
-		a, b := i, i+1
-		if neox {
-			a, b = i/2, i/2+half
-		}
-		for h := 0; h < heads; h++ {
-			v := x[h*hd : (h+1)*hd]
-			x0, x1 := v[a], v[b]
-			v[a] = x0*c - x1*s
-			v[b] = x0*s + x1*c
-		}
-	}
-}
-
-// headNorm RMS-normalises each head of x by its own norm, scaled by w (no
-// norm when w is nil).
-func headNorm(x, w []float32, eps float32) {
-	for h := 0; w != nil && h < len(x)/len(w); h++ {
-		v := x[h*len(w) : (h+1)*len(w)]
-		rmsNorm(v, v, w, eps)
-	}
-}
-
-// postNorm RMS-normalises each entry's output of a sub-layer before it
-// joins the residual stream (gemma2 and gemma3; none when w is nil).
-func postNorm(x, w []float32, dim int, eps float32) {
-	for i := 0; w != nil && i < len(x)/dim; i++ {
-		v := x[i*dim : (i+1)*dim]
-		rmsNorm(v, v, w, eps)
-	}
-}
-
 // addBias adds a projection's bias (none when b is nil).
 func addBias(x, b []float32) {
 	for i, v := range b {
 		x[i] += v
-	}
-}
-
-func softmax(x []float32) {
-	mx := x[0]
-	for _, v := range x[1:] {
-		mx = max(mx, v)
-	}
-	var sum float64
-	for i, v := range x {
-		e := exp32(v - mx)
-		x[i] = e
-		sum += float64(e)
-	}
-	inv := float32(1 / sum)
-	for i := range x {
-		x[i] *= inv
 	}
 }
 
@@ -326,85 +254,4 @@ func (s *Sequence) ImportKV(data []float32, n int) error {
 	}
 	s.pos += n
 	return nil
-}
-
-// gluChunk is how many SwiGLU elements make one unit of pool work.
-const gluChunk = 512
-
-// attnBlock is how many cached positions attention takes at a time.
-const attnBlock = 16
-
-// attend computes attention for the (entry, head) pairs [lo, hi) of the
-// step in m.attn: each query head against its key/value head's cache up to
-// the entry's position. It runs on the pool; pairs are independent.
-func (m *Model) attend(lo, hi int) {
-	c := m.Config
-	a := &m.attn
-	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.QDim()
-	group := c.Heads / c.KVHeads
-	scale := c.AttnScale
-	if scale == 0 {
-		scale = float32(1 / math.Sqrt(float64(hd)))
-	}
-	var four [4]float32
-	// scores of a group's heads, in a buffer of this thread's own
-	slot := a.claim()
-	defer a.busy[slot].Store(false)
-	for idx := lo; idx < hi; idx++ {
-		i, g := idx/a.groups, idx%a.groups
-		h0, h1 := g*c.Heads/a.groups, (g+1)*c.Heads/a.groups
-		e := a.entries[i]
-		n := m.st.pos[i] + 1
-		t0 := 0 // the first key attended to: the window's, for a layer that slides
-		if c.Slides(a.layer) {
-			t0 = max(0, n-c.Window)
-		}
-		kc, vc := e.Seq.k[a.layer], e.Seq.v[a.layer]
-		if len(a.scratch[slot]) < (h1-h0)*n {
-			a.scratch[slot] = make([]float32, 2*(h1-h0)*n) // doubling: steps rarely allocate
-		}
-		buf := a.scratch[slot]
-		scores := func(h int) []float32 { return buf[(h-h0)*n:][:n] }
-		// Positions in blocks whose cached rows stay in cache while every
-		// head of the group reads its part: each row comes from memory
-		// once, not once a head.
-		for tb := t0; tb < n; tb += attnBlock {
-			te := min(tb+attnBlock, n)
-			for h := h0; h < h1; h++ {
-				q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
-				kvOff := (h / group) * hd
-				att := scores(h)
-				t := tb
-				for ; t+4 <= te; t += 4 { // four cached keys a call
-					dot4Strided(q, kc[t*kvDim+kvOff:], kvDim, &four)
-					att[t], att[t+1], att[t+2], att[t+3] = four[0]*scale, four[1]*scale, four[2]*scale, four[3]*scale
-				}
-				for ; t < te; t++ {
-					att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
-				}
-			}
-		}
-		for h := h0; h < h1; h++ {
-			if c.AttnSoftcap > 0 { // gemma2
-				softcap(scores(h)[t0:], c.AttnSoftcap)
-			}
-			softmax(scores(h)[t0:])
-			clear(a.out[i*dim+h*hd : i*dim+(h+1)*hd])
-		}
-		for tb := t0; tb < n; tb += attnBlock {
-			te := min(tb+attnBlock, n)
-			for h := h0; h < h1; h++ {
-				out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
-				kvOff := (h / group) * hd
-				att := scores(h)
-				t := tb
-				for ; t+4 <= te; t += 4 { // four cached values a call
-					axpy4Strided((*[4]float32)(att[t:]), vc[t*kvDim+kvOff:], kvDim, out)
-				}
-				for ; t < te; t++ {
-					axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
-				}
-			}
-		}
-	}
 }

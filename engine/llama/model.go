@@ -1,23 +1,25 @@
 // Package llama is a llama-architecture transformer, and the variations of
-// its block other families use (arch.go: qwen2's biases and neox RoPE,
-// qwen3's per-head norms, Llama 3.1's RoPE frequencies): weights read in place from a GGUF file
-// (F32, F16, BF16, Q8_0, Q4_0 and the other formats llama-quantize writes,
-// K-quants included), a forward pass with a KV cache per sequence, and
-// sampling. Its matrix-vector products run on a Pool of
-// threads and allocate nothing per token.
+// its block other families use (arch.go: qwen2's biases, qwen3's per-head
+// norms, phi3's fused tensors, gemma's post-norms, GELU and sliding
+// windows, Llama 3.1's RoPE frequencies): weights read in place from a
+// GGUF file (F32, F16, BF16, Q8_0, Q4_0 and the other formats
+// llama-quantize writes, K-quants included), a forward pass with a KV
+// cache per sequence, and sampling. Its matrix-vector products run on a
+// Pool of threads and allocate nothing per token.
 //
 // Start reading at Reference.Forward (reference.go): the whole pass in one
 // function, in float64, as the tests hold the engine to it. Model.Step
-// (forward.go) is the same pass over a batch of sequences: embeddings,
-// then per layer RMSNorm, the q/k/v products (Model.matMuls hands each to
-// its format's kernel), RoPE, attention over each sequence's cache (attend),
-// the output product, RMSNorm, SwiGLU; then the output head for the
-// entries that want logits. Sampling is in sample.go.
+// (forward.go) is the same pass over a batch of sequences, stage by stage:
+// RMSNorm (norm.go); the q/k/v products (products.go hands each to its
+// format's kernel: matrix.go, formats.go, and the kernels_* and quant
+// files); RoPE and attention over each sequence's cache (attention.go);
+// the output product, RMSNorm and the feed-forward's gate (feedforward.go);
+// then the output head for the entries that want logits. Sampling is in
+// sample.go.
 package llama
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 
@@ -127,29 +129,6 @@ type Model struct {
 		out      []int
 	}
 	sampleRange func(lo, hi int)
-}
-
-// attention is the attention being run, read by the pool's threads.
-type attention struct {
-	entries []Entry
-	layer   int
-	q, out  []float32
-	groups  int // tasks an entry's heads are split into
-	// a scores buffer for each thread at work, claimed by busy
-	scratch [][]float32
-	busy    []atomic.Bool
-}
-
-// claim takes a free scratch slot: at most as many tasks run at once as
-// there are slots, so one is always free.
-func (a *attention) claim() int {
-	for {
-		for i := range a.busy {
-			if !a.busy[i].Load() && a.busy[i].CompareAndSwap(false, true) {
-				return i
-			}
-		}
-	}
 }
 
 // scratch holds the buffers of a forward pass. They are sized for the
@@ -422,156 +401,4 @@ func (m *Model) Params() int {
 		n += len(l.attnNorm) + len(l.ffnNorm)
 	}
 	return n
-}
-
-// Product multiplies the weight matrix of the named tensor by x as a
-// forward pass does (x converted to the weight's input form, the
-// format's kernel), so that each product can be held to another engine's
-// on that engine's own inputs.
-func (m *Model) Product(tensor string, x []float32) ([]float32, error) {
-	w := m.weights[tensor]
-	if w == nil {
-		return nil, fmt.Errorf("the model has no weight matrix %s", tensor)
-	}
-	if len(x) != w.Cols {
-		return nil, fmt.Errorf("%s takes %d values, not %d", tensor, w.Cols, len(x))
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.st.grow(m.Config, 1, 1)
-	out := make([]float32, w.Rows)
-	m.matMul(out, w, x, 1)
-	return out, nil
-}
-
-// product is one weight matrix's share of a pass: out[b*w.Rows+r] =
-// w[r] · x[b], over units [first, first+units) of the pass (rows, or
-// groups of 16 rows for packed matrices).
-type product struct {
-	out          []float32
-	w            *Matrix
-	first, units int
-}
-
-// matMul computes, for each of the n rows of x (each w.Cols long), the
-// products with every row of w: out[b*w.Rows+r] = w[r] · x[b]. Each weight
-// row is read once for the whole batch.
-func (m *Model) matMul(out []float32, w *Matrix, x []float32, n int) {
-	m.matMuls(x, n, product{out: out, w: w})
-}
-
-// matMuls computes several products of the same x (q, k and v; gate and
-// up): the inputs are prepared once, and the products share one pass
-// over the threads, so no thread waits between them. Matrices that take
-// their inputs in different forms go one after another.
-func (m *Model) matMuls(x []float32, n int, ps ...product) {
-	for _, p := range ps[1:] {
-		if inputForm(p.w) != inputForm(ps[0].w) || p.w.Cols != ps[0].w.Cols {
-			for _, p := range ps {
-				m.matMuls(x, n, p)
-			}
-			return
-		}
-	}
-	m.prepareInputs(ps[0].w, x, n)
-	total := 0
-	for i, p := range ps {
-		p.first, p.units = total, p.w.Rows
-		if p.w.packed != nil {
-			p.units = p.w.Rows / q4GroupRows
-		}
-		total += p.units
-		m.mm.jobs[i] = p
-	}
-	m.mm.njobs = len(ps)
-	m.pool.Run(total, m.mmUnits)
-}
-
-// productUnits runs units [lo, hi) of the pass being run.
-func (m *Model) productUnits(lo, hi int) {
-	for _, p := range m.mm.jobs[:m.mm.njobs] {
-		a, b := max(lo, p.first)-p.first, min(hi, p.first+p.units)-p.first
-		if a >= b {
-			continue
-		}
-		if p.w.packed != nil {
-			p.w.rowsPacked(p.out, m.mm.ins, a, b)
-		} else {
-			p.w.rowsBatch(p.out, m.mm.ins, a, b)
-		}
-	}
-}
-
-// inputForm tells apart the forms activations take for products with a
-// matrix (formats.go).
-func inputForm(w *Matrix) int {
-	switch {
-	case w.format != nil:
-		return w.format.form
-	case w.packed != nil && w.Type == typeQ8_0:
-		return formPackedQ8
-	case w.packed != nil:
-		return formPackedQ4
-	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
-		return formQ8_0
-	case w.Type == typeF16:
-		return formF16
-	}
-	return formF32
-}
-
-// prepareInputs readies the n rows of x for products with w, spread over
-// the threads.
-func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
-	m.mm.prep, m.mm.x, m.mm.ins = w, x, m.st.ins[:n]
-	m.pool.Run(n, m.mmPrepare)
-}
-
-// prepareRange prepares inputs [lo, hi) of the product being set up.
-func (m *Model) prepareRange(lo, hi int) {
-	w, cols := m.mm.prep, m.mm.prep.Cols
-	for b := lo; b < hi; b++ {
-		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
-		if w.packed != nil {
-			in.q8.quantize(x)
-			in.q8.scaleBias(packOffset(w.Type))
-			continue
-		}
-		in.prepare(x, inputForm(w), m.st.half[b*cols:(b+1)*cols])
-	}
-}
-
-// addNorm adds add (when not nil) to x and sets out to x's RMS norm
-// scaled by w, for each of n entries, over the threads.
-func (m *Model) addNorm(out, x, add, w []float32, n int) {
-	m.norm.out, m.norm.x, m.norm.add, m.norm.w = out, x, add, w
-	m.pool.Run(n, m.normRange)
-}
-
-func (m *Model) normEntries(lo, hi int) {
-	a, dim := &m.norm, m.Dim
-	for i := lo; i < hi; i++ {
-		x := a.x[i*dim : (i+1)*dim]
-		if a.add != nil {
-			for j, v := range a.add[i*dim : (i+1)*dim] {
-				x[j] += v
-			}
-		}
-		rmsNorm(a.out[i*dim:(i+1)*dim], x, a.w, m.Eps)
-	}
-}
-
-func rmsNorm(out, x, w []float32, eps float32) {
-	var ss float64 // llama.cpp sums in double
-	for _, v := range x {
-		ss += float64(v * v)
-	}
-	// 1.0f/sqrtf(mean + eps) in float32 as llama.cpp: a scale one bit
-	// apart moves an activation across a quantization boundary now and
-	// then, and the logits by percents of their spread
-	mean := float32(ss / float64(len(x)))
-	scale := 1 / float32(math.Sqrt(float64(mean+eps)))
-	for i, v := range x {
-		out[i] = v * scale * w[i]
-	}
 }

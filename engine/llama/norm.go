@@ -1,0 +1,56 @@
+package llama
+
+import "math"
+
+// addNorm adds add (when not nil) to x and sets out to x's RMS norm
+// scaled by w, for each of n entries, over the threads.
+func (m *Model) addNorm(out, x, add, w []float32, n int) {
+	m.norm.out, m.norm.x, m.norm.add, m.norm.w = out, x, add, w
+	m.pool.Run(n, m.normRange)
+}
+
+func (m *Model) normEntries(lo, hi int) {
+	a, dim := &m.norm, m.Dim
+	for i := lo; i < hi; i++ {
+		x := a.x[i*dim : (i+1)*dim]
+		if a.add != nil {
+			for j, v := range a.add[i*dim : (i+1)*dim] {
+				x[j] += v
+			}
+		}
+		rmsNorm(a.out[i*dim:(i+1)*dim], x, a.w, m.Eps)
+	}
+}
+
+func rmsNorm(out, x, w []float32, eps float32) {
+	var ss float64 // llama.cpp sums in double
+	for _, v := range x {
+		ss += float64(v * v)
+	}
+	// 1.0f/sqrtf(mean + eps) in float32 as llama.cpp: a scale one bit
+	// apart moves an activation across a quantization boundary now and
+	// then, and the logits by percents of their spread
+	mean := float32(ss / float64(len(x)))
+	scale := 1 / float32(math.Sqrt(float64(mean+eps)))
+	for i, v := range x {
+		out[i] = v * scale * w[i]
+	}
+}
+
+// headNorm RMS-normalises each head of x by its own norm, scaled by w (no
+// norm when w is nil).
+func headNorm(x, w []float32, eps float32) {
+	for h := 0; w != nil && h < len(x)/len(w); h++ {
+		v := x[h*len(w) : (h+1)*len(w)]
+		rmsNorm(v, v, w, eps)
+	}
+}
+
+// postNorm RMS-normalises each entry's output of a sub-layer before it
+// joins the residual stream (gemma2 and gemma3; none when w is nil).
+func postNorm(x, w []float32, dim int, eps float32) {
+	for i := 0; w != nil && i < len(x)/dim; i++ {
+		v := x[i*dim : (i+1)*dim]
+		rmsNorm(v, v, w, eps)
+	}
+}

@@ -1,0 +1,120 @@
+package llama
+
+import "fmt"
+
+// Product multiplies the weight matrix of the named tensor by x as a
+// forward pass does (x converted to the weight's input form, the
+// format's kernel), so that each product can be held to another engine's
+// on that engine's own inputs.
+func (m *Model) Product(tensor string, x []float32) ([]float32, error) {
+	w := m.weights[tensor]
+	if w == nil {
+		return nil, fmt.Errorf("the model has no weight matrix %s", tensor)
+	}
+	if len(x) != w.Cols {
+		return nil, fmt.Errorf("%s takes %d values, not %d", tensor, w.Cols, len(x))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.st.grow(m.Config, 1, 1)
+	out := make([]float32, w.Rows)
+	m.matMul(out, w, x, 1)
+	return out, nil
+}
+
+// product is one weight matrix's share of a pass: out[b*w.Rows+r] =
+// w[r] · x[b], over units [first, first+units) of the pass (rows, or
+// groups of 16 rows for packed matrices).
+type product struct {
+	out          []float32
+	w            *Matrix
+	first, units int
+}
+
+// matMul computes, for each of the n rows of x (each w.Cols long), the
+// products with every row of w: out[b*w.Rows+r] = w[r] · x[b]. Each weight
+// row is read once for the whole batch.
+func (m *Model) matMul(out []float32, w *Matrix, x []float32, n int) {
+	m.matMuls(x, n, product{out: out, w: w})
+}
+
+// matMuls computes several products of the same x (q, k and v; gate and
+// up): the inputs are prepared once, and the products share one pass
+// over the threads, so no thread waits between them. Matrices that take
+// their inputs in different forms go one after another.
+func (m *Model) matMuls(x []float32, n int, ps ...product) {
+	for _, p := range ps[1:] {
+		if inputForm(p.w) != inputForm(ps[0].w) || p.w.Cols != ps[0].w.Cols {
+			for _, p := range ps {
+				m.matMuls(x, n, p)
+			}
+			return
+		}
+	}
+	m.prepareInputs(ps[0].w, x, n)
+	total := 0
+	for i, p := range ps {
+		p.first, p.units = total, p.w.Rows
+		if p.w.packed != nil {
+			p.units = p.w.Rows / q4GroupRows
+		}
+		total += p.units
+		m.mm.jobs[i] = p
+	}
+	m.mm.njobs = len(ps)
+	m.pool.Run(total, m.mmUnits)
+}
+
+// productUnits runs units [lo, hi) of the pass being run.
+func (m *Model) productUnits(lo, hi int) {
+	for _, p := range m.mm.jobs[:m.mm.njobs] {
+		a, b := max(lo, p.first)-p.first, min(hi, p.first+p.units)-p.first
+		if a >= b {
+			continue
+		}
+		if p.w.packed != nil {
+			p.w.rowsPacked(p.out, m.mm.ins, a, b)
+		} else {
+			p.w.rowsBatch(p.out, m.mm.ins, a, b)
+		}
+	}
+}
+
+// inputForm tells apart the forms activations take for products with a
+// matrix (formats.go).
+func inputForm(w *Matrix) int {
+	switch {
+	case w.format != nil:
+		return w.format.form
+	case w.packed != nil && w.Type == typeQ8_0:
+		return formPackedQ8
+	case w.packed != nil:
+		return formPackedQ4
+	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
+		return formQ8_0
+	case w.Type == typeF16:
+		return formF16
+	}
+	return formF32
+}
+
+// prepareInputs readies the n rows of x for products with w, spread over
+// the threads.
+func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
+	m.mm.prep, m.mm.x, m.mm.ins = w, x, m.st.ins[:n]
+	m.pool.Run(n, m.mmPrepare)
+}
+
+// prepareRange prepares inputs [lo, hi) of the product being set up.
+func (m *Model) prepareRange(lo, hi int) {
+	w, cols := m.mm.prep, m.mm.prep.Cols
+	for b := lo; b < hi; b++ {
+		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
+		if w.packed != nil {
+			in.q8.quantize(x)
+			in.q8.scaleBias(packOffset(w.Type))
+			continue
+		}
+		in.prepare(x, inputForm(w), m.st.half[b*cols:(b+1)*cols])
+	}
+}
