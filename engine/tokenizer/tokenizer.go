@@ -167,7 +167,8 @@ func FromGGUF(f *gguf.File) (*Tokenizer, error) {
 // (Llama 3, ChatML, Phi-3, Gemma, GPT-2's end of text), which end a
 // generation as the end-of-sequence token does when a file names only
 // one of them, as llama.cpp reads them.
-var endOfGenerationText = []string{"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "</s>"}
+var endOfGenerationText = []string{"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
+	"<|end_of_text|>", "<EOT>", "<end_of_utterance>", "</s>"}
 
 // endOfGeneration is the end-of-sequence token, the end-of-turn tokens the
 // file names, and the control tokens spelled as one.

@@ -2,6 +2,7 @@ package tokenizer_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -159,4 +160,29 @@ func FuzzBPEEncodeDecode(f *testing.F) {
 			t.Fatalf("MinTokens(%d) = %d, more than the %d tokens of %q", len(s), least, got, s)
 		}
 	})
+}
+
+// TestEndOfGeneration: a generation ends at the end-of-sequence token and
+// at the end-of-turn control tokens the vocabulary has (here ChatML's),
+// not at other control tokens.
+func TestEndOfGeneration(t *testing.T) {
+	shape := synth.Shape{Name: "eog", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8,
+		Tokenizer: synth.ByteLevelVocabulary([]string{"the"})}
+	b, err := synth.Bytes(shape, gguf.F32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := tk.ID("<|im_end|>")
+	start, _ := tk.ID("<|im_start|>")
+	if !slices.Contains(tk.EOG, tk.EOS) || !slices.Contains(tk.EOG, end) || slices.Contains(tk.EOG, start) {
+		t.Errorf("EOG %v: want EOS %d and <|im_end|> %d, not <|im_start|> %d", tk.EOG, tk.EOS, end, start)
+	}
 }
