@@ -165,21 +165,28 @@ func checkAgainstLlamaCpp(t *testing.T, ref, path string) {
 		logitsDifference(t, ref, path, conformanceTokens[:1]), logitsDifference(t, ref, path, conformanceTokens), len(conformanceTokens))
 }
 
-// productsDifference multiplies each weight by llama.cpp's input to it
-// and returns the largest difference from llama.cpp's output, over that
-// output's largest magnitude.
-func productsDifference(t *testing.T, ref, path string) float64 {
+// openModel loads a model file as the engine does (two threads); close
+// releases both.
+func openModel(t *testing.T, path string) (f *gguf.File, m *llama.Model, close func()) {
 	t.Helper()
 	f, err := gguf.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	m, err := llama.Load(f, 2)
-	if err != nil {
+	if m, err = llama.Load(f, 2); err != nil {
+		f.Close()
 		t.Fatal(err)
 	}
-	defer m.Close()
+	return f, m, func() { m.Close(); f.Close() }
+}
+
+// productsDifference multiplies each weight by llama.cpp's input to it
+// and returns the largest difference from llama.cpp's output, over that
+// output's largest magnitude.
+func productsDifference(t *testing.T, ref, path string) float64 {
+	t.Helper()
+	f, m, done := openModel(t, path)
+	defer done()
 	// llama.cpp's graph names: input, output, and the GGUF tensor between
 	// weights: one, or the parts of a fused tensor whose outputs, one
 	// after another, are llama.cpp's (phi3's attn_qkv and ffn_up)
@@ -312,16 +319,8 @@ func logitsDifference(t *testing.T, ref, path string, tokens []int) float64 {
 	if len(lines) != len(tokens) {
 		t.Fatalf("llama.cpp gave %d rows of logits for %d tokens", len(lines), len(tokens))
 	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := llama.Load(f, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	_, m, done := openModel(t, path)
+	defer done()
 	seq := m.NewSequence(len(tokens))
 	worstRatio := 0.0
 	for pos, tok := range tokens {
@@ -361,27 +360,40 @@ func TestTokenizationAgreesWithLlamaCpp(t *testing.T) {
 		// special tokens spelled in the text are parsed, as a server does
 		"hello</s>world", "<s>two words", "a<unk>b", "x </s> y</s>", "</s>"}
 	for _, shape := range []string{"tiny", "15m"} {
-		path := writeModel(t, shape, gguf.Q4_0)
-		lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")
-		f, err := gguf.Open(path)
-		if err != nil {
-			t.Fatal(err)
+		t.Run(shape, func(t *testing.T) { compareTokenization(t, ref, writeModel(t, shape, gguf.Q4_0), texts) })
+	}
+}
+
+// compareTokenization tokenizes texts with llama.cpp and with the engine's
+// tokenizer of the model file at path and wants the same ids; it returns
+// the tokenizer and llama.cpp's ids of each text.
+func compareTokenization(t *testing.T, ref, path string, texts []string) (*tokenizer.Tokenizer, [][]int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := tokenizer.FromGGUF(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := make([][]int, len(texts))
+	for i, text := range texts {
+		var got []string
+		for _, id := range tk.Encode(text, true) {
+			got = append(got, strconv.Itoa(id))
 		}
-		tk, err := tokenizer.FromGGUF(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
+		if strings.Join(got, " ") != lines[i] {
+			t.Errorf("%q\n ours      %s\n llama.cpp %s", text, strings.Join(got, " "), lines[i])
 		}
-		for i, text := range texts {
-			var got []string
-			for _, id := range tk.Encode(text, true) {
-				got = append(got, strconv.Itoa(id))
-			}
-			if strings.Join(got, " ") != lines[i] {
-				t.Errorf("%s: %q\n ours      %s\n llama.cpp %s", shape, text, strings.Join(got, " "), lines[i])
-			}
+		for _, s := range strings.Fields(lines[i]) {
+			id, _ := strconv.Atoi(s)
+			theirs[i] = append(theirs[i], id)
 		}
 	}
+	return tk, theirs
 }
 
 // bpeVocabularies are the byte-level BPE tokenizers the conformance test
@@ -443,31 +455,9 @@ func TestBPETokenizationAgreesWithLlamaCpp(t *testing.T) {
 		"<|begin_of_text|>special tokens are parsed, as servers do<|endoftext|>"}
 	for _, v := range bpeVocabularies {
 		t.Run(v.pkg, func(t *testing.T) {
-			path := writeBPEModel(t, v.pkg, v.pre, v.bos, v.eos)
-			lines := strings.Split(strings.TrimRight(run(t, strings.Join(texts, "\n")+"\n", ref, "tokenize", path), "\n"), "\n")
-			f, err := gguf.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			tk, err := tokenizer.FromGGUF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tk, theirs := compareTokenization(t, ref, writeBPEModel(t, v.pkg, v.pre, v.bos, v.eos), texts)
 			for i, text := range texts {
-				var got []string
-				for _, id := range tk.Encode(text, true) {
-					got = append(got, strconv.Itoa(id))
-				}
-				if strings.Join(got, " ") != lines[i] {
-					t.Errorf("%q\n ours      %s\n llama.cpp %s", text, strings.Join(got, " "), lines[i])
-				}
-				var ids []int
-				for _, s := range strings.Fields(lines[i]) {
-					id, _ := strconv.Atoi(s)
-					ids = append(ids, id)
-				}
-				if dec := tk.Decode(ids); dec != text && !strings.Contains(text, "<|") { // control tokens say nothing
+				if dec := tk.Decode(theirs[i]); dec != text && !strings.Contains(text, "<|") { // control tokens say nothing
 					t.Errorf("decoding llama.cpp's ids of %q gives %q", text, dec)
 				}
 			}

@@ -359,9 +359,6 @@ func siluMul(gate, up []float32) {
 }
 
 //go:noescape
-func dotQ4KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
-
-//go:noescape
 func dotQ6KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 
 //go:noescape
@@ -400,8 +397,9 @@ func kInputs(ins []vecInput) (in [4]kInput) {
 	return in
 }
 
-// dot is a K-quant row's product with a Q8_K input: Q4_K and Q6_K, which
-// Q4_K_M files are made of, in assembly.
+// dot is a K-quant row's product with a Q8_K input: Q4_K (repacked at
+// load where this runs) and Q6_K, which Q4_K_M files are made of, in
+// assembly.
 func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 	nb := len(x.d)
 	if !simd || nb == 0 {
@@ -409,8 +407,6 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 	}
 	_ = row[nb*k.bytes-1]
 	switch k.bytes {
-	case q4KBytes:
-		return dotQ4KAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	case q6KBytes:
 		return dotQ6KAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	case q4KPackedBytes:

@@ -42,105 +42,215 @@ GLOBL kones16<>(SB), RODATA|NOPTR, $32
 	VPMADDWD Y10, Y8, Y8 \
 	VPADDD Y8, Y6, Y6
 
-// func dotQ4KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
-// w: nb Q4_K super-blocks (d, dmin, 12 bytes of six-bit scales and mins,
-// 128 bytes of nibbles: in each 32, value l low, l+32 high). Per block,
-// integer sums of nibbles times quants scaled per 32, less the mins times
-// the activation's 16-value sums (paired).
-TEXT ·dotQ4KAVX2(SB), NOSPLIT, $32-44
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), DI
-	MOVQ xd+16(FP), DX
-	MOVQ bsums+24(FP), BX
-	MOVQ nb+32(FP), CX
-	VXORPS Y0, Y0, Y0
-	VMOVDQU knib<>(SB), Y15
-	VMOVDQU kones16<>(SB), Y14
-q4kloop:
-	CMPQ CX, $0
-	JLE q4kdone
-	// the 12 scale bytes to 8 scales (0(SP)) and 8 mins (8(SP))
-	MOVL 4(SI), R8
-	MOVL 8(SI), R9
-	MOVL 12(SI), R10
-	MOVL R10, R11
-	SHRL $4, R11
-	ANDL $0x0f0f0f0f, R11
-	MOVL R9, R12
-	SHRL $6, R12
-	ANDL $0x03030303, R12
-	SHLL $4, R12
-	ORL R12, R11 // mins 4-7
-	MOVL R9, R13
-	ANDL $0x3f3f3f3f, R13 // mins 0-3
-	MOVL R10, R12
-	ANDL $0x0f0f0f0f, R12
-	MOVL R8, AX
-	SHRL $6, AX
-	ANDL $0x03030303, AX
-	SHLL $4, AX
-	ORL AX, R12 // scales 4-7
-	ANDL $0x3f3f3f3f, R8 // scales 0-3
-	MOVL R8, 0(SP)
-	MOVL R12, 4(SP)
-	MOVL R13, 8(SP)
-	MOVL R11, 12(SP)
-	VPMOVZXBW 0(SP), X1
-	VMOVDQU X1, 16(SP) // scales as int16
-	// mins times the activation's 32-value sums
-	VPMOVZXBD 8(SP), Y2
-	VMOVDQU 0(BX), Y3
-	VPMADDWD Y14, Y3, Y3
-	VPMULLD Y2, Y3, Y3
-	VCVTDQ2PS Y3, Y3
-	SCALE(0, X4, Y4)
-	SCALE(2, X5, Y5)
-	VFNMADD231PS Y3, Y5, Y0
-	VPXOR Y6, Y6, Y6
-	VMOVDQU 16(SI), Y7
-	VPAND Y15, Y7, Y8
-	SUBBLOCK32(0, 16)
-	VPSRLW $4, Y7, Y8
-	VPAND Y15, Y8, Y8
-	SUBBLOCK32(32, 18)
-	VMOVDQU 48(SI), Y7
-	VPAND Y15, Y7, Y8
-	SUBBLOCK32(64, 20)
-	VPSRLW $4, Y7, Y8
-	VPAND Y15, Y8, Y8
-	SUBBLOCK32(96, 22)
-	VMOVDQU 80(SI), Y7
-	VPAND Y15, Y7, Y8
-	SUBBLOCK32(128, 24)
-	VPSRLW $4, Y7, Y8
-	VPAND Y15, Y8, Y8
-	SUBBLOCK32(160, 26)
-	VMOVDQU 112(SI), Y7
-	VPAND Y15, Y7, Y8
-	SUBBLOCK32(192, 28)
-	VPSRLW $4, Y7, Y8
-	VPAND Y15, Y8, Y8
-	SUBBLOCK32(224, 30)
-	VCVTDQ2PS Y6, Y6
-	VFMADD231PS Y6, Y4, Y0
-	ADDQ $144, SI
-	ADDQ $256, DI
-	ADDQ $4, DX
-	ADDQ $32, BX
-	DECQ CX
-	JMP q4kloop
-q4kdone:
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VHADDPS X0, X0, X0
-	VHADDPS X0, X0, X0
-	VMOVSS X0, ret+40(FP)
-	VZEROUPPER
+// out = the sum of an accumulator's eight lanes
+#define HSUM8(y, x, out) \
+	VEXTRACTF128 $1, y, X9 \
+	VADDPS X9, x, x \
+	VHADDPS x, x, x \
+	VHADDPS x, x, x \
+	VMOVSS x, out
+
+// Y8 holds 32 unsigned quants: add each input's int32 sums against its
+// activation quants at xoff (R9-R12) times the int16 scale at soff(SP)
+#define SUB32x4(xoff, soff) \
+	VPBROADCASTW soff(SP), Y9 \
+	VPMADDUBSW xoff(R9), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y4, Y4 \
+	VPMADDUBSW xoff(R10), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y5, Y5 \
+	VPMADDUBSW xoff(R11), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y6, Y6 \
+	VPMADDUBSW xoff(R12), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y7, Y7
+
+// the 64 values of chunk c: low nibbles (sub-block 2c), then high
+#define CHUNK64x4(qoff, xoff, soff) \
+	VMOVDQU qoff(SI), Y13 \
+	VPAND Y15, Y13, Y8 \
+	SUB32x4(xoff, soff) \
+	VPSRLW $4, Y13, Y8 \
+	VPAND Y15, Y8, Y8 \
+	SUB32x4(xoff+32, soff+2)
+
+// one input's share of a block's mins: its 16-value sums (at bsums(R8),
+// indexed by R14) paired, times the mins (Y13), times dmin (X12) and its
+// block scale (at d(R8), indexed by R13), taken from acc
+#define KMINS(bsums, d, acc) \
+	MOVQ bsums(R8), DX \
+	VMOVDQU (DX)(R14*1), Y10 \
+	VPMADDWD Y14, Y10, Y10 \
+	VPMULLD Y13, Y10, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ d(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, acc
+
+// the mins of one block against the four inputs
+#define MINS4 \
+	KMINS(16, 8, Y0) \
+	KMINS(40, 32, Y1) \
+	KMINS(64, 56, Y2) \
+	KMINS(88, 80, Y3)
+
+// the end of a block for one input of the four-input K-quant kernels:
+// its int32 sums (sum) as floats, times d (X11) and its block scale (at
+// d(R8), indexed by R13), into acc
+#define KFINAL(sum, d, acc) \
+	VCVTDQ2PS sum, sum \
+	MOVQ d(R8), DX \
+	VMULSS (DX)(R13*1), X11, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFMADD231PS sum, Y9, acc
+
+// the ends of a block for the four inputs (sums in Y4-Y7, into Y0-Y3)
+#define KFINAL4 \
+	KFINAL(Y4, 8, Y0) \
+	KFINAL(Y5, 32, Y1) \
+	KFINAL(Y6, 56, Y2) \
+	KFINAL(Y7, 80, Y3)
+
+// the four inputs' next super-block: quants (R9-R12), scales (R13), sums (R14)
+#define KNEXT4 \
+	ADDQ $256, R9 \
+	ADDQ $256, R10 \
+	ADDQ $256, R11 \
+	ADDQ $256, R12 \
+	ADDQ $4, R13 \
+	ADDQ $32, R14
+
+// the four-input kernels' results: Y0-Y3's sums to out[0:4]
+#define STORE4 \
+	MOVQ out+24(FP), AX \
+	HSUM8(Y0, X0, 0(AX)) \
+	HSUM8(Y1, X1, 4(AX)) \
+	HSUM8(Y2, X2, 8(AX)) \
+	HSUM8(Y3, X3, 12(AX)) \
+	VZEROUPPER \
 	RET
 
+// Y8 holds 32 six-bit quants: add each input's sums of each 16 against its
+// activation quants at xoff (R9-R12), times the int16 scales at soff(SP)
+// and soff+2(SP)
+#define SUB16x2x4(xoff, soff) \
+	VPBROADCASTW soff(SP), X9 \
+	VPBROADCASTW soff+2(SP), X10 \
+	VINSERTI128 $1, X10, Y9, Y9 \
+	VPMADDUBSW xoff(R9), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y4, Y4 \
+	VPMADDUBSW xoff(R10), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y5, Y5 \
+	VPMADDUBSW xoff(R11), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y6, Y6 \
+	VPMADDUBSW xoff(R12), Y8, Y10 \
+	VPMADDWD Y9, Y10, Y10 \
+	VPADDD Y10, Y7, Y7
+
+// one half (128 values) of a Q6_K block against the four inputs (the
+// masks from memory: the registers hold the sums)
+#define Q6HALFx4(lo, hi, xoff, soff) \
+	VMOVDQU lo(SI), Y12 \
+	VMOVDQU lo+32(SI), Y13 \
+	VMOVDQU hi(SI), Y14 \
+	VPAND Y15, Y12, Y8 \
+	VPAND kmask3<>(SB), Y14, Y11 \
+	VPSLLW $4, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff, soff) \
+	VPAND Y15, Y13, Y8 \
+	VPSLLW $2, Y14, Y11 \
+	VPAND kmask30<>(SB), Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+32, soff+4) \
+	VPSRLW $4, Y12, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPAND kmask30<>(SB), Y14, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+64, soff+8) \
+	VPSRLW $4, Y13, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPSRLW $2, Y14, Y11 \
+	VPAND kmask30<>(SB), Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff+96, soff+12)
+
+// one input's int32 sums start at minus 32 times its 16-value sums
+// (at bsums(R8), indexed by R14) times the block's scales (Y9): Q6_K's
+// quants carry 32
+#define Q6OFFSET(bsums, sum) \
+	MOVQ bsums(R8), DX \
+	VPMADDWD (DX)(R14*1), Y9, Y10 \
+	VPSLLD $5, Y10, Y10 \
+	VPXOR sum, sum, sum \
+	VPSUBD Y10, sum, sum
+
+// Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
+// 16 against the activation quants at xoff(DI), times the int16 scales at
+// soff(SP) (first 16) and soff+2(SP) (second 16).
+#define SUBBLOCK16x2(xoff, soff) \
+	VPMADDUBSW xoff(DI), Y8, Y8 \
+	VPBROADCASTW soff(SP), X10 \
+	VPBROADCASTW soff+2(SP), X11 \
+	VINSERTI128 $1, X11, Y10, Y10 \
+	VPMADDWD Y10, Y8, Y8 \
+	VPADDD Y8, Y6, Y6
+
+// one half (128 values) of a Q6_K block: low bits at lo(SI), high bits at
+// hi(SI), activation quants from xoff(DI), scales from soff(SP)
+#define Q6HALF(lo, hi, xoff, soff) \
+	VMOVDQU lo(SI), Y7 \
+	VMOVDQU lo+32(SI), Y12 \
+	VMOVDQU hi(SI), Y9 \
+	VPAND Y15, Y7, Y8 \
+	VPAND Y14, Y9, Y11 \
+	VPSLLW $4, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff, soff) \
+	VPAND Y15, Y12, Y8 \
+	VPSLLW $2, Y9, Y11 \
+	VPAND Y13, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+32, soff+4) \
+	VPSRLW $4, Y7, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPAND Y13, Y9, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+64, soff+8) \
+	VPSRLW $4, Y12, Y8 \
+	VPAND Y15, Y8, Y8 \
+	VPSRLW $2, Y9, Y11 \
+	VPAND Y13, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUBBLOCK16x2(xoff+96, soff+12)
+
+// one input of dot4Q5_0AVX2: Y4's quants against its activation quants
+// at (q), plus twice its block bias (at bias(R8), indexed by R13), scaled
+// by d (X8) times its block scale (at d(R8)) into acc
+#define Q5INPUT(q, bias, d, acc) \
+	VPMADDUBSW (q), Y4, Y5 \
+	VPMADDWD Y7, Y5, Y5 \
+	MOVQ bias(R8), DX \
+	VPBROADCASTD (DX)(R13*1), Y10 \
+	VPSLLD $1, Y10, Y10 \
+	VPADDD Y10, Y5, Y5 \
+	VCVTDQ2PS Y5, Y5 \
+	MOVQ d(R8), DX \
+	VMULSS (DX)(R13*1), X8, X6 \
+	VBROADCASTSS X6, Y6 \
+	VFMADD231PS Y5, Y6, acc
+
 // func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
-// dotQ4KAVX2 over repacked Q4_K blocks (d, dmin, 8 scale bytes, 8 min
-// bytes, 128 bytes of nibbles): the scales load instead of unpacking.
+// w: nb Q4_K super-blocks as repackQ4K leaves them (d, dmin, 8 scale
+// bytes, 8 min bytes, 128 bytes of nibbles: in each 32, value l low, l+32
+// high). Per block, integer sums of nibbles times quants scaled per 32,
+// less the mins times the activation's 16-value sums (paired).
 TEXT ·dotQ4KPackedAVX2(SB), NOSPLIT, $32-44
 	MOVQ w+0(FP), SI
 	MOVQ xq+8(FP), DI
@@ -205,79 +315,6 @@ q4kpdone:
 	VZEROUPPER
 	RET
 
-// out = the sum of an accumulator's eight lanes
-#define HSUM8(y, x, out) \
-	VEXTRACTF128 $1, y, X9 \
-	VADDPS X9, x, x \
-	VHADDPS x, x, x \
-	VHADDPS x, x, x \
-	VMOVSS x, out
-
-// Y8 holds 32 unsigned quants: add each input's int32 sums against its
-// activation quants at xoff (R9-R12) times the int16 scale at soff(SP)
-#define SUB32x4(xoff, soff) \
-	VPBROADCASTW soff(SP), Y9 \
-	VPMADDUBSW xoff(R9), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y4, Y4 \
-	VPMADDUBSW xoff(R10), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y5, Y5 \
-	VPMADDUBSW xoff(R11), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y6, Y6 \
-	VPMADDUBSW xoff(R12), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y7, Y7
-
-// the 64 values of chunk c: low nibbles (sub-block 2c), then high
-#define CHUNK64x4(qoff, xoff, soff) \
-	VMOVDQU qoff(SI), Y13 \
-	VPAND Y15, Y13, Y8 \
-	SUB32x4(xoff, soff) \
-	VPSRLW $4, Y13, Y8 \
-	VPAND Y15, Y8, Y8 \
-	SUB32x4(xoff+32, soff+2)
-
-// the mins of one block against the four inputs' block sums
-#define MINS4 \
-	MOVQ 16(R8), DX \
-	VMOVDQU (DX)(R14*1), Y10 \
-	VPMADDWD Y14, Y10, Y10 \
-	VPMULLD Y13, Y10, Y10 \
-	VCVTDQ2PS Y10, Y10 \
-	MOVQ 8(R8), DX \
-	VMULSS (DX)(R13*1), X12, X9 \
-	VBROADCASTSS X9, Y9 \
-	VFNMADD231PS Y10, Y9, Y0 \
-	MOVQ 40(R8), DX \
-	VMOVDQU (DX)(R14*1), Y10 \
-	VPMADDWD Y14, Y10, Y10 \
-	VPMULLD Y13, Y10, Y10 \
-	VCVTDQ2PS Y10, Y10 \
-	MOVQ 32(R8), DX \
-	VMULSS (DX)(R13*1), X12, X9 \
-	VBROADCASTSS X9, Y9 \
-	VFNMADD231PS Y10, Y9, Y1 \
-	MOVQ 64(R8), DX \
-	VMOVDQU (DX)(R14*1), Y10 \
-	VPMADDWD Y14, Y10, Y10 \
-	VPMULLD Y13, Y10, Y10 \
-	VCVTDQ2PS Y10, Y10 \
-	MOVQ 56(R8), DX \
-	VMULSS (DX)(R13*1), X12, X9 \
-	VBROADCASTSS X9, Y9 \
-	VFNMADD231PS Y10, Y9, Y2 \
-	MOVQ 88(R8), DX \
-	VMOVDQU (DX)(R14*1), Y10 \
-	VPMADDWD Y14, Y10, Y10 \
-	VPMULLD Y13, Y10, Y10 \
-	VCVTDQ2PS Y10, Y10 \
-	MOVQ 80(R8), DX \
-	VMULSS (DX)(R13*1), X12, X9 \
-	VBROADCASTSS X9, Y9 \
-	VFNMADD231PS Y10, Y9, Y3
-
 // func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 // One repacked Q4_K row against four Q8_K inputs: the row's scales load
 // and its nibbles unpack once for the four (prompts, batches).
@@ -318,91 +355,13 @@ q4kx4loop:
 	MOVWLZX 0(SI), AX
 	VMOVD AX, X11
 	VCVTPH2PS X11, X11
-	VCVTDQ2PS Y4, Y4
-	MOVQ 8(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y4, Y9, Y0
-	VCVTDQ2PS Y5, Y5
-	MOVQ 32(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y5, Y9, Y1
-	VCVTDQ2PS Y6, Y6
-	MOVQ 56(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y6, Y9, Y2
-	VCVTDQ2PS Y7, Y7
-	MOVQ 80(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y7, Y9, Y3
+	KFINAL4
 	ADDQ $148, SI
-	ADDQ $256, R9
-	ADDQ $256, R10
-	ADDQ $256, R11
-	ADDQ $256, R12
-	ADDQ $4, R13
-	ADDQ $32, R14
+	KNEXT4
 	DECQ CX
 	JMP q4kx4loop
 q4kx4done:
-	MOVQ out+24(FP), AX
-	HSUM8(Y0, X0, 0(AX))
-	HSUM8(Y1, X1, 4(AX))
-	HSUM8(Y2, X2, 8(AX))
-	HSUM8(Y3, X3, 12(AX))
-	VZEROUPPER
-	RET
-
-// Y8 holds 32 six-bit quants: add each input's sums of each 16 against its
-// activation quants at xoff (R9-R12), times the int16 scales at soff(SP)
-// and soff+2(SP)
-#define SUB16x2x4(xoff, soff) \
-	VPBROADCASTW soff(SP), X9 \
-	VPBROADCASTW soff+2(SP), X10 \
-	VINSERTI128 $1, X10, Y9, Y9 \
-	VPMADDUBSW xoff(R9), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y4, Y4 \
-	VPMADDUBSW xoff(R10), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y5, Y5 \
-	VPMADDUBSW xoff(R11), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y6, Y6 \
-	VPMADDUBSW xoff(R12), Y8, Y10 \
-	VPMADDWD Y9, Y10, Y10 \
-	VPADDD Y10, Y7, Y7
-
-// one half (128 values) of a Q6_K block against the four inputs (the
-// masks from memory: the registers hold the sums)
-#define Q6HALFx4(lo, hi, xoff, soff) \
-	VMOVDQU lo(SI), Y12 \
-	VMOVDQU lo+32(SI), Y13 \
-	VMOVDQU hi(SI), Y14 \
-	VPAND Y15, Y12, Y8 \
-	VPAND kmask3<>(SB), Y14, Y11 \
-	VPSLLW $4, Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUB16x2x4(xoff, soff) \
-	VPAND Y15, Y13, Y8 \
-	VPSLLW $2, Y14, Y11 \
-	VPAND kmask30<>(SB), Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUB16x2x4(xoff+32, soff+4) \
-	VPSRLW $4, Y12, Y8 \
-	VPAND Y15, Y8, Y8 \
-	VPAND kmask30<>(SB), Y14, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUB16x2x4(xoff+64, soff+8) \
-	VPSRLW $4, Y13, Y8 \
-	VPAND Y15, Y8, Y8 \
-	VPSRLW $2, Y14, Y11 \
-	VPAND kmask30<>(SB), Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUB16x2x4(xoff+96, soff+12)
+	STORE4
 
 // func dot4Q6KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 // One Q6_K row against four Q8_K inputs: the row's quants unpack once for
@@ -427,107 +386,22 @@ q6kx4loop:
 	JLE q6kx4done
 	VPMOVSXBW 192(SI), Y9
 	VMOVDQU Y9, 0(SP) // scales as int16
-	MOVQ 16(R8), DX
-	VPMADDWD (DX)(R14*1), Y9, Y10
-	VPSLLD $5, Y10, Y10
-	VPXOR Y4, Y4, Y4
-	VPSUBD Y10, Y4, Y4
-	MOVQ 40(R8), DX
-	VPMADDWD (DX)(R14*1), Y9, Y10
-	VPSLLD $5, Y10, Y10
-	VPXOR Y5, Y5, Y5
-	VPSUBD Y10, Y5, Y5
-	MOVQ 64(R8), DX
-	VPMADDWD (DX)(R14*1), Y9, Y10
-	VPSLLD $5, Y10, Y10
-	VPXOR Y6, Y6, Y6
-	VPSUBD Y10, Y6, Y6
-	MOVQ 88(R8), DX
-	VPMADDWD (DX)(R14*1), Y9, Y10
-	VPSLLD $5, Y10, Y10
-	VPXOR Y7, Y7, Y7
-	VPSUBD Y10, Y7, Y7
+	Q6OFFSET(16, Y4)
+	Q6OFFSET(40, Y5)
+	Q6OFFSET(64, Y6)
+	Q6OFFSET(88, Y7)
 	Q6HALFx4(0, 128, 0, 0)
 	Q6HALFx4(64, 160, 128, 16)
 	MOVWLZX 208(SI), AX
 	VMOVD AX, X11
 	VCVTPH2PS X11, X11
-	VCVTDQ2PS Y4, Y4
-	MOVQ 8(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y4, Y9, Y0
-	VCVTDQ2PS Y5, Y5
-	MOVQ 32(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y5, Y9, Y1
-	VCVTDQ2PS Y6, Y6
-	MOVQ 56(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y6, Y9, Y2
-	VCVTDQ2PS Y7, Y7
-	MOVQ 80(R8), DX
-	VMULSS (DX)(R13*1), X11, X9
-	VBROADCASTSS X9, Y9
-	VFMADD231PS Y7, Y9, Y3
+	KFINAL4
 	ADDQ $210, SI
-	ADDQ $256, R9
-	ADDQ $256, R10
-	ADDQ $256, R11
-	ADDQ $256, R12
-	ADDQ $4, R13
-	ADDQ $32, R14
+	KNEXT4
 	DECQ CX
 	JMP q6kx4loop
 q6kx4done:
-	MOVQ out+24(FP), AX
-	HSUM8(Y0, X0, 0(AX))
-	HSUM8(Y1, X1, 4(AX))
-	HSUM8(Y2, X2, 8(AX))
-	HSUM8(Y3, X3, 12(AX))
-	VZEROUPPER
-	RET
-
-// Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
-// 16 against the activation quants at xoff(DI), times the int16 scales at
-// soff(SP) (first 16) and soff+2(SP) (second 16).
-#define SUBBLOCK16x2(xoff, soff) \
-	VPMADDUBSW xoff(DI), Y8, Y8 \
-	VPBROADCASTW soff(SP), X10 \
-	VPBROADCASTW soff+2(SP), X11 \
-	VINSERTI128 $1, X11, Y10, Y10 \
-	VPMADDWD Y10, Y8, Y8 \
-	VPADDD Y8, Y6, Y6
-
-// one half (128 values) of a Q6_K block: low bits at lo(SI), high bits at
-// hi(SI), activation quants from xoff(DI), scales from soff(SP)
-#define Q6HALF(lo, hi, xoff, soff) \
-	VMOVDQU lo(SI), Y7 \
-	VMOVDQU lo+32(SI), Y12 \
-	VMOVDQU hi(SI), Y9 \
-	VPAND Y15, Y7, Y8 \
-	VPAND Y14, Y9, Y11 \
-	VPSLLW $4, Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUBBLOCK16x2(xoff, soff) \
-	VPAND Y15, Y12, Y8 \
-	VPSLLW $2, Y9, Y11 \
-	VPAND Y13, Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUBBLOCK16x2(xoff+32, soff+4) \
-	VPSRLW $4, Y7, Y8 \
-	VPAND Y15, Y8, Y8 \
-	VPAND Y13, Y9, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUBBLOCK16x2(xoff+64, soff+8) \
-	VPSRLW $4, Y12, Y8 \
-	VPAND Y15, Y8, Y8 \
-	VPSRLW $2, Y9, Y11 \
-	VPAND Y13, Y11, Y11 \
-	VPOR Y11, Y8, Y8 \
-	SUBBLOCK16x2(xoff+96, soff+12)
+	STORE4
 
 // func dotQ6KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 // w: nb Q6_K super-blocks (ql[128], qh[64], int8 scales[16], d). The
@@ -684,50 +558,10 @@ q5x4loop:
 	VPCMPEQB Y14, Y11, Y11
 	VPAND Y15, Y11, Y11
 	VPOR Y11, Y4, Y4
-	VPMADDUBSW (R9), Y4, Y5
-	VPMADDWD Y7, Y5, Y5
-	MOVQ 16(R8), DX
-	VPBROADCASTD (DX)(R13*1), Y10
-	VPSLLD $1, Y10, Y10
-	VPADDD Y10, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	MOVQ 8(R8), DX
-	VMULSS (DX)(R13*1), X8, X6
-	VBROADCASTSS X6, Y6
-	VFMADD231PS Y5, Y6, Y0
-	VPMADDUBSW (R10), Y4, Y5
-	VPMADDWD Y7, Y5, Y5
-	MOVQ 40(R8), DX
-	VPBROADCASTD (DX)(R13*1), Y10
-	VPSLLD $1, Y10, Y10
-	VPADDD Y10, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	MOVQ 32(R8), DX
-	VMULSS (DX)(R13*1), X8, X6
-	VBROADCASTSS X6, Y6
-	VFMADD231PS Y5, Y6, Y1
-	VPMADDUBSW (R11), Y4, Y5
-	VPMADDWD Y7, Y5, Y5
-	MOVQ 64(R8), DX
-	VPBROADCASTD (DX)(R13*1), Y10
-	VPSLLD $1, Y10, Y10
-	VPADDD Y10, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	MOVQ 56(R8), DX
-	VMULSS (DX)(R13*1), X8, X6
-	VBROADCASTSS X6, Y6
-	VFMADD231PS Y5, Y6, Y2
-	VPMADDUBSW (R12), Y4, Y5
-	VPMADDWD Y7, Y5, Y5
-	MOVQ 88(R8), DX
-	VPBROADCASTD (DX)(R13*1), Y10
-	VPSLLD $1, Y10, Y10
-	VPADDD Y10, Y5, Y5
-	VCVTDQ2PS Y5, Y5
-	MOVQ 80(R8), DX
-	VMULSS (DX)(R13*1), X8, X6
-	VBROADCASTSS X6, Y6
-	VFMADD231PS Y5, Y6, Y3
+	Q5INPUT(R9, 16, 8, Y0)
+	Q5INPUT(R10, 40, 32, Y1)
+	Q5INPUT(R11, 64, 56, Y2)
+	Q5INPUT(R12, 88, 80, Y3)
 	ADDQ $22, SI
 	ADDQ $32, R9
 	ADDQ $32, R10
@@ -737,10 +571,4 @@ q5x4loop:
 	DECQ CX
 	JMP q5x4loop
 q5x4done:
-	MOVQ out+24(FP), AX
-	HSUM8(Y0, X0, 0(AX))
-	HSUM8(Y1, X1, 4(AX))
-	HSUM8(Y2, X2, 8(AX))
-	HSUM8(Y3, X3, 12(AX))
-	VZEROUPPER
-	RET
+	STORE4

@@ -15,6 +15,12 @@ import (
 func fromShape(t testing.TB, shape string) *tokenizer.Tokenizer {
 	t.Helper()
 	p, _ := synth.Lookup(shape)
+	return fromShapeOf(t, p)
+}
+
+// fromShapeOf is the tokenizer of a file synth writes for p.
+func fromShapeOf(t testing.TB, p synth.Shape) *tokenizer.Tokenizer {
+	t.Helper()
 	b, err := synth.Bytes(p, gguf.Q4_0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -67,18 +73,7 @@ func TestSpecialTokensInText(t *testing.T) {
 	for _, c := range []struct{ name string }{{"tiny-phi3"}, {"tiny-other"}} {
 		shape := synth.Shapes["tiny"]
 		shape.Name = c.name
-		b, err := synth.Bytes(shape, gguf.F32, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := gguf.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tk, err := tokenizer.FromGGUF(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tk := fromShapeOf(t, shape)
 		stripped, kept := tk.Encode("</s>the", false), tk.Encode("</s>  the", false)
 		if strings.Contains(c.name, "phi3") != (fmt.Sprint(stripped) == fmt.Sprint(kept)) {
 			t.Errorf("%s: \"</s>the\" %v, \"</s>  the\" %v", c.name, stripped, kept)
@@ -128,18 +123,7 @@ func FuzzEncodeDecode(f *testing.F) {
 func FuzzBPEEncodeDecode(f *testing.F) {
 	shape := synth.Shape{Name: "bpe", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8,
 		Tokenizer: synth.ByteLevelVocabulary([]string{"the", " the", "cat", " cat", " sat", "123"})}
-	b, err := synth.Bytes(shape, gguf.F32, 1)
-	if err != nil {
-		f.Fatal(err)
-	}
-	file, err := gguf.Parse(b)
-	if err != nil {
-		f.Fatal(err)
-	}
-	tk, err := tokenizer.FromGGUF(file)
-	if err != nil {
-		f.Fatal(err)
-	}
+	tk := fromShapeOf(f, shape)
 	f.Add("the cat sat")
 	f.Add("\xff\x00 é 東京 🙂")
 	f.Add("<|im_start|>user\nthe cat<|im_end|>")
@@ -168,18 +152,7 @@ func FuzzBPEEncodeDecode(f *testing.F) {
 func TestEndOfGeneration(t *testing.T) {
 	shape := synth.Shape{Name: "eog", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8,
 		Tokenizer: synth.ByteLevelVocabulary([]string{"the"})}
-	b, err := synth.Bytes(shape, gguf.F32, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := tokenizer.FromGGUF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := fromShapeOf(t, shape)
 	end, _ := tk.ID("<|im_end|>")
 	start, _ := tk.ID("<|im_start|>")
 	if !slices.Contains(tk.EOG, tk.EOS) || !slices.Contains(tk.EOG, end) || slices.Contains(tk.EOG, start) {
