@@ -129,17 +129,18 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 	for _, c := range []struct {
 		typ gguf.TensorType
 		k   kFormat
-	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6}, {gguf.Q4_K, kQ4Packed}} {
+	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6},
+		{gguf.Q4_K, kQ4Packed}, {gguf.Q5_K, kQ5Packed}} {
 		for _, n := range []int{256, 768, 2048} {
 			row := randomRow(r, c.typ, n)
-			if c.k.bytes == q4KPackedBytes {
+			if plainBytes := c.k.bytes - 4; c.k.bytes == q4KPackedBytes || c.k.bytes == q5KPackedBytes {
 				// the same values, repacked
 				plain, packed := make([]float32, n), make([]float32, n)
-				kQ4.decode(plain, row)
-				row = repackQ4K(row)
-				kQ4Packed.decode(packed, row)
+				map[int]kFormat{q4KBytes: kQ4, q5KBytes: kQ5}[plainBytes].decode(plain, row)
+				row = repackK(row, plainBytes)
+				c.k.decode(packed, row)
 				if !slices.Equal(plain, packed) {
-					t.Fatalf("repacked Q4_K decodes to other values")
+					t.Fatalf("repacked %s decodes to other values", c.typ)
 				}
 			}
 			x := make([]float32, n)
@@ -232,11 +233,11 @@ func portableDot(m *Matrix, row int, in *vecInput) float32 {
 	data := m.q[row*m.rowBytes : (row+1)*m.rowBytes]
 	switch m.format.form {
 	case formQ8K:
-		for _, k := range []kFormat{kQ2, kQ3, kQ4, kQ5, kQ6, kQ4Packed} {
-			if k.bytes*m.Cols/qkK == m.rowBytes && m.Type == map[int]gguf.TensorType{84: gguf.Q2_K, 110: gguf.Q3_K, 144: gguf.Q4_K, 176: gguf.Q5_K, 210: gguf.Q6_K, 148: gguf.Q4_K}[k.bytes] {
-				return k.dotGo(data, &in.q8k)
-			}
-		}
+		// the layout by its super-block size, as the file has it or
+		// repacked at load
+		layouts := map[int]kFormat{84: kQ2, 110: kQ3, q4KBytes: kQ4, q5KBytes: kQ5, q6KBytes: kQ6,
+			q4KPackedBytes: kQ4Packed, q5KPackedBytes: kQ5Packed}
+		return layouts[m.rowBytes/(m.Cols/qkK)].dotGo(data, &in.q8k)
 	case formBF16:
 		w := make([]float32, m.Cols)
 		decodeBF16(w, data)

@@ -46,6 +46,8 @@ type kFormat struct {
 const (
 	q4KBytes       = 144
 	q4KPackedBytes = 148
+	q5KBytes       = 176
+	q5KPackedBytes = 180
 	q6KBytes       = 210
 )
 
@@ -53,21 +55,26 @@ var (
 	kQ2 = kFormat{84, unpackQ2K}
 	kQ3 = kFormat{110, unpackQ3K}
 	kQ4 = kFormat{q4KBytes, unpackQ4K}
-	kQ5 = kFormat{176, unpackQ5K}
+	kQ5 = kFormat{q5KBytes, unpackQ5K}
 	kQ6 = kFormat{q6KBytes, unpackQ6K}
-	// Q4_K with its scales and mins unpacked at load (repackQ4K)
+	// Q4_K and Q5_K with their scales and mins unpacked at load
+	// (repackK)
 	kQ4Packed = kFormat{q4KPackedBytes, unpackQ4KPacked}
+	kQ5Packed = kFormat{q5KPackedBytes, unpackQ5KPacked}
 )
 
-// repackQ4K rewrites Q4_K super-blocks with their twelve bytes of packed
-// six-bit scales and mins spread to eight scale bytes and eight min bytes
-// (d, dmin, scales[8], mins[8], qs[128]: 148 bytes), so that a product
-// loads them instead of unpacking them for every block of every row.
-func repackQ4K(q []byte) []byte {
-	nb := len(q) / q4KBytes
-	out := make([]byte, nb*q4KPackedBytes)
+// repackK rewrites Q4_K or Q5_K super-blocks (of size from bytes) with
+// their twelve bytes of packed six-bit scales and mins spread to eight
+// scale bytes and eight min bytes: d, dmin, scales[8], mins[8], then the
+// rest as it was (Q5_K's qh[32], the nibbles), four bytes more a block, so
+// that a product loads them instead of unpacking them for every block of
+// every row.
+func repackK(q []byte, from int) []byte {
+	nb := len(q) / from
+	to := from + 4
+	out := make([]byte, nb*to)
 	for b := 0; b < nb; b++ {
-		src, dst := q[b*q4KBytes:][:q4KBytes], out[b*q4KPackedBytes:][:q4KPackedBytes]
+		src, dst := q[b*from:][:from], out[b*to:][:to]
 		copy(dst[:4], src[:4])
 		for j := 0; j < 8; j++ {
 			sc, mn := scaleMinK4(j, src[4:16])
@@ -78,6 +85,21 @@ func repackQ4K(q []byte) []byte {
 	return out
 }
 
+// setScalesPacked spreads repacked scales and mins (repackK) over the
+// sixteen 16-value sub-blocks.
+func (u *kBlock) setScalesPacked(blk []byte) {
+	for j := 0; j < 8; j++ {
+		sc, mn := int32(blk[4+j]), int32(blk[12+j])
+		u.sc[2*j], u.sc[2*j+1], u.mn[2*j], u.mn[2*j+1] = sc, sc, mn, mn
+	}
+}
+
+func unpackQ5KPacked(blk []byte, u *kBlock) {
+	u.d, u.dmin = f16At(blk), f16At(blk[2:])
+	unpackQ5Quants(blk[20:52], blk[52:180], u)
+	u.setScalesPacked(blk)
+}
+
 func unpackQ4KPacked(blk []byte, u *kBlock) {
 	u.d, u.dmin = f16At(blk), f16At(blk[2:])
 	for c := 0; c < 4; c++ {
@@ -85,10 +107,7 @@ func unpackQ4KPacked(blk []byte, u *kBlock) {
 			u.q[64*c+l], u.q[64*c+32+l] = int8(v&15), int8(v>>4)
 		}
 	}
-	for j := 0; j < 8; j++ {
-		sc, mn := int32(blk[4+j]), int32(blk[12+j])
-		u.sc[2*j], u.sc[2*j+1], u.mn[2*j], u.mn[2*j+1] = sc, sc, mn, mn
-	}
+	u.setScalesPacked(blk)
 }
 
 func f16At(b []byte) float32 { return half.Table(binary.LittleEndian.Uint16(b)) }
@@ -122,13 +141,11 @@ func unpackQ3K(blk []byte, u *kBlock) {
 		half, plane, second := g/8, (g%8)/2, g%2
 		src := qs[32*half+16*second:][:16]
 		hm := hmask[16*second:][:16]
-		bit := byte(1) << (4*half + plane)
+		shift := 4*half + plane
 		for l, v := range src {
-			q := int8(v >> (2 * plane) & 3)
-			if hm[l]&bit == 0 {
-				q -= 4
-			}
-			u.q[16*g+l] = q
+			// minus 4 where the high bit is clear, without a branch:
+			// random bits would be mispredicted half the time
+			u.q[16*g+l] = int8(v>>(2*plane)&3) - 4 + int8(hm[l]>>shift&1)<<2
 		}
 	}
 }
@@ -156,22 +173,21 @@ func unpackQ4K(blk []byte, u *kBlock) {
 
 func unpackQ5K(blk []byte, u *kBlock) {
 	u.d, u.dmin = f16At(blk), f16At(blk[2:])
-	scales, qh, qs := blk[4:16], blk[16:48], blk[48:176]
+	unpackQ5Quants(blk[16:48], blk[48:176], u)
+	u.setScalesK4(blk[4:16])
+}
+
+// unpackQ5Quants decodes Q5_K's 256 quants from their fifth bits qh and
+// nibbles qs.
+func unpackQ5Quants(qh, qs []byte, u *kBlock) {
 	for c := 0; c < 4; c++ {
 		src := qs[32*c:][:32]
-		lo, hi := byte(1)<<(2*c), byte(2)<<(2*c)
 		for l, v := range src {
-			a, b := int8(v&15), int8(v>>4)
-			if qh[l]&lo != 0 {
-				a += 16
-			}
-			if qh[l]&hi != 0 {
-				b += 16
-			}
-			u.q[64*c+l], u.q[64*c+32+l] = a, b
+			// the fifth bits, without a branch (see unpackQ3K)
+			h := qh[l] >> (2 * c)
+			u.q[64*c+l], u.q[64*c+32+l] = int8(v&15|(h&1)<<4), int8(v>>4|(h>>1&1)<<4)
 		}
 	}
-	u.setScalesK4(scales)
 }
 
 // setScalesK4 spreads Q4_K's and Q5_K's eight scales and mins (one each

@@ -26,6 +26,12 @@ DATA kones16<>+16(SB)/8, $0x0001000100010001
 DATA kones16<>+24(SB)/8, $0x0001000100010001
 GLOBL kones16<>(SB), RODATA|NOPTR, $32
 
+DATA kone8<>+0(SB)/8, $0x0101010101010101
+DATA kone8<>+8(SB)/8, $0x0101010101010101
+DATA kone8<>+16(SB)/8, $0x0101010101010101
+DATA kone8<>+24(SB)/8, $0x0101010101010101
+GLOBL kone8<>(SB), RODATA|NOPTR, $32
+
 // d * xd, broadcast: the f16 at off(SI) times the float32 at 0(DX)
 #define SCALE(off, X, Y) \
 	MOVWLZX off(SI), AX \
@@ -246,8 +252,40 @@ GLOBL kones16<>(SB), RODATA|NOPTR, $32
 	VBROADCASTSS X6, Y6 \
 	VFMADD231PS Y5, Y6, acc
 
+// Q5_K's fifth bits: bit `shift` of each byte of qh (Y11) ORed into the
+// nibbles in Y8 as 16
+#define FIFTH(shift) \
+	VPSRLW shift, Y11, Y12 \
+	VPAND kone8<>(SB), Y12, Y12 \
+	VPSLLW $4, Y12, Y12 \
+	VPOR Y12, Y8, Y8
+
+// CHUNK64x4 for Q5_K: the fifth bits of the low nibbles are qh's bit lo,
+// of the high ones bit hi
+#define CHUNK64x4Q5(qoff, xoff, soff, lo, hi) \
+	VMOVDQU qoff(SI), Y13 \
+	VPAND Y15, Y13, Y8 \
+	FIFTH(lo) \
+	SUB32x4(xoff, soff) \
+	VPSRLW $4, Y13, Y8 \
+	VPAND Y15, Y8, Y8 \
+	FIFTH(hi) \
+	SUB32x4(xoff+32, soff+2)
+
+// one chunk of 64 of dotQ5KPackedAVX2: nibbles at qoff(SI), fifth bits lo
+// and hi of qh (Y11)
+#define CHUNK64Q5(qoff, xoff, soff, lo, hi) \
+	VMOVDQU qoff(SI), Y7 \
+	VPAND Y15, Y7, Y8 \
+	FIFTH(lo) \
+	SUBBLOCK32(xoff, soff) \
+	VPSRLW $4, Y7, Y8 \
+	VPAND Y15, Y8, Y8 \
+	FIFTH(hi) \
+	SUBBLOCK32(xoff+32, soff+2)
+
 // func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
-// w: nb Q4_K super-blocks as repackQ4K leaves them (d, dmin, 8 scale
+// w: nb Q4_K super-blocks as repackK leaves them (d, dmin, 8 scale
 // bytes, 8 min bytes, 128 bytes of nibbles: in each 32, value l low, l+32
 // high). Per block, integer sums of nibbles times quants scaled per 32,
 // less the mins times the activation's 16-value sums (paired).
@@ -571,4 +609,103 @@ q5x4loop:
 	DECQ CX
 	JMP q5x4loop
 q5x4done:
+	STORE4
+
+// func dotQ5KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// w: nb Q5_K super-blocks as repackK leaves them (d, dmin, 8 scale bytes,
+// 8 min bytes, qh[32], 128 bytes of nibbles): dotQ4KPackedAVX2 with each
+// quant's fifth bit from qh (bit 2c for chunk c's low nibbles, 2c+1 for
+// its high ones).
+TEXT ·dotQ5KPackedAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kones16<>(SB), Y14
+q5kploop:
+	CMPQ CX, $0
+	JLE q5kpdone
+	VPMOVZXBW 4(SI), X1
+	VMOVDQU X1, 16(SP) // scales as int16
+	VPMOVZXBD 12(SI), Y2
+	VMOVDQU 0(BX), Y3
+	VPMADDWD Y14, Y3, Y3
+	VPMULLD Y2, Y3, Y3
+	VCVTDQ2PS Y3, Y3
+	SCALE(0, X4, Y4)
+	SCALE(2, X5, Y5)
+	VFNMADD231PS Y3, Y5, Y0
+	VMOVDQU 20(SI), Y11 // qh
+	VPXOR Y6, Y6, Y6
+	CHUNK64Q5(52, 0, 16, $0, $1)
+	CHUNK64Q5(84, 64, 20, $2, $3)
+	CHUNK64Q5(116, 128, 24, $4, $5)
+	CHUNK64Q5(148, 192, 28, $6, $7)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $180, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q5kploop
+q5kpdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func dot4Q5KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+// One repacked Q5_K row against four Q8_K inputs (dot4Q4KPackedAVX2 with
+// the fifth bits).
+TEXT ·dot4Q5KPackedAVX2(SB), NOSPLIT, $32-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	XORQ R14, R14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VMOVDQU knib<>(SB), Y15
+	VMOVDQU kones16<>(SB), Y14
+q5kx4loop:
+	CMPQ CX, $0
+	JLE q5kx4done
+	VPMOVZXBW 4(SI), X8
+	VMOVDQU X8, 0(SP)
+	VPMOVZXBD 12(SI), Y13
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X12
+	VCVTPH2PS X12, X12
+	MINS4
+	VMOVDQU 20(SI), Y11 // qh
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	CHUNK64x4Q5(52, 0, 0, $0, $1)
+	CHUNK64x4Q5(84, 64, 4, $2, $3)
+	CHUNK64x4Q5(116, 128, 8, $4, $5)
+	CHUNK64x4Q5(148, 192, 12, $6, $7)
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X11
+	VCVTPH2PS X11, X11
+	KFINAL4
+	ADDQ $180, SI
+	KNEXT4
+	DECQ CX
+	JMP q5kx4loop
+q5kx4done:
 	STORE4

@@ -62,9 +62,13 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 			return nil, fmt.Errorf("tensor %s: format %s is not supported (%s are)", t.Name, t.Type, supportedFormats())
 		}
 		m.q, m.format = t.Data, &rf
-		if t.Type == gguf.Q4_K && simd {
-			m.q, m.format = repackQ4K(t.Data), &q4KPacked
+		switch {
+		case t.Type == gguf.Q4_K && simd:
+			m.q, m.format = repackK(t.Data, q4KBytes), &q4KPacked
 			m.rowBytes = m.Cols / qkK * q4KPackedBytes
+		case t.Type == gguf.Q5_K && simd:
+			m.q, m.format = repackK(t.Data, q5KBytes), &q5KPacked
+			m.rowBytes = m.Cols / qkK * q5KPackedBytes
 		}
 	}
 	return m, nil
