@@ -35,11 +35,13 @@ func quant32(f block32, form int) rowFormat {
 	return rowFormat{form, func(row []byte, in *vecInput) float32 { return f.dot(row, &in.q8) }, f.decode}
 }
 
-// q4KPacked and q5KPacked compute with Q4_K and Q5_K matrices repacked at
-// load (repackK), where the assembly kernels run.
+// q4KPacked, q5KPacked and q3KPacked compute with Q4_K, Q5_K and Q3_K
+// matrices repacked at load (repackK, repackQ3K), where the assembly
+// kernels run.
 var (
 	q4KPacked = kQuant(kQ4Packed)
 	q5KPacked = kQuant(kQ5Packed)
+	q3KPacked = kQuant(kQ3Packed)
 )
 
 // rowFormats are the formats beyond F32, F16, Q8_0 and Q4_0.

@@ -130,14 +130,18 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 		typ gguf.TensorType
 		k   kFormat
 	}{{gguf.Q2_K, kQ2}, {gguf.Q3_K, kQ3}, {gguf.Q4_K, kQ4}, {gguf.Q5_K, kQ5}, {gguf.Q6_K, kQ6},
-		{gguf.Q4_K, kQ4Packed}, {gguf.Q5_K, kQ5Packed}} {
+		{gguf.Q4_K, kQ4Packed}, {gguf.Q5_K, kQ5Packed}, {gguf.Q3_K, kQ3Packed}} {
 		for _, n := range []int{256, 768, 2048} {
 			row := randomRow(r, c.typ, n)
-			if plainBytes := c.k.bytes - 4; c.k.bytes == q4KPackedBytes || c.k.bytes == q5KPackedBytes {
+			if plainBytes := c.k.bytes - 4; c.k.bytes == q4KPackedBytes || c.k.bytes == q5KPackedBytes || c.k.bytes == q3KPackedBytes {
 				// the same values, repacked
 				plain, packed := make([]float32, n), make([]float32, n)
-				map[int]kFormat{q4KBytes: kQ4, q5KBytes: kQ5}[plainBytes].decode(plain, row)
-				row = repackK(row, plainBytes)
+				map[int]kFormat{q4KBytes: kQ4, q5KBytes: kQ5, q3KBytes: kQ3}[plainBytes].decode(plain, row)
+				if c.typ == gguf.Q3_K {
+					row = repackQ3K(row)
+				} else {
+					row = repackK(row, plainBytes)
+				}
 				c.k.decode(packed, row)
 				if !slices.Equal(plain, packed) {
 					t.Fatalf("repacked %s decodes to other values", c.typ)
@@ -235,8 +239,8 @@ func portableDot(m *Matrix, row int, in *vecInput) float32 {
 	case formQ8K:
 		// the layout by its super-block size, as the file has it or
 		// repacked at load
-		layouts := map[int]kFormat{84: kQ2, 110: kQ3, q4KBytes: kQ4, q5KBytes: kQ5, q6KBytes: kQ6,
-			q4KPackedBytes: kQ4Packed, q5KPackedBytes: kQ5Packed}
+		layouts := map[int]kFormat{84: kQ2, q3KBytes: kQ3, q4KBytes: kQ4, q5KBytes: kQ5, q6KBytes: kQ6,
+			q4KPackedBytes: kQ4Packed, q5KPackedBytes: kQ5Packed, q3KPackedBytes: kQ3Packed}
 		return layouts[m.rowBytes/(m.Cols/qkK)].dotGo(data, &in.q8k)
 	case formBF16:
 		w := make([]float32, m.Cols)

@@ -49,11 +49,13 @@ const (
 	q5KBytes       = 176
 	q5KPackedBytes = 180
 	q6KBytes       = 210
+	q3KBytes       = 110
+	q3KPackedBytes = 114
 )
 
 var (
 	kQ2 = kFormat{84, unpackQ2K}
-	kQ3 = kFormat{110, unpackQ3K}
+	kQ3 = kFormat{q3KBytes, unpackQ3K}
 	kQ4 = kFormat{q4KBytes, unpackQ4K}
 	kQ5 = kFormat{q5KBytes, unpackQ5K}
 	kQ6 = kFormat{q6KBytes, unpackQ6K}
@@ -61,6 +63,8 @@ var (
 	// (repackK)
 	kQ4Packed = kFormat{q4KPackedBytes, unpackQ4KPacked}
 	kQ5Packed = kFormat{q5KPackedBytes, unpackQ5KPacked}
+	// Q3_K with its scales unpacked at load (repackQ3K)
+	kQ3Packed = kFormat{q3KPackedBytes, unpackQ3KPacked}
 )
 
 // repackK rewrites Q4_K or Q5_K super-blocks (of size from bytes) with
@@ -128,15 +132,24 @@ func unpackQ2K(blk []byte, u *kBlock) {
 }
 
 func unpackQ3K(blk []byte, u *kBlock) {
-	hmask, qs, packed := blk[:32], blk[32:96], blk[96:108]
 	u.d, u.dmin = f16At(blk[108:]), 0
-	// 16 six-bit scales: low nibbles in packed[0:8], high two bits in
-	// packed[8:12]
 	for g := 0; g < 16; g++ {
-		low := packed[g%8] >> (4 * (g / 8)) & 15
-		high := packed[8+g%4] >> (2 * (g / 4)) & 3
-		u.sc[g], u.mn[g] = int32(low|high<<4)-32, 0
+		u.sc[g], u.mn[g] = q3Scale(g, blk[96:108]), 0
 	}
+	unpackQ3Quants(blk[:32], blk[32:96], u)
+}
+
+// q3Scale is sub-block g's scale from Q3_K's 12 bytes: 16 six-bit scales,
+// low nibbles in the first 8 bytes, high two bits in the last 4, less 32.
+func q3Scale(g int, packed []byte) int32 {
+	low := packed[g%8] >> (4 * (g / 8)) & 15
+	high := packed[8+g%4] >> (2 * (g / 4)) & 3
+	return int32(low|high<<4) - 32
+}
+
+// unpackQ3Quants decodes Q3_K's quants from their high bits hmask and
+// low bits qs.
+func unpackQ3Quants(hmask, qs []byte, u *kBlock) {
 	for g := 0; g < 16; g++ {
 		half, plane, second := g/8, (g%8)/2, g%2
 		src := qs[32*half+16*second:][:16]
@@ -148,6 +161,30 @@ func unpackQ3K(blk []byte, u *kBlock) {
 			u.q[16*g+l] = int8(v>>(2*plane)&3) - 4 + int8(hm[l]>>shift&1)<<2
 		}
 	}
+}
+
+// repackQ3K rewrites Q3_K super-blocks with their scales unpacked to 16
+// signed bytes: d, scales[16], hmask[32], qs[64] (114 bytes).
+func repackQ3K(q []byte) []byte {
+	nb := len(q) / q3KBytes
+	out := make([]byte, nb*q3KPackedBytes)
+	for b := 0; b < nb; b++ {
+		src, dst := q[b*q3KBytes:][:q3KBytes], out[b*q3KPackedBytes:][:q3KPackedBytes]
+		copy(dst[:2], src[108:110])
+		for g := 0; g < 16; g++ {
+			dst[2+g] = byte(int8(q3Scale(g, src[96:108])))
+		}
+		copy(dst[18:], src[:96])
+	}
+	return out
+}
+
+func unpackQ3KPacked(blk []byte, u *kBlock) {
+	u.d, u.dmin = f16At(blk), 0
+	for g := 0; g < 16; g++ {
+		u.sc[g], u.mn[g] = int32(int8(blk[2+g])), 0
+	}
+	unpackQ3Quants(blk[18:50], blk[50:114], u)
 }
 
 // scaleMinK4 reads sub-block j's six-bit scale and min from Q4_K's and

@@ -187,15 +187,37 @@ GLOBL kone8<>(SB), RODATA|NOPTR, $32
 	VPOR Y11, Y8, Y8 \
 	SUB16x2x4(xoff+96, soff+12)
 
-// one input's int32 sums start at minus 32 times its 16-value sums
+// one input's int32 sums start at minus 2^shift times its 16-value sums
 // (at bsums(R8), indexed by R14) times the block's scales (Y9): Q6_K's
-// quants carry 32
-#define Q6OFFSET(bsums, sum) \
+// quants carry 32, Q3_K's 4, taken away so they multiply as unsigned
+#define KOFFSET(bsums, sum, shift) \
 	MOVQ bsums(R8), DX \
 	VPMADDWD (DX)(R14*1), Y9, Y10 \
-	VPSLLD $5, Y10, Y10 \
+	VPSLLD shift, Y10, Y10 \
 	VPXOR sum, sum, sum \
 	VPSUBD Y10, sum, sum
+
+// Q3_K's 2-bit plane (low bits at shift lo of the quants in Y7, high bit
+// at shift hb of hmask in Y9) as values 0..7, against the activation
+// quants at xoff(DI), the scales at soff(SP)
+#define Q3PLANE(lo, hb, xoff, soff) \
+	VPSRLW lo, Y7, Y8 \
+	VPAND Y14, Y8, Y8 \
+	VPSRLW hb, Y9, Y12 \
+	VPAND kone8<>(SB), Y12, Y12 \
+	VPSLLW $2, Y12, Y12 \
+	VPOR Y12, Y8, Y8 \
+	SUBBLOCK16x2(xoff, soff)
+
+// Q3PLANE against four inputs: low bits from Y13, high bits from Y12
+#define Q3PLANEx4(lo, hb, xoff, soff) \
+	VPSRLW lo, Y13, Y8 \
+	VPAND kmask3<>(SB), Y8, Y8 \
+	VPSRLW hb, Y12, Y11 \
+	VPAND kone8<>(SB), Y11, Y11 \
+	VPSLLW $2, Y11, Y11 \
+	VPOR Y11, Y8, Y8 \
+	SUB16x2x4(xoff, soff)
 
 // Y8 holds 32 six-bit quants (0..63); add to Y6 the int32 sums of each
 // 16 against the activation quants at xoff(DI), times the int16 scales at
@@ -424,10 +446,10 @@ q6kx4loop:
 	JLE q6kx4done
 	VPMOVSXBW 192(SI), Y9
 	VMOVDQU Y9, 0(SP) // scales as int16
-	Q6OFFSET(16, Y4)
-	Q6OFFSET(40, Y5)
-	Q6OFFSET(64, Y6)
-	Q6OFFSET(88, Y7)
+	KOFFSET(16, Y4, $5)
+	KOFFSET(40, Y5, $5)
+	KOFFSET(64, Y6, $5)
+	KOFFSET(88, Y7, $5)
 	Q6HALFx4(0, 128, 0, 0)
 	Q6HALFx4(64, 160, 128, 16)
 	MOVWLZX 208(SI), AX
@@ -708,4 +730,102 @@ q5kx4loop:
 	DECQ CX
 	JMP q5kx4loop
 q5kx4done:
+	STORE4
+
+// func dotQ3KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// w: nb Q3_K super-blocks as repackQ3K leaves them (d, 16 signed scale
+// bytes, hmask[32], qs[64]). Each quant (2 low bits and a high bit, less
+// 4) multiplies as 0..7 unsigned, and 4 times each 16-value activation
+// sum, scaled, is taken away.
+TEXT ·dotQ3KPackedAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU kmask3<>(SB), Y14
+q3kploop:
+	CMPQ CX, $0
+	JLE q3kpdone
+	VPMOVSXBW 2(SI), Y1
+	VMOVDQU Y1, 0(SP) // scales as int16
+	VPMADDWD 0(BX), Y1, Y2
+	VPSLLD $2, Y2, Y2
+	VPXOR Y6, Y6, Y6
+	VPSUBD Y2, Y6, Y6
+	SCALE(0, X4, Y4)
+	VMOVDQU 18(SI), Y9 // hmask
+	VMOVDQU 50(SI), Y7
+	Q3PLANE($0, $0, 0, 0)
+	Q3PLANE($2, $1, 32, 4)
+	Q3PLANE($4, $2, 64, 8)
+	Q3PLANE($6, $3, 96, 12)
+	VMOVDQU 82(SI), Y7
+	Q3PLANE($0, $4, 128, 16)
+	Q3PLANE($2, $5, 160, 20)
+	Q3PLANE($4, $6, 192, 24)
+	Q3PLANE($6, $7, 224, 28)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $114, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q3kploop
+q3kpdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func dot4Q3KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+// One repacked Q3_K row against four Q8_K inputs.
+TEXT ·dot4Q3KPackedAVX2(SB), NOSPLIT, $32-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	XORQ R14, R14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+q3kx4loop:
+	CMPQ CX, $0
+	JLE q3kx4done
+	VPMOVSXBW 2(SI), Y9
+	VMOVDQU Y9, 0(SP) // scales as int16
+	KOFFSET(16, Y4, $2)
+	KOFFSET(40, Y5, $2)
+	KOFFSET(64, Y6, $2)
+	KOFFSET(88, Y7, $2)
+	VMOVDQU 18(SI), Y12 // hmask
+	VMOVDQU 50(SI), Y13
+	Q3PLANEx4($0, $0, 0, 0)
+	Q3PLANEx4($2, $1, 32, 4)
+	Q3PLANEx4($4, $2, 64, 8)
+	Q3PLANEx4($6, $3, 96, 12)
+	VMOVDQU 82(SI), Y13
+	Q3PLANEx4($0, $4, 128, 16)
+	Q3PLANEx4($2, $5, 160, 20)
+	Q3PLANEx4($4, $6, 192, 24)
+	Q3PLANEx4($6, $7, 224, 28)
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X11
+	VCVTPH2PS X11, X11
+	KFINAL4
+	ADDQ $114, SI
+	KNEXT4
+	DECQ CX
+	JMP q3kx4loop
+q3kx4done:
 	STORE4

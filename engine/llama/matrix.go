@@ -69,6 +69,9 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		case t.Type == gguf.Q5_K && simd:
 			m.q, m.format = repackK(t.Data, q5KBytes), &q5KPacked
 			m.rowBytes = m.Cols / qkK * q5KPackedBytes
+		case t.Type == gguf.Q3_K && simd:
+			m.q, m.format = repackQ3K(t.Data), &q3KPacked
+			m.rowBytes = m.Cols / qkK * q3KPackedBytes
 		}
 	}
 	return m, nil
