@@ -142,6 +142,10 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		in := kInputs(ins)
 		dot4Q5KPackedAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
 		return true
+	case gguf.Q2_K:
+		in := kInputs(ins)
+		dot4Q2KAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
+		return true
 	case gguf.Q3_K:
 		if m.format != &q3KPacked {
 			return false
@@ -385,6 +389,12 @@ func dotQ5KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) floa
 func dot4Q5KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 
 //go:noescape
+func dotQ2KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+
+//go:noescape
+func dot4Q2KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+
+//go:noescape
 func dotQ3KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 
 //go:noescape
@@ -423,9 +433,8 @@ func kInputs(ins []vecInput) (in [4]kInput) {
 	return in
 }
 
-// dot is a K-quant row's product with a Q8_K input: Q3_K, Q4_K and Q5_K
-// (repacked at load where this runs) and Q6_K, which Q3_K_M, Q4_K_M and
-// Q5_K_M files are made of, in assembly.
+// dot is a K-quant row's product with a Q8_K input in assembly: Q3_K,
+// Q4_K and Q5_K (repacked at load where this runs), Q2_K and Q6_K.
 func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 	nb := len(x.d)
 	if !simd || nb == 0 {
@@ -441,6 +450,8 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 		return dotQ5KPackedAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	case q3KPackedBytes:
 		return dotQ3KPackedAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
+	case q2KBytes:
+		return dotQ2KAVX2(&row[0], &x.q[0], &x.d[0], &x.bsums[0], nb)
 	}
 	return k.dotGo(row, x)
 }

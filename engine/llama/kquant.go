@@ -51,10 +51,11 @@ const (
 	q6KBytes       = 210
 	q3KBytes       = 110
 	q3KPackedBytes = 114
+	q2KBytes       = 84
 )
 
 var (
-	kQ2 = kFormat{84, unpackQ2K}
+	kQ2 = kFormat{q2KBytes, unpackQ2K}
 	kQ3 = kFormat{q3KBytes, unpackQ3K}
 	kQ4 = kFormat{q4KBytes, unpackQ4K}
 	kQ5 = kFormat{q5KBytes, unpackQ5K}

@@ -26,6 +26,12 @@ DATA kones16<>+16(SB)/8, $0x0001000100010001
 DATA kones16<>+24(SB)/8, $0x0001000100010001
 GLOBL kones16<>(SB), RODATA|NOPTR, $32
 
+DATA kmask16lo<>+0(SB)/8, $0x000f000f000f000f
+DATA kmask16lo<>+8(SB)/8, $0x000f000f000f000f
+DATA kmask16lo<>+16(SB)/8, $0x000f000f000f000f
+DATA kmask16lo<>+24(SB)/8, $0x000f000f000f000f
+GLOBL kmask16lo<>(SB), RODATA|NOPTR, $32
+
 DATA kone8<>+0(SB)/8, $0x0101010101010101
 DATA kone8<>+8(SB)/8, $0x0101010101010101
 DATA kone8<>+16(SB)/8, $0x0101010101010101
@@ -305,6 +311,45 @@ GLOBL kone8<>(SB), RODATA|NOPTR, $32
 	VPAND Y15, Y8, Y8 \
 	FIFTH(hi) \
 	SUBBLOCK32(xoff+32, soff+2)
+
+// Q2_K's 2-bit plane (at shift sh of the quants in Y7) against the
+// activation quants at xoff(DI), the scales at soff(SP)
+#define Q2PLANE(sh, xoff, soff) \
+	VPSRLW sh, Y7, Y8 \
+	VPAND Y14, Y8, Y8 \
+	SUBBLOCK16x2(xoff, soff)
+
+// Q2PLANE against four inputs, the quants in Y13
+#define Q2PLANEx4(sh, xoff, soff) \
+	VPSRLW sh, Y13, Y8 \
+	VPAND kmask3<>(SB), Y8, Y8 \
+	SUB16x2x4(xoff, soff)
+
+// Q2_K's 16 scale bytes (low nibble scale, high nibble min) at 0(SI):
+// the scales as int16 to 0(SP), the mins as int16 in Y13
+#define Q2SCALES \
+	VPMOVZXBW 0(SI), Y13 \
+	VPAND kmask16lo<>(SB), Y13, Y9 \
+	VMOVDQU Y9, 0(SP) \
+	VPSRLW $4, Y13, Y13
+
+// one input's share of a Q2_K block's mins: its 16-value sums (at
+// bsums(R8), indexed by R14) times the mins (int16, Y13), times dmin
+// (X12) and its block scale (at d(R8), indexed by R13), taken from acc
+#define Q2MINS(bsums, d, acc) \
+	MOVQ bsums(R8), DX \
+	VPMADDWD (DX)(R14*1), Y13, Y10 \
+	VCVTDQ2PS Y10, Y10 \
+	MOVQ d(R8), DX \
+	VMULSS (DX)(R13*1), X12, X9 \
+	VBROADCASTSS X9, Y9 \
+	VFNMADD231PS Y10, Y9, acc
+
+#define Q2MINS4 \
+	Q2MINS(16, 8, Y0) \
+	Q2MINS(40, 32, Y1) \
+	Q2MINS(64, 56, Y2) \
+	Q2MINS(88, 80, Y3)
 
 // func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 // w: nb Q4_K super-blocks as repackK leaves them (d, dmin, 8 scale
@@ -828,4 +873,103 @@ q3kx4loop:
 	DECQ CX
 	JMP q3kx4loop
 q3kx4done:
+	STORE4
+
+// func dotQ2KAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
+// w: nb Q2_K super-blocks (scales[16]: low nibble scale, high nibble
+// min; qs[64], 2 bits a value; d, dmin). Per block, integer sums of
+// quants times activation quants scaled per 16, less the mins times the
+// activation's 16-value sums.
+TEXT ·dotQ2KAVX2(SB), NOSPLIT, $32-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ bsums+24(FP), BX
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VMOVDQU kmask3<>(SB), Y14
+q2kloop:
+	CMPQ CX, $0
+	JLE q2kdone
+	Q2SCALES
+	VPMADDWD 0(BX), Y13, Y3
+	VCVTDQ2PS Y3, Y3
+	SCALE(80, X4, Y4)
+	SCALE(82, X5, Y5)
+	VFNMADD231PS Y3, Y5, Y0
+	VPXOR Y6, Y6, Y6
+	VMOVDQU 16(SI), Y7
+	Q2PLANE($0, 0, 0)
+	Q2PLANE($2, 32, 4)
+	Q2PLANE($4, 64, 8)
+	Q2PLANE($6, 96, 12)
+	VMOVDQU 48(SI), Y7
+	Q2PLANE($0, 128, 16)
+	Q2PLANE($2, 160, 20)
+	Q2PLANE($4, 192, 24)
+	Q2PLANE($6, 224, 28)
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $84, SI
+	ADDQ $256, DI
+	ADDQ $4, DX
+	ADDQ $32, BX
+	DECQ CX
+	JMP q2kloop
+q2kdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func dot4Q2KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
+// One Q2_K row against four Q8_K inputs.
+TEXT ·dot4Q2KAVX2(SB), NOSPLIT, $32-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	XORQ R14, R14
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+q2kx4loop:
+	CMPQ CX, $0
+	JLE q2kx4done
+	Q2SCALES
+	MOVWLZX 82(SI), AX
+	VMOVD AX, X12
+	VCVTPH2PS X12, X12
+	Q2MINS4
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VMOVDQU 16(SI), Y13
+	Q2PLANEx4($0, 0, 0)
+	Q2PLANEx4($2, 32, 4)
+	Q2PLANEx4($4, 64, 8)
+	Q2PLANEx4($6, 96, 12)
+	VMOVDQU 48(SI), Y13
+	Q2PLANEx4($0, 128, 16)
+	Q2PLANEx4($2, 160, 20)
+	Q2PLANEx4($4, 192, 24)
+	Q2PLANEx4($6, 224, 28)
+	MOVWLZX 80(SI), AX
+	VMOVD AX, X11
+	VCVTPH2PS X11, X11
+	KFINAL4
+	ADDQ $84, SI
+	KNEXT4
+	DECQ CX
+	JMP q2kx4loop
+q2kx4done:
 	STORE4
