@@ -157,13 +157,23 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 		in := kInputs(ins)
 		dot4Q6KAVX2(&m.q[r*m.rowBytes], &in, n/qkK, out)
 		return true
-	case gguf.Q5_0:
+	case gguf.Q5_0, gguf.Q5_1, gguf.Q4_1:
 		var in [4]qInput
 		for k := range in {
 			x := &ins[k].q8
-			in[k] = qInput{&x.q[0], &x.d[0], &x.bias[0]}
+			in[k] = qInput{&x.q[0], &x.d[0], unsafe.Pointer(&x.bias[0])}
+			if m.Type != gguf.Q5_0 { // the formats with a min take the block sums
+				in[k].extra = unsafe.Pointer(&x.s[0])
+			}
 		}
-		dot4Q5_0AVX2(&m.q[r*m.rowBytes], &in, n/qk, out)
+		switch w := &m.q[r*m.rowBytes]; m.Type {
+		case gguf.Q5_0:
+			dot4Q5_0AVX2(w, &in, n/qk, out)
+		case gguf.Q5_1:
+			dot4Q5_1AVX2(w, &in, n/qk, out)
+		default:
+			dot4Q4_1AVX2(w, &in, n/qk, out)
+		}
 		return true
 	case typeQ8_0, typeQ4_0:
 		var xq [4]*int8
@@ -413,15 +423,29 @@ func dot4Q4KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 //go:noescape
 func dot4Q6KAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 
-// qInput is one Q8_0 input as the four-input Q5_0 kernel takes it.
+// qInput is one Q8_0 or Q8_1 input as the four-input 32-value-block
+// kernels take it: extra is its block biases (Q5_0) or block sums (Q4_1,
+// Q5_1).
 type qInput struct {
-	q    *int8
-	d    *float32
-	bias *int32
+	q     *int8
+	d     *float32
+	extra unsafe.Pointer
 }
 
 //go:noescape
 func dot4Q5_0AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
+
+//go:noescape
+func dotQ5_1AVX2(w *byte, xq *int8, xd *float32, xs *float32, nb int) float32
+
+//go:noescape
+func dotQ4_1AVX2(w *byte, xq *int8, xd *float32, xs *float32, nb int) float32
+
+//go:noescape
+func dot4Q5_1AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
+
+//go:noescape
+func dot4Q4_1AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
 
 // kInputs are four inputs' Q8_K vectors as the four-input kernels take
 // them.
@@ -459,14 +483,22 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 {
 //go:noescape
 func dotQ5_0AVX2(w *byte, xq *int8, xd *float32, bias *int32, nb int) float32
 
-// dot is a 32-value-block row's product with a Q8_0 or Q8_1 input: Q5_0,
-// which llama-quantize's Q4_K_M puts in rows not a multiple of 256, in
-// assembly.
+// dot is a 32-value-block row's product with a Q8_0 or Q8_1 input, in
+// assembly: Q5_0 (which llama-quantize's Q4_K_M puts in rows not a
+// multiple of 256), Q5_1 (Q5_K_M's in such rows) and Q4_1.
 func (f block32) dot(row []byte, x *q8Vec) float32 {
 	nb := len(x.d)
-	if !simd || nb == 0 || f.bytes != q5_0Bytes {
+	if !simd || nb == 0 {
 		return f.dotGo(row, x)
 	}
 	_ = row[nb*f.bytes-1]
-	return dotQ5_0AVX2(&row[0], &x.q[0], &x.d[0], &x.bias[0], nb)
+	switch f.bytes {
+	case q5_0Bytes:
+		return dotQ5_0AVX2(&row[0], &x.q[0], &x.d[0], &x.bias[0], nb)
+	case q5_1Bytes:
+		return dotQ5_1AVX2(&row[0], &x.q[0], &x.d[0], &x.s[0], nb)
+	case q4_1Bytes:
+		return dotQ4_1AVX2(&row[0], &x.q[0], &x.d[0], &x.s[0], nb)
+	}
+	return f.dotGo(row, x)
 }

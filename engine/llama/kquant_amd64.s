@@ -26,6 +26,12 @@ DATA kones16<>+16(SB)/8, $0x0001000100010001
 DATA kones16<>+24(SB)/8, $0x0001000100010001
 GLOBL kones16<>(SB), RODATA|NOPTR, $32
 
+DATA kallones<>+0(SB)/8, $0xffffffffffffffff
+DATA kallones<>+8(SB)/8, $0xffffffffffffffff
+DATA kallones<>+16(SB)/8, $0xffffffffffffffff
+DATA kallones<>+24(SB)/8, $0xffffffffffffffff
+GLOBL kallones<>(SB), RODATA|NOPTR, $32
+
 DATA kmask16lo<>+0(SB)/8, $0x000f000f000f000f
 DATA kmask16lo<>+8(SB)/8, $0x000f000f000f000f
 DATA kmask16lo<>+16(SB)/8, $0x000f000f000f000f
@@ -350,6 +356,49 @@ GLOBL kone8<>(SB), RODATA|NOPTR, $32
 	Q2MINS(40, 32, Y1) \
 	Q2MINS(64, 56, Y2) \
 	Q2MINS(88, 80, Y3)
+
+// a 32-value block's nibbles at qoff(SI) as bytes 0..15 in Y4 (value j
+// low in byte j, j+16 high), through X11; then, for Q5 formats, the 32
+// fifth bits at hoff(SI) ORed in as 16 (constants from memory: the
+// four-input kernels hold sums in the registers)
+#define NIBBLES32(qoff) \
+	VMOVDQU qoff(SI), X4 \
+	VPSRLW $4, X4, X11 \
+	VINSERTI128 $1, X11, Y4, Y4 \
+	VPAND knib<>(SB), Y4, Y4
+
+#define FIFTH32(hoff) \
+	VPBROADCASTD hoff(SI), Y11 \
+	VPSHUFB q5shuf<>(SB), Y11, Y11 \
+	VPOR q5bits<>(SB), Y11, Y11 \
+	VPCMPEQB kallones<>(SB), Y11, Y11 \
+	VPAND q5x10<>(SB), Y11, Y11 \
+	VPOR Y11, Y4, Y4
+
+// one input of the four-input Q4_1/Q5_1 kernel: Y4's quants against its
+// activation quants at (q), times d (X8) and its block scale (at d(R8),
+// indexed by R13), into acc; the min (X9) times its block sum (at
+// s(R8)) into the scalar macc
+#define Q1INPUT(q, d, s, acc, macc) \
+	VPMADDUBSW (q), Y4, Y5 \
+	VPMADDWD kones16<>(SB), Y5, Y5 \
+	VCVTDQ2PS Y5, Y5 \
+	MOVQ d(R8), DX \
+	VMULSS (DX)(R13*1), X8, X6 \
+	VBROADCASTSS X6, Y6 \
+	VFMADD231PS Y5, Y6, acc \
+	MOVQ s(R8), DX \
+	VMULSS (DX)(R13*1), X9, X6 \
+	VADDSS X6, macc, macc
+
+// out[k] = the sum of acc's lanes plus the scalar macc
+#define STORE1(acc, xacc, macc, off) \
+	VEXTRACTF128 $1, acc, X10 \
+	VADDPS X10, xacc, xacc \
+	VHADDPS xacc, xacc, xacc \
+	VHADDPS xacc, xacc, xacc \
+	VADDSS macc, xacc, xacc \
+	VMOVSS xacc, off(AX)
 
 // func dotQ4KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) float32
 // w: nb Q4_K super-blocks as repackK leaves them (d, dmin, 8 scale
@@ -973,3 +1022,192 @@ q2kx4loop:
 	JMP q2kx4loop
 q2kx4done:
 	STORE4
+
+// func dotQ5_1AVX2(w *byte, xq *int8, xd *float32, xs *float32, nb int) float32
+// w: nb Q5_1 blocks (d, m, 32 fifth bits, 16 bytes of nibbles): d times
+// the quants (0..31) against a Q8_1 input, plus m times the input's block
+// sum s.
+TEXT ·dotQ5_1AVX2(SB), NOSPLIT, $0-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ xs+24(FP), R8
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS X15, X15, X15
+	VMOVDQU kones16<>(SB), Y7
+dotQ5_1AVX2loop:
+	CMPQ CX, $0
+	JLE dotQ5_1AVX2done
+	SCALE(0, X1, Y1)
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X2
+	VCVTPH2PS X2, X2
+	VMULSS 0(R8), X2, X2
+	VADDSS X2, X15, X15
+	NIBBLES32(8)
+	FIFTH32(4)
+	VPMADDUBSW 0(DI), Y4, Y6
+	VPMADDWD Y7, Y6, Y6
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y1, Y0
+	ADDQ $24, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	ADDQ $4, R8
+	DECQ CX
+	JMP dotQ5_1AVX2loop
+dotQ5_1AVX2done:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VADDSS X15, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func dotQ4_1AVX2(w *byte, xq *int8, xd *float32, xs *float32, nb int) float32
+// w: nb Q4_1 blocks (d, m, 16 bytes of nibbles), as dotQ5_1AVX2 without
+// the fifth bits.
+TEXT ·dotQ4_1AVX2(SB), NOSPLIT, $0-44
+	MOVQ w+0(FP), SI
+	MOVQ xq+8(FP), DI
+	MOVQ xd+16(FP), DX
+	MOVQ xs+24(FP), R8
+	MOVQ nb+32(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS X15, X15, X15
+	VMOVDQU kones16<>(SB), Y7
+dotQ4_1AVX2loop:
+	CMPQ CX, $0
+	JLE dotQ4_1AVX2done
+	SCALE(0, X1, Y1)
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X2
+	VCVTPH2PS X2, X2
+	VMULSS 0(R8), X2, X2
+	VADDSS X2, X15, X15
+	NIBBLES32(4)
+	VPMADDUBSW 0(DI), Y4, Y6
+	VPMADDWD Y7, Y6, Y6
+	VCVTDQ2PS Y6, Y6
+	VFMADD231PS Y6, Y1, Y0
+	ADDQ $20, SI
+	ADDQ $32, DI
+	ADDQ $4, DX
+	ADDQ $4, R8
+	DECQ CX
+	JMP dotQ4_1AVX2loop
+dotQ4_1AVX2done:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VADDSS X15, X0, X0
+	VMOVSS X0, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func dot4Q5_1AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
+// One row against four Q8_1 inputs: the row's quants unpack once for the
+// four.
+TEXT ·dot4Q5_1AVX2(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS X12, X12, X12
+	VXORPS X13, X13, X13
+	VXORPS X14, X14, X14
+	VXORPS X15, X15, X15
+dot4Q5_1AVX2loop:
+	CMPQ CX, $0
+	JLE dot4Q5_1AVX2done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X8
+	VCVTPH2PS X8, X8
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X9
+	VCVTPH2PS X9, X9
+	NIBBLES32(8)
+	FIFTH32(4)
+	Q1INPUT(R9, 8, 16, Y0, X12)
+	Q1INPUT(R10, 32, 40, Y1, X13)
+	Q1INPUT(R11, 56, 64, Y2, X14)
+	Q1INPUT(R12, 80, 88, Y3, X15)
+	ADDQ $24, SI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $4, R13
+	DECQ CX
+	JMP dot4Q5_1AVX2loop
+dot4Q5_1AVX2done:
+	MOVQ out+24(FP), AX
+	STORE1(Y0, X0, X12, 0)
+	STORE1(Y1, X1, X13, 4)
+	STORE1(Y2, X2, X14, 8)
+	STORE1(Y3, X3, X15, 12)
+	VZEROUPPER
+	RET
+
+// func dot4Q4_1AVX2(w *byte, in *[4]qInput, nb int, out *[4]float32)
+// One row against four Q8_1 inputs: the row's quants unpack once for the
+// four.
+TEXT ·dot4Q4_1AVX2(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), SI
+	MOVQ in+8(FP), R8
+	MOVQ nb+16(FP), CX
+	MOVQ 0(R8), R9
+	MOVQ 24(R8), R10
+	MOVQ 48(R8), R11
+	MOVQ 72(R8), R12
+	XORQ R13, R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS X12, X12, X12
+	VXORPS X13, X13, X13
+	VXORPS X14, X14, X14
+	VXORPS X15, X15, X15
+dot4Q4_1AVX2loop:
+	CMPQ CX, $0
+	JLE dot4Q4_1AVX2done
+	MOVWLZX 0(SI), AX
+	VMOVD AX, X8
+	VCVTPH2PS X8, X8
+	MOVWLZX 2(SI), AX
+	VMOVD AX, X9
+	VCVTPH2PS X9, X9
+	NIBBLES32(4)
+	Q1INPUT(R9, 8, 16, Y0, X12)
+	Q1INPUT(R10, 32, 40, Y1, X13)
+	Q1INPUT(R11, 56, 64, Y2, X14)
+	Q1INPUT(R12, 80, 88, Y3, X15)
+	ADDQ $20, SI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $4, R13
+	DECQ CX
+	JMP dot4Q4_1AVX2loop
+dot4Q4_1AVX2done:
+	MOVQ out+24(FP), AX
+	STORE1(Y0, X0, X12, 0)
+	STORE1(Y1, X1, X13, 4)
+	STORE1(Y2, X2, X14, 8)
+	STORE1(Y3, X3, X15, 12)
+	VZEROUPPER
+	RET

@@ -24,12 +24,16 @@ type block32 struct {
 	dataOff int  // where the nibbles start
 }
 
-const q5_0Bytes = 22
+const (
+	q4_1Bytes = 20
+	q5_0Bytes = 22
+	q5_1Bytes = 24
+)
 
 var (
-	bQ4_1 = block32{bytes: 20, hasMin: true, dataOff: 4}
+	bQ4_1 = block32{bytes: q4_1Bytes, hasMin: true, dataOff: 4}
 	bQ5_0 = block32{bytes: q5_0Bytes, fifth: true, offset: 16, dataOff: 6}
-	bQ5_1 = block32{bytes: 24, fifth: true, hasMin: true, dataOff: 8}
+	bQ5_1 = block32{bytes: q5_1Bytes, fifth: true, hasMin: true, dataOff: 8}
 )
 
 // unpack decodes block blk's quants into q and returns its d and m.
