@@ -34,9 +34,9 @@ const attnBlock = 16
 // attend computes attention for the (entry, head) pairs [lo, hi) of the
 // step in m.attn: each query head against its key/value head's cache up to
 // the entry's position. It runs on the pool; pairs are independent.
-func (m *Model) attend(lo, hi int) {
-	c := m.Config
-	a := &m.attn
+func (p *pass) attend(lo, hi int) {
+	c := p.c
+	a := &p.attn
 	hd, kvDim, dim := c.HeadDim(), c.KVDim(), c.QDim()
 	group := c.Heads / c.KVHeads
 	scale := c.AttnScale
@@ -51,7 +51,7 @@ func (m *Model) attend(lo, hi int) {
 		i, g := idx/a.groups, idx%a.groups
 		h0, h1 := g*c.Heads/a.groups, (g+1)*c.Heads/a.groups
 		e := a.entries[i]
-		n := m.st.pos[i] + 1
+		n := p.st.pos[i] + 1
 		t0 := 0 // the first key attended to: the window's, for a layer that slides
 		if c.Slides(a.layer) {
 			t0 = max(0, n-c.Window)

@@ -36,3 +36,9 @@ func geluMul(gate, up []float32) {
 		}
 	}
 }
+
+// gate runs the feed-forward's gate over units [lo, hi) of gluChunk
+// values.
+func (p *pass) gate(lo, hi int) {
+	p.glu.act(p.glu.gate[lo*gluChunk:min(hi*gluChunk, len(p.glu.gate))], p.glu.up[lo*gluChunk:])
+}

@@ -97,9 +97,17 @@ type Model struct {
 	weights map[string]*Matrix // by tensor name, for Product
 
 	mu sync.Mutex
+	// pass is the state of the step being run (one at a time, under mu)
+	pass
+}
+
+// pass is a step's working state: its scratch buffers, and the arguments
+// of the jobs it hands the pool's threads (the products, attention, the
+// norms, the feed-forward's gate, sampling). The jobs are its methods,
+// made into funcs once (Load), so that running one allocates nothing.
+type pass struct {
+	c  Config
 	st scratch
-	// The products being run, read by the pool's threads; mmUnits is made
-	// once so that a product allocates nothing.
 	mm struct {
 		jobs  [3]product // the products of one pass: q, k and v at most
 		njobs int
@@ -108,27 +116,24 @@ type Model struct {
 		prep *Matrix
 		x    []float32
 	}
-	mmUnits, mmPrepare func(lo, hi int)
-	// The attention being run, likewise.
-	attn     attention
-	attnRows func(lo, hi int)
-	// SwiGLU's gate, likewise: gate[j] = SiLU(gate[j]) * up[j]
+	attn attention
+	// the feed-forward's gate: gate[j] = SiLU(gate[j]) * up[j] (GELU for
+	// gemma)
 	glu struct {
 		gate, up []float32
+		act      func(gate, up []float32)
 	}
-	gluRange func(lo, hi int)
-	// the residual sum and norm being run, likewise (addNorm)
+	// the residual sum and norm (addNorm)
 	norm struct {
 		out, x, add, w []float32
 	}
-	normRange func(lo, hi int)
-	// the sampling being run (SampleAll), likewise
+	// the sampling (SampleAll)
 	sampling struct {
 		samplers []*Sampler
 		logits   [][]float32
 		out      []int
 	}
-	sampleRange func(lo, hi int)
+	mmUnits, mmPrepare, attnRows, gluRange, normRange, sampleRange func(lo, hi int)
 }
 
 // scratch holds the buffers of a forward pass. They are sized for the
@@ -352,21 +357,21 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	}
 	m.st.grow(c, 1, 1)
 	m.pool = NewPool(threads)
-	m.mmUnits = m.productUnits
-	m.mmPrepare = m.prepareRange
-	m.attnRows = m.attend
-	m.normRange = m.normEntries
-	m.sampleRange = m.sampleEntries
-	m.attn.scratch = make([][]float32, m.pool.Threads())
-	m.attn.busy = make([]atomic.Bool, m.pool.Threads())
-	gate := siluMul
-	if c.GELU {
-		gate = geluMul
-	}
-	m.gluRange = func(lo, hi int) {
-		gate(m.glu.gate[lo*gluChunk:min(hi*gluChunk, len(m.glu.gate))], m.glu.up[lo*gluChunk:])
-	}
+	m.pass.init(c, m.pool.Threads())
 	return m, nil
+}
+
+// init makes the pass's jobs and the attention's per-thread scratch.
+func (p *pass) init(c Config, threads int) {
+	p.c = c
+	p.mmUnits, p.mmPrepare, p.attnRows = p.productUnits, p.prepareRange, p.attend
+	p.normRange, p.sampleRange, p.gluRange = p.normEntries, p.sampleEntries, p.gate
+	p.attn.scratch = make([][]float32, threads)
+	p.attn.busy = make([]atomic.Bool, threads)
+	p.glu.act = siluMul
+	if c.GELU {
+		p.glu.act = geluMul
+	}
 }
 
 // Close stops the model's threads.

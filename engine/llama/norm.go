@@ -9,8 +9,8 @@ func (m *Model) addNorm(out, x, add, w []float32, n int) {
 	m.pool.Run(n, m.normRange)
 }
 
-func (m *Model) normEntries(lo, hi int) {
-	a, dim := &m.norm, m.Dim
+func (p *pass) normEntries(lo, hi int) {
+	a, dim := &p.norm, p.c.Dim
 	for i := lo; i < hi; i++ {
 		x := a.x[i*dim : (i+1)*dim]
 		if a.add != nil {
@@ -18,7 +18,7 @@ func (m *Model) normEntries(lo, hi int) {
 				x[j] += v
 			}
 		}
-		rmsNorm(a.out[i*dim:(i+1)*dim], x, a.w, m.Eps)
+		rmsNorm(a.out[i*dim:(i+1)*dim], x, a.w, p.c.Eps)
 	}
 }
 

@@ -66,16 +66,16 @@ func (m *Model) matMuls(x []float32, n int, ps ...product) {
 }
 
 // productUnits runs units [lo, hi) of the pass being run.
-func (m *Model) productUnits(lo, hi int) {
-	for _, p := range m.mm.jobs[:m.mm.njobs] {
-		a, b := max(lo, p.first)-p.first, min(hi, p.first+p.units)-p.first
+func (p *pass) productUnits(lo, hi int) {
+	for _, job := range p.mm.jobs[:p.mm.njobs] {
+		a, b := max(lo, job.first)-job.first, min(hi, job.first+job.units)-job.first
 		if a >= b {
 			continue
 		}
-		if p.w.packed != nil {
-			p.w.rowsPacked(p.out, m.mm.ins, a, b)
+		if job.w.packed != nil {
+			job.w.rowsPacked(job.out, p.mm.ins, a, b)
 		} else {
-			p.w.rowsBatch(p.out, m.mm.ins, a, b)
+			job.w.rowsBatch(job.out, p.mm.ins, a, b)
 		}
 	}
 }
@@ -106,15 +106,15 @@ func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
 }
 
 // prepareRange prepares inputs [lo, hi) of the product being set up.
-func (m *Model) prepareRange(lo, hi int) {
-	w, cols := m.mm.prep, m.mm.prep.Cols
+func (p *pass) prepareRange(lo, hi int) {
+	w, cols := p.mm.prep, p.mm.prep.Cols
 	for b := lo; b < hi; b++ {
-		in, x := &m.mm.ins[b], m.mm.x[b*cols:(b+1)*cols]
+		in, x := &p.mm.ins[b], p.mm.x[b*cols:(b+1)*cols]
 		if w.packed != nil {
 			in.q8.quantize(x)
 			in.q8.scaleBias(packOffset(w.Type))
 			continue
 		}
-		in.prepare(x, inputForm(w), m.st.half[b*cols:(b+1)*cols])
+		in.prepare(x, inputForm(w), p.st.half[b*cols:(b+1)*cols])
 	}
 }

@@ -133,8 +133,8 @@ func (m *Model) SampleAll(samplers []*Sampler, logits [][]float32, out []int) {
 	m.sampling.samplers, m.sampling.logits, m.sampling.out = nil, nil, nil
 }
 
-func (m *Model) sampleEntries(lo, hi int) {
-	a := &m.sampling
+func (p *pass) sampleEntries(lo, hi int) {
+	a := &p.sampling
 	for i := lo; i < hi; i++ {
 		a.out[i] = a.samplers[i].Sample(a.logits[i])
 	}
