@@ -6,7 +6,8 @@
 #            CPU per event, |client ITL - server ITL| and |client TTFT -
 #            server TTFT| at p50 and p99, share of client ITLs under 50 us
 # Each case runs for tpsbench's client and for a plain Go client (net/http,
-# bufio.Scanner, encoding/json per event). Prints a Markdown table.
+# bufio.Scanner, encoding/json per event). Prints a Markdown table and
+# keeps it in bench/results/client.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 go build -o "$out/scripted-server" ./bench/cmd/scripted-server
@@ -40,7 +41,7 @@ for n in 1 64 256 1024; do
   done; done
 done
 
-python3 - "$results" <<'PY' 2>/dev/null || cat "$results"
+python3 - "$results" > "$out/client.md" <<'PY'
 import json, sys, statistics
 runs = {}
 for l in open(sys.argv[1]):
@@ -59,7 +60,9 @@ print("Medians over repetitions (flooded: 2, paced: 3), client on CPU 0, server 
 print("| client | load | events/CPU-s | CPU/event (us) | ITL err p50/p99 (ms) | TTFT err p50/p99 (ms) | ITLs < 50 us |")
 print("|---|---|---|---|---|---|---|")
 for r in rows:
-    load = "flooded, 8 streams" if r["mode"] == "flood" else f'paced 20 ms, {r["streams"]} streams'
+    load = "flooded, 8 streams" if r["mode"] == "flood" else f'paced 20 ms, {r["streams"]} stream' + ("s" if r["streams"] != 1 else "")
     err = lambda a, b: f'{r.get(a, 0):.3f} / {r.get(b, 0):.3f}' if r["mode"] == "paced" else "-"
     print(f'| {r["impl"]} | {load} | {r["events_per_cpu_s"]:,.0f} | {r["cpu_per_event_us"]:.1f} | {err("itl_err_p50_ms","itl_err_p99_ms")} | {err("ttft_err_p50_ms","ttft_err_p99_ms")} | {100*r["share_itl_under_50us"]:.1f}% |')
 PY
+cat "$out/client.md"
+cp "$out/client.md" bench/results/client.md

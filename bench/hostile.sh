@@ -3,21 +3,27 @@
 # without bound: records far apart in time (report and watch kept a 100 ms
 # bin for the whole span), a GGUF file of one 64 MB metadata array, a 1 GB
 # records file of one line, and serve under four 4 MiB prompts at once.
+# Prints a Markdown table and keeps it in bench/results/hostile.md.
 source "$(dirname "$0")/lib.sh"
 set -euo pipefail
 go build -o "$out/tpsbench" ./cmd/tpsbench
 go run ./bench/cmd/hostilefiles -dir "$out"
-peak() { # command... -> "seconds s, KB peak" (exit status ignored: some inputs are refused)
-  /usr/bin/time -f "%e s, %M KB peak" "$@" 2>&1 >/dev/null | tail -1
+peak() { # command... -> "seconds s, MB peak" (exit status ignored: some inputs are refused)
+  /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f s, %.1f MB", $1, $2/1000}'
 }
-echo "input | command | time, peak RSS"
+# the table goes to stdout and, once whole, to bench/results/hostile.md,
+# which scripts/readme-tables copies into the README
+exec > >(tee "$out/hostile.md")
+tee_pid=$!
+echo "| input | command | time, peak RSS |"
+echo "|---|---|---|"
 for d in 7 30 365; do
-  echo "two records ${d} days apart | report | $(peak "$out/tpsbench" report "$out/apart-${d}d.jsonl")"
-  echo "two records ${d} days apart | watch --once | $(peak "$out/tpsbench" watch --once "$out/apart-${d}d.jsonl")"
+  echo "| two records ${d} days apart | report | $(peak "$out/tpsbench" report "$out/apart-${d}d.jsonl") |"
+  echo "| two records ${d} days apart | watch --once | $(peak "$out/tpsbench" watch --once "$out/apart-${d}d.jsonl") |"
 done
-echo "GGUF of one 64 MB uint8 array | model info | $(peak "$out/tpsbench" model info "$out/array-64mb.gguf")"
-echo "1 GB records file of one line | report | $(peak "$out/tpsbench" report "$out/line-1gb.jsonl")"
-echo "/dev/zero | watch --once | $(peak "$out/tpsbench" watch --once /dev/zero)"
+echo "| GGUF of one 64 MB uint8 array | model info | $(peak "$out/tpsbench" model info "$out/array-64mb.gguf"), the mapped file included |"
+echo "| 1 GB records file of one line | report | $(peak "$out/tpsbench" report "$out/line-1gb.jsonl"), refused |"
+echo "| /dev/zero | watch --once | $(peak "$out/tpsbench" watch --once /dev/zero), refused |"
 
 # serve: four 4 MiB prompts at once; the server's peak RSS from /proc
 port=$((20000 + RANDOM % 20000))
@@ -31,4 +37,7 @@ body="$out/prompt-4mib.json"
 start=$(date +%s.%N)
 for _ in 1 2 3 4; do curl -s -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' --data-binary "@$body" "http://127.0.0.1:$port/v1/completions" & done | sort | uniq -c | sed 's/^/  answers: /' >&2
 wait_s=$(echo "$(date +%s.%N) - $start" | bc)
-echo "four 4 MiB prompts at once | serve | ${wait_s%???????} s, $(awk '/VmHWM/ {print $2}' /proc/$pid/status) KB peak (idle: $idle KB)"
+echo "| four 4 MiB prompts at once | serve | $(printf '%.2f' "$wait_s") s for all four answers, $(awk '/VmHWM/ {printf "%.1f", $2/1000}' /proc/$pid/status) MB peak against $(echo "$idle" | awk '{printf "%.1f", $1/1000}') MB idle |"
+exec >&-
+wait "$tee_pid"
+cp "$out/hostile.md" bench/results/hostile.md
