@@ -46,7 +46,7 @@ for load in "1 stream" "64 at once" "Poisson 60/s"; do
     done
   done
 done
-python3 - "$results" <<'PY'
+python3 - "$results" > "$out/proxy.md" <<'PY'
 import json, sys, statistics
 runs, loads = {}, []
 for l in open(sys.argv[1]):
@@ -72,3 +72,5 @@ for load in loads:
             over = f"{p50-at('relay','delay_p50_ms'):+.3f} | {p99-at('relay','delay_p99_ms'):+.3f}"
         print(f"| {load} | {names[path]} | {p50:.3f} | {p99:.3f} | {p50-d50:+.3f} | {p99-d99:+.3f} | {over} |")
 PY
+cat "$out/proxy.md"
+cp "$out/proxy.md" bench/results/proxy.md
