@@ -9,7 +9,8 @@
 # chunks that arrived in the same read as the one before (batched), and
 # the gaps between arrivals (reads that brought tokens) at p50 and p99,
 # from the records. 15m F32, 2 engine threads, 8 requests of 64 tokens
-# one at a time, after 2 warm-up requests. Prints Markdown.
+# one at a time, after 2 warm-up requests. Prints Markdown and keeps it in
+# bench/results/colocation.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 go build -o "$out/tpsbench" ./cmd/tpsbench
@@ -21,7 +22,7 @@ server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1 && break; sleep 0.1; done
 "$out/tpsbench" run --url "http://127.0.0.1:$port" --ignore-eos "${args[@]}" --records "$out/separate.jsonl" > "$out/separate.json"
-python3 - "$out" <<'PY'
+python3 - "$out" > "$out/colocation.md" <<'PY'
 import json, sys
 out = sys.argv[1]
 def pct(xs, p):
@@ -40,3 +41,5 @@ for name, label in (("colocated", "started by tpsbench run"), ("separate", "tpsb
         gaps += [(b - a) / 1e6 for a, b in zip(arrivals, arrivals[1:])]
     print(f'| {label} | {step["system_tps"]:.0f} | {100 * step["batched_chunks"] / step["chunks"]:.0f}% | {pct(gaps, 0.5):.2f} | {pct(gaps, 0.99):.2f} |')
 PY
+cat "$out/colocation.md"
+cp "$out/colocation.md" bench/results/colocation.md
