@@ -162,6 +162,17 @@ func TestKQuantKernelsAgreeWithPortableLoops(t *testing.T) {
 			}
 		}
 	}
+	for _, n := range []int{32, 256, 300, 2048} { // BF16: assembly and the portable loop
+		row := randomRow(r, gguf.BF16, n)
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = roundBF16((r.Float32()*2 - 1) * 3)
+		}
+		got, want := dotBF16(row, x), dotBF16Go(row, x)
+		if math.Abs(float64(got-want)) > 1e-5*(1+math.Abs(float64(want))) {
+			t.Errorf("BF16 n=%d: %v, portable %v", n, got, want)
+		}
+	}
 	for _, b := range []block32{bQ4_1, bQ5_0, bQ5_1} {
 		for _, n := range []int{32, 288, 896} {
 			typ := map[int]gguf.TensorType{20: gguf.Q4_1, 22: gguf.Q5_0, 24: gguf.Q5_1}[b.bytes]

@@ -502,3 +502,20 @@ func (f block32) dot(row []byte, x *q8Vec) float32 {
 	}
 	return f.dotGo(row, x)
 }
+
+//go:noescape
+func dotBF16AVX2(a *byte, b *float32, n int) float32
+
+// dotBF16 is a BF16 row's product with an input rounded to bfloat16.
+func dotBF16(row []byte, x []float32) float32 {
+	n := len(x) &^ 31
+	if !simd || n == 0 {
+		return dotBF16Go(row, x)
+	}
+	_ = row[2*len(x)-1]
+	s := dotBF16AVX2(&row[0], &x[0], n)
+	if n < len(x) {
+		s += dotBF16Go(row[2*n:], x[n:])
+	}
+	return s
+}

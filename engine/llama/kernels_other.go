@@ -54,3 +54,5 @@ func Sum(a []float32) float32 { return sumGo(a) }
 func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }
 
 func (f block32) dot(row []byte, x *q8Vec) float32 { return f.dotGo(row, x) }
+
+func dotBF16(row []byte, x []float32) float32 { return dotBF16Go(row, x) }

@@ -103,9 +103,9 @@ func decodeBF16(dst []float32, row []byte) {
 	}
 }
 
-// dotBF16 widens the row a chunk at a time and multiplies in float32, as
-// llama.cpp does with activations rounded to bfloat16.
-func dotBF16(row []byte, x []float32) float32 {
+// dotBF16Go widens the row a chunk at a time and multiplies in float32,
+// as llama.cpp does with activations rounded to bfloat16.
+func dotBF16Go(row []byte, x []float32) float32 {
 	var buf [256]float32
 	var sum float32
 	for i := 0; i < len(x); i += len(buf) {
