@@ -215,12 +215,15 @@ func TestRowFormatMatricesAgreeWithPortableLoops(t *testing.T) {
 		}
 		for _, batch := range []int{1, 4, 7} {
 			ins := make([]vecInput, batch)
+			// one buffer for every input, as the forward pass has: the
+			// four-input kernels take inputs side by side
+			scratch := make([]float32, batch*cols)
 			for b := range ins {
 				x := make([]float32, cols)
 				for i := range x {
 					x[i] = (r.Float32()*2 - 1) * 3
 				}
-				ins[b].prepare(x, inputForm(m), make([]float32, cols))
+				ins[b].prepare(x, inputForm(m), scratch[b*cols:(b+1)*cols])
 			}
 			out := make([]float32, batch*rows)
 			m.rowsBatch(out, ins, 0, rows)

@@ -116,17 +116,24 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 	}
 	n := m.Cols
 	switch m.Type {
-	case typeF32, typeF16:
+	case typeF32, typeF16, gguf.BF16:
 		if m.Type == typeF16 || n%8 != 0 {
 			return false
 		}
 		// the four inputs are consecutive rows of one activation buffer
+		// (BF16's: the activations rounded, side by side in the scratch)
 		f0 := ins[0].f
 		stride := n
-		if len(ins[1].f) == 0 || &ins[1].f[0] != &f0[:stride+1][stride] {
-			return false
+		for k := 1; k < 4; k++ {
+			if len(ins[k].f) != n || unsafe.Pointer(&ins[k].f[0]) != unsafe.Add(unsafe.Pointer(&f0[0]), 4*k*stride) {
+				return false
+			}
 		}
-		dot4F32AVX2(&m.f32[r*n], &f0[0], stride, n, out)
+		if m.Type == gguf.BF16 {
+			dot4BF16AVX2(&m.q[r*m.rowBytes], &f0[0], stride, n, out)
+		} else {
+			dot4F32AVX2(&m.f32[r*n], &f0[0], stride, n, out)
+		}
 		return true
 	case gguf.Q4_K:
 		if m.format != &q4KPacked {
@@ -505,6 +512,9 @@ func (f block32) dot(row []byte, x *q8Vec) float32 {
 
 //go:noescape
 func dotBF16AVX2(a *byte, b *float32, n int) float32
+
+//go:noescape
+func dot4BF16AVX2(w *byte, x *float32, stride, n int, out *[4]float32)
 
 // dotBF16 is a BF16 row's product with an input rounded to bfloat16.
 func dotBF16(row []byte, x []float32) float32 {

@@ -1253,3 +1253,41 @@ bf16done:
 	VMOVSS X0, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func dot4BF16AVX2(w *byte, x *float32, stride, n int, out *[4]float32)
+// One BF16 row (n values, a multiple of 8) against four float inputs, x
+// and the three after it stride floats apart: each 8 values widen once
+// for the four.
+TEXT ·dot4BF16AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	MOVQ n+24(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+d4bf16loop:
+	CMPQ CX, $0
+	JLE d4bf16done
+	VPMOVZXWD (SI), Y4
+	VPSLLD $16, Y4, Y4
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS (DI)(R8*1), Y4, Y1
+	VFMADD231PS (DI)(R9*1), Y4, Y2
+	VFMADD231PS (DI)(R10*1), Y4, Y3
+	ADDQ $16, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP d4bf16loop
+d4bf16done:
+	MOVQ out+32(FP), AX
+	HSUM8(Y0, X0, 0(AX))
+	HSUM8(Y1, X1, 4(AX))
+	HSUM8(Y2, X2, 8(AX))
+	HSUM8(Y3, X3, 12(AX))
+	VZEROUPPER
+	RET
