@@ -16,6 +16,8 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte(chunk("a")+chunk("bc")+`data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`+"\n\ndata: [DONE]\n\n"), uint8(0))
 	f.Add([]byte(`{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":-4}}`), uint8(1))
 	f.Add([]byte(`{"choices":[{"text":"hi"}],"usage":{"completion_tokens":9}}`), uint8(3))
+	f.Add([]byte(reasoningChunk("hm")+toolChunk("{}")+chunk("a")+`data: {"choices":[],"usage":{"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":9}}}`+"\n\ndata: [DONE]\n\n"), uint8(0))
+	f.Add([]byte(`{"message":{"thinking":"hm"},"done":false}`+"\n"+`{"message":{"content":"a"},"done":true,"eval_count":2}`+"\n"), uint8(4))
 	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(4))
 	f.Add([]byte(chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 200_000)+"\n\n"), uint8(0))
 	f.Add([]byte(`{"message":`+strings.Repeat(`{"a":`, 200_000)+"\n"), uint8(4))
@@ -29,6 +31,9 @@ func FuzzMeasure(f *testing.F) {
 		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, MeasureOptions{})
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
 			t.Fatalf("negative count: %+v", rec)
+		}
+		if rec.ReasoningTokens < 0 || rec.ToolCallTokens < 0 || rec.ReasoningTokens+rec.ToolCallTokens > rec.OutputTokens {
+			t.Fatalf("%d reasoning and %d tool-call tokens of %d: %+v", rec.ReasoningTokens, rec.ToolCallTokens, rec.OutputTokens, rec)
 		}
 		for i, at := range rec.OtherEvents {
 			if at < 0 || (i > 0 && at < rec.OtherEvents[i-1]) || rec.Sent+at > rec.Done {

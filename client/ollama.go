@@ -50,13 +50,15 @@ func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 	err := s.object(func(key []byte) error {
 		switch string(key) {
 		case "response":
-			return s.text(ci)
+			return s.text(ci, false)
 		case "message":
 			if s.peek() == '{' {
 				return s.object(func(k []byte) error {
 					switch string(k) {
-					case "content", "thinking":
-						return s.text(ci)
+					case "content":
+						return s.text(ci, false)
+					case "thinking":
+						return s.text(ci, true)
 					case "tool_calls":
 						if s.peek() == '[' {
 							n := 0

@@ -4,35 +4,61 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // chunkInfo is what tpsbench needs from one OpenAI response object (a
 // streamed chunk or a whole non-streamed response). The byte slices point
 // into the scanned data.
 type chunkInfo struct {
-	textBytes  int  // raw bytes of generated text: content, reasoning, completion text
-	choices    bool // a non-empty choices array (a role-only or finish-only event has one)
-	toolCall   bool // a tool-call (or legacy function-call) delta
-	hasUsage   bool
-	prompt     int // usage.prompt_tokens
-	completion int // usage.completion_tokens
-	reasoning  int // usage.completion_tokens_details.reasoning_tokens
-	id         []byte
-	finish     []byte
-	errMsg     []byte // non-nil when the object carries an error
-	hasError   bool
-	texts      [3][]byte // raw (still escaped) text strings, for showing tokens
-	nTexts     int
+	textBytes   int  // raw bytes of generated text: content, reasoning, completion text
+	reasonBytes int  // the part of textBytes that was reasoning text
+	choices     bool // a non-empty choices array (a role-only or finish-only event has one)
+	toolCall    bool // a tool-call (or legacy function-call) delta
+	hasUsage    bool
+	prompt      int // usage.prompt_tokens
+	completion  int // usage.completion_tokens
+	reasoning   int // usage.completion_tokens_details.reasoning_tokens
+	id          []byte
+	finish      []byte
+	errMsg      []byte // non-nil when the object carries an error
+	hasError    bool
+	texts       [3][]byte // raw (still escaped) text strings, for showing tokens
+	reasons     [3]bool   // which of texts are reasoning
+	nTexts      int
 }
 
 // tokenBearing reports whether the chunk carries at least one output token.
 func (c *chunkInfo) tokenBearing() bool { return c.textBytes > 0 || c.toolCall }
 
-// text decodes the chunk's generated text (it allocates; only for display).
-func (c *chunkInfo) text() string {
+// kind is what the chunk's tokens were: answer when it has any answer
+// text (a chunk where the reasoning ends and the answer begins is an
+// answer chunk), reasoning when its only text is reasoning, else a tool
+// call.
+func (c *chunkInfo) kind() record.ChunkKind {
+	switch {
+	case c.textBytes > c.reasonBytes:
+		return record.ChunkAnswer
+	case c.reasonBytes > 0:
+		return record.ChunkReasoning
+	case c.toolCall:
+		return record.ChunkToolCall
+	}
+	return record.ChunkAnswer
+}
+
+// text decodes the chunk's generated text (it allocates; only for display
+// and client tokenizers).
+func (c *chunkInfo) text() string { return c.textOf(true, true) }
+
+// textOf decodes the chunk's answer text, reasoning text, or both.
+func (c *chunkInfo) textOf(answer, reasoning bool) string {
 	var out []byte
 	for i := 0; i < c.nTexts; i++ {
-		out = append(out, unquote(c.texts[i])...)
+		if c.reasons[i] && reasoning || !c.reasons[i] && answer {
+			out = append(out, unquote(c.texts[i])...)
+		}
 	}
 	return string(out)
 }
@@ -167,8 +193,10 @@ func (s *scanner) choice(ci *chunkInfo) error {
 			if s.peek() == '{' {
 				return s.object(func(k []byte) error {
 					switch string(k) {
-					case "content", "reasoning_content", "reasoning":
-						return s.text(ci)
+					case "content":
+						return s.text(ci, false)
+					case "reasoning_content", "reasoning":
+						return s.text(ci, true)
 					case "tool_calls":
 						if s.peek() == '[' {
 							n := 0
@@ -187,7 +215,7 @@ func (s *scanner) choice(ci *chunkInfo) error {
 				})
 			}
 		case "text":
-			return s.text(ci)
+			return s.text(ci, false)
 		case "finish_reason":
 			if s.peek() == '"' {
 				v, err := s.str()
@@ -199,8 +227,9 @@ func (s *scanner) choice(ci *chunkInfo) error {
 	})
 }
 
-// text reads a generated-text field (a string or null).
-func (s *scanner) text(ci *chunkInfo) error {
+// text reads a generated-text field (a string or null), of reasoning or
+// of the answer.
+func (s *scanner) text(ci *chunkInfo, reasoning bool) error {
 	if s.peek() != '"' {
 		return s.skip()
 	}
@@ -210,8 +239,12 @@ func (s *scanner) text(ci *chunkInfo) error {
 	}
 	if len(v) > 0 {
 		ci.textBytes += len(v)
+		if reasoning {
+			ci.reasonBytes += len(v)
+		}
 		if ci.nTexts < len(ci.texts) {
 			ci.texts[ci.nTexts] = v
+			ci.reasons[ci.nTexts] = reasoning
 			ci.nTexts++
 		}
 	}

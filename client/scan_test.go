@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
 )
 
 func TestScanChunk(t *testing.T) {
@@ -16,13 +18,17 @@ func TestScanChunk(t *testing.T) {
 		completion, prompt        int
 		finish, id                string
 		errMsg                    string
+		kind                      record.ChunkKind
+		reasoning                 int
 	}{
 		{name: "chat delta", in: `{"id":"c1","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`, bearing: true, text: "Hi", id: "c1"},
 		{name: "role only", in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
 		{name: "null content", in: `{"choices":[{"delta":{"content":null}}]}`},
-		{name: "reasoning", in: `{"choices":[{"delta":{"reasoning_content":"think"}}]}`, bearing: true, text: "think"},
-		{name: "reasoning field", in: `{"choices":[{"delta":{"reasoning":"think"}}]}`, bearing: true, text: "think"},
-		{name: "tool call", in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}}]}`, bearing: true, tool: true},
+		{name: "reasoning", in: `{"choices":[{"delta":{"reasoning_content":"think"}}]}`, bearing: true, text: "think", kind: record.ChunkReasoning},
+		{name: "reasoning field", in: `{"choices":[{"delta":{"reasoning":"think"}}]}`, bearing: true, text: "think", kind: record.ChunkReasoning},
+		{name: "reasoning ends in the chunk", in: `{"choices":[{"delta":{"reasoning_content":"so","content":"Yes"}}]}`, bearing: true, text: "soYes"},
+		{name: "reasoning tokens in usage", in: `{"choices":[],"usage":{"completion_tokens":12,"completion_tokens_details":{"reasoning_tokens":7}}}`, usage: true, completion: 12, reasoning: 7},
+		{name: "tool call", in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}}]}`, bearing: true, tool: true, kind: record.ChunkToolCall},
 		{name: "empty tool calls", in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
 		{name: "completion text", in: `{"choices":[{"text":" w\u00e9","finish_reason":"length"}]}`, bearing: true, text: " wé", finish: "length"},
 		{name: "usage only", in: `{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":12,"total_tokens":17}}`, usage: true, completion: 12, prompt: 5},
@@ -57,6 +63,12 @@ func TestScanChunk(t *testing.T) {
 			}
 			if ci.text() != c.text {
 				t.Fatalf("text %q, want %q", ci.text(), c.text)
+			}
+			if ci.tokenBearing() && ci.kind() != c.kind {
+				t.Fatalf("kind %d, want %d", ci.kind(), c.kind)
+			}
+			if ci.reasoning != c.reasoning {
+				t.Fatalf("reasoning tokens %d, want %d", ci.reasoning, c.reasoning)
 			}
 			if ci.completion != c.completion || ci.prompt != c.prompt {
 				t.Fatalf("usage %d/%d, want %d/%d", ci.prompt, ci.completion, c.prompt, c.completion)

@@ -21,6 +21,7 @@ type streamState struct {
 
 	tokenizer TextCounter     // a client-side tokenizer, when configured
 	text      strings.Builder // the generated text, kept only to count it
+	reasoned  strings.Builder // its reasoning part, likewise
 
 	err  error
 	kind string
@@ -184,7 +185,7 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		rec.First = at
 	}
 	rec.Last = at
-	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens})
+	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens, Kind: ci.kind()})
 	st.bytesPer = append(st.bytesPer, ci.textBytes)
 	rec.Streamed += tokens
 	if st.onChunk != nil {
@@ -194,6 +195,9 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		text := ci.text()
 		if st.tokenizer.Count != nil {
 			st.text.WriteString(text)
+			if ci.reasonBytes > 0 {
+				st.reasoned.WriteString(ci.textOf(false, true))
+			}
 		}
 		if st.onToken != nil {
 			st.onToken(at, tokens, text)
@@ -222,25 +226,35 @@ func (st *streamState) finish() {
 		rec.TokenizerTokens = min(st.tokenizer.Count(st.text.String()), record.MaxTokens)
 		rec.Tokenizer = st.tokenizer.Name
 	}
+	// reasoning is the reasoning tokens known apart from the chunks (the
+	// server's usage, or the tokenizer's count of the reasoning text), or -1
+	reasoning := -1
 	switch {
 	case st.usageSeen:
 		rec.UsageTokens = st.usageTokens
 		rec.OutputTokens = st.usageTokens
 		rec.TokenSource = record.SourceUsage
-		if !st.chunkUsage && len(rec.Chunks) > 0 && st.usageTokens != chunks {
-			apportion(rec.Chunks, st.bytesPer, st.usageTokens)
+		if st.reasoning > 0 {
+			reasoning = min(st.reasoning, rec.OutputTokens)
+		}
+		if !st.chunkUsage && len(rec.Chunks) > 0 && (st.usageTokens != chunks || reasoning >= 0) {
+			apportionKinds(rec.Chunks, st.bytesPer, st.usageTokens, reasoning)
 		}
 	case st.tokenizer.Count != nil && len(rec.Chunks) > 0:
 		n := rec.TokenizerTokens
 		rec.OutputTokens = n
 		rec.TokenSource = record.SourceTokenizer
-		if n != chunks {
-			apportion(rec.Chunks, st.bytesPer, n)
+		if st.reasoned.Len() > 0 {
+			reasoning = min(st.tokenizer.Count(st.reasoned.String()), n)
+		}
+		if n != chunks || reasoning >= 0 {
+			apportionKinds(rec.Chunks, st.bytesPer, n, reasoning)
 		}
 	default:
 		rec.OutputTokens = chunks
 		rec.TokenSource = record.SourceChunks
 	}
+	st.countKinds(reasoning)
 	if rec.Error == nil && len(rec.Chunks) == 0 {
 		switch {
 		case st.usageSeen:
@@ -262,6 +276,23 @@ func (st *streamState) finish() {
 	if n := len(rec.OtherEvents); n > 0 && rec.Done < rec.Sent+rec.OtherEvents[n-1] {
 		rec.Done = rec.Sent + rec.OtherEvents[n-1]
 	}
+}
+
+// countKinds settles the record's reasoning and tool-call tokens:
+// reasoning as known apart from the chunks (reasoning >= 0), else the
+// tokens of the reasoning chunks; tool calls those of their chunks, within
+// what the output count leaves.
+func (st *streamState) countKinds(reasoning int) {
+	rec := st.rec
+	var inChunks [3]int
+	for _, c := range rec.Chunks {
+		inChunks[c.Kind] += c.Tokens
+	}
+	if reasoning < 0 {
+		reasoning = inChunks[record.ChunkReasoning]
+	}
+	rec.ReasoningTokens = min(reasoning, rec.OutputTokens)
+	rec.ToolCallTokens = min(inChunks[record.ChunkToolCall], rec.OutputTokens-rec.ReasoningTokens)
 }
 
 // Usage is implausible when it claims more output tokens than any server
@@ -288,32 +319,65 @@ func (st *streamState) implausibleUsage() string {
 	return ""
 }
 
-// apportion spreads n tokens over chunks in proportion to their text bytes
-// (largest remainder), giving every chunk at least one token when n allows.
-// It is how multi-token chunks get their share when the server reports only
-// a total.
-func apportion(chunks []record.Chunk, weights []int, n int) {
-	if n < len(chunks) {
+// apportionKinds shares n output tokens out over the chunks: with the
+// reasoning tokens known (reasoning >= 0), those over the reasoning chunks
+// and the rest over the others; otherwise n over all of them. Reasoning
+// that was not streamed (OpenAI's hidden reasoning) was done by the first
+// chunk, which carries it, so that the chunks still add up to n without
+// adding to any gap between tokens; with only reasoning chunks, they take
+// all n.
+func apportionKinds(chunks []record.Chunk, weights []int, n, reasoning int) {
+	var thinking, other []int
+	for i, c := range chunks {
+		if reasoning >= 0 && c.Kind == record.ChunkReasoning {
+			thinking = append(thinking, i)
+		} else {
+			other = append(other, i)
+		}
+	}
+	switch {
+	case len(other) == 0:
+		apportion(chunks, weights, thinking, n)
+	case reasoning <= 0:
+		apportion(chunks, weights, other, n)
+	case len(thinking) == 0:
+		apportion(chunks, weights, other, n-reasoning)
+		chunks[0].Tokens += reasoning
+	default:
+		apportion(chunks, weights, thinking, reasoning)
+		apportion(chunks, weights, other, n-reasoning)
+	}
+}
+
+// apportion spreads n tokens over the chunks at idx in proportion to their
+// text bytes (largest remainder), giving every chunk at least one token
+// when n allows. It is how multi-token chunks get their share when the
+// server reports only a total.
+func apportion(chunks []record.Chunk, weights []int, idx []int, n int) {
+	if len(idx) == 0 {
+		return
+	}
+	if n < len(idx) {
 		// Fewer tokens than token-bearing chunks: the server's count is
 		// below what was streamed; keep one a chunk for timing and let
 		// the record's usage count stand.
-		for i := range chunks {
+		for _, i := range idx {
 			chunks[i].Tokens = 1
 		}
 		return
 	}
 	total := 0
-	for _, w := range weights {
-		total += max(w, 1)
+	for _, i := range idx {
+		total += max(weights[i], 1)
 	}
-	spare := n - len(chunks) // tokens beyond one a chunk
+	spare := n - len(idx) // tokens beyond one a chunk
 	given := 0
 	type rem struct{ i, r int }
-	rems := make([]rem, len(chunks))
-	for i := range chunks {
+	rems := make([]rem, len(idx))
+	for j, i := range idx {
 		w := max(weights[i], 1)
 		extra := spare * w / total
-		rems[i] = rem{i, spare * w % total}
+		rems[j] = rem{i, spare * w % total}
 		chunks[i].Tokens = 1 + extra
 		given += extra
 	}

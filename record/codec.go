@@ -93,6 +93,10 @@ func (r *Record) validate() error {
 	if r.OutputTokens > MaxTokens || r.PromptTokens > MaxTokens || r.UsageTokens > MaxTokens || r.MaxTokens > MaxTokens {
 		return fmt.Errorf("record %d: a token count over %d", r.Seq, MaxTokens)
 	}
+	if r.ReasoningTokens < 0 || r.ToolCallTokens < 0 || r.ReasoningTokens > MaxTokens || r.ToolCallTokens > MaxTokens ||
+		r.ReasoningTokens+r.ToolCallTokens > r.OutputTokens {
+		return fmt.Errorf("record %d: %d reasoning and %d tool-call tokens do not fit in %d output tokens", r.Seq, r.ReasoningTokens, r.ToolCallTokens, r.OutputTokens)
+	}
 	if r.T0 < 0 || r.T0 > maxT0 {
 		return fmt.Errorf("record %d: t0 %d is not a time since 1970 before 2116", r.Seq, r.T0)
 	}

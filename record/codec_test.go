@@ -13,7 +13,7 @@ import (
 func sample() *Record {
 	r := &Record{V: SchemaVersion, Run: "abc", Step: "c=4", StepIndex: 2, Seq: 7, Model: "m", URL: "http://h/v1/chat/completions",
 		API: "chat", Stream: true, Concurrency: 4, Rate: 2.5, T0: 1700000000000000000, Scheduled: 10, Sent: 20, First: 120, Last: 320, Done: 330,
-		Chunks: []Chunk{{100, 1}, {200, 3}, {300, 1}}, OutputTokens: 5, TokenSource: SourceUsage, UsageTokens: 5, PromptTokens: 9,
+		Chunks: []Chunk{{At: 100, Tokens: 1}, {At: 200, Tokens: 3}, {At: 300, Tokens: 1, Kind: ChunkReasoning}}, OutputTokens: 5, ReasoningTokens: 1, TokenSource: SourceUsage, UsageTokens: 5, PromptTokens: 9,
 		MaxTokens: 5, Status: 200, ResponseID: "cmpl-1", FinishReason: "length"}
 	return r
 }
@@ -33,7 +33,7 @@ func TestRoundTrip(t *testing.T) {
 	if n := strings.Count(buf.String(), "\n"); n != 2 {
 		t.Fatalf("%d lines for 2 records", n)
 	}
-	if !strings.Contains(buf.String(), `"chunks":[[100,1],[200,3],[300,1]]`) {
+	if !strings.Contains(buf.String(), `"chunks":[[100,1],[200,3],[300,1,1]]`) {
 		t.Errorf("chunks not written as pairs: %s", buf.String())
 	}
 	rd := NewReader(&buf, "mem")
@@ -70,6 +70,10 @@ func TestReaderErrors(t *testing.T) {
 		{"chunk before sent", `{"v":1,"sent":0,"done":9,"chunks":[[-9200000000000000000,1]]}` + "\n", false, "chunk 0"},
 		{"chunk after done", `{"v":1,"sent":0,"done":9,"chunks":[[10,1]]}` + "\n", false, "chunk 0"},
 		{"chunk of too many tokens", `{"v":1,"sent":0,"done":9,"chunks":[[1,2000000000]]}` + "\n", false, "2000000000 tokens"},
+		{"unknown chunk kind", `{"v":3,"sent":0,"done":9,"chunks":[[1,1,7]]}` + "\n", false, "kind 7"},
+		{"chunk of four values", `{"v":3,"sent":0,"done":9,"chunks":[[1,1,1,1]]}` + "\n", false, "chunk"},
+		{"more reasoning than output", `{"v":3,"sent":0,"done":9,"output_tokens":3,"reasoning_tokens":2,"tool_call_tokens":2}` + "\n", false, "do not fit"},
+		{"negative reasoning", `{"v":3,"sent":0,"done":9,"output_tokens":3,"reasoning_tokens":-1}` + "\n", false, "do not fit"},
 		{"output tokens near MaxInt64", `{"v":1,"sent":0,"done":9,"output_tokens":9223372036854775000}` + "\n", false, "token count"},
 		{"t0 before 1970", `{"v":1,"t0":-5,"sent":0,"done":9}` + "\n", false, "t0"},
 		{"stamp past int64 with t0", `{"v":1,"t0":1700000000000000000,"sent":0,"done":9000000000000000000}` + "\n", false, "out of range"},
@@ -95,7 +99,7 @@ func TestReaderErrors(t *testing.T) {
 func TestBlankLinesAndLongLines(t *testing.T) {
 	r := sample()
 	for i := 0; i < 200000; i++ { // a line of several MB, past the reader's buffer
-		r.Chunks = append(r.Chunks, Chunk{int64(400 + i), 1})
+		r.Chunks = append(r.Chunks, Chunk{At: int64(400 + i), Tokens: 1})
 	}
 	r.Last = r.Sent + r.Chunks[len(r.Chunks)-1].At
 	r.Done = r.Last

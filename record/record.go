@@ -11,8 +11,9 @@ import "time"
 
 // SchemaVersion is written in every record. Readers accept every version up
 // to this one. Version 2 added other_events (vLLM's convention times its
-// first and last token from events that carry none).
-const SchemaVersion = 2
+// first and last token from events that carry none); version 3 a chunk's
+// kind (reasoning, tool call) and the reasoning and tool-call counts.
+const SchemaVersion = 3
 
 // MaxOtherEvents bounds Record.OtherEvents: a response has a role event
 // and a finish event; a server sending millions of empty ones is not
@@ -67,7 +68,8 @@ type Record struct {
 	Last      int64 `json:"last,omitempty"`
 	Done      int64 `json:"done"`
 
-	// Chunks holds every token-bearing chunk as [ns after Sent, tokens].
+	// Chunks holds every token-bearing chunk as [ns after Sent, tokens],
+	// or [ns after Sent, tokens, kind] for a reasoning or tool-call chunk.
 	Chunks []Chunk `json:"chunks,omitempty"`
 	// OtherEvents holds when each event with choices but no token came
 	// (ns after Sent): a role-only first event, a finish-only last one,
@@ -91,6 +93,12 @@ type Record struct {
 	TokenizerTokens int `json:"tokenizer_tokens,omitempty"`
 	PromptTokens    int `json:"prompt_tokens,omitempty"`
 	MaxTokens       int `json:"max_tokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens that was reasoning: the
+	// server's usage.completion_tokens_details.reasoning_tokens when it
+	// reports them (streamed or hidden), else the tokens of the reasoning
+	// chunks. ToolCallTokens is the part in tool-call argument deltas.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	ToolCallTokens  int `json:"tool_call_tokens,omitempty"`
 
 	// What the server said.
 	Status       int    `json:"status,omitempty"`
@@ -117,12 +125,28 @@ type ServerTiming struct {
 	EvalNS       int64 `json:"eval_ns,omitempty"`
 }
 
-// Chunk is one token-bearing chunk: when it arrived (ns after Sent) and how
-// many output tokens it carried.
+// Chunk is one token-bearing chunk: when it arrived (ns after Sent), how
+// many output tokens it carried, and what they were.
 type Chunk struct {
 	At     int64
 	Tokens int
+	Kind   ChunkKind
 }
+
+// ChunkKind says what a chunk's tokens were. The answer is the zero kind,
+// so records written before kinds existed read as all answer.
+type ChunkKind uint8
+
+const (
+	// ChunkAnswer is answer text (content, a completion's text); a chunk
+	// with any answer text is an answer chunk.
+	ChunkAnswer ChunkKind = iota
+	// ChunkReasoning carries only reasoning text (reasoning_content).
+	ChunkReasoning
+	// ChunkToolCall carries only tool-call (or function-call) deltas.
+	ChunkToolCall
+	numChunkKinds
+)
 
 // Error says why a request failed.
 type Error struct {
