@@ -110,16 +110,19 @@ func (s *Accumulator) guidellmSamples(r *record.Record) {
 // latency to the last one, ITL per request (latency - TTFT) / (n - 1)
 // rounded to the ns, for n > 1; no TPOT. np.mean, np.percentile (linear),
 // np.std (population) over every sample; an ITL of only zeros (responses
-// not streamed) is left out, as GenAI-Perf skips it.
+// not streamed) is left out, as GenAI-Perf skips it. GenAI-Perf reads no
+// reasoning_content: its content, times and count are the answer's.
 func (s *Accumulator) genaiPerfSamples(r *record.Record) {
 	n := r.OutputTokens
 	if r.TokenizerTokens > 0 {
 		n = r.TokenizerTokens // it counts with its tokenizer, usage or not
 	}
-	if n <= 0 || r.First < r.Sent {
+	n = max(n-r.ReasoningTokens, 0)
+	first, last, ok := r.AnswerSpan()
+	if n <= 0 || !ok || first < r.Sent {
 		return
 	}
-	ttft, latency := r.First-r.Sent, r.Last-r.Sent
+	ttft, latency := first-r.Sent, last-r.Sent
 	s.ttft.add(float64(ttft))
 	s.e2e.add(float64(latency))
 	if n > 1 {

@@ -75,6 +75,10 @@ type Summary struct {
 	Chunks        int64 `json:"chunks"`
 	BatchedChunks int64 `json:"batched_chunks"`
 
+	// Reasoning holds the reasoning models' figures, when a completed
+	// request reasoned or called a tool.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
 	// were scraped (--server-metrics).
@@ -121,6 +125,7 @@ type Accumulator struct {
 
 	lag, ttft, tpot, itl, gaps, e2e *histogram
 	reqTPS, decTPS                  *histogram
+	reasoning                       reasoningAcc
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -141,7 +146,8 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		met: make([]int, len(targets.List)),
+		reasoning: newReasoningAcc(),
+		met:       make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
 		if t.Name == TargetTTFT || t.Name == TargetTPOT || t.Name == TargetE2E {
@@ -257,6 +263,7 @@ func (s *Accumulator) Add(r *record.Record) {
 		s.reqTPS.add(f.tps)
 	}
 	s.conventionSamples(r, f)
+	s.reasoning.add(r)
 	r.ChunkGaps(func(d time.Duration) { s.gaps.add(float64(d)) })
 	sentAbs := r.Abs(r.Sent)
 	for _, c := range r.Chunks {
@@ -353,6 +360,7 @@ func (s *Accumulator) Summary() Summary {
 	if w60 > time.Minute {
 		sum.PeakWindow60S = w60.Seconds()
 	}
+	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, sum.SystemTPS)
 	sum.PeakTPS60 = peak(ch.Rolling60s, sum.SystemTPS)

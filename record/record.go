@@ -239,3 +239,64 @@ func (r *Record) ChunkGaps(fn func(time.Duration)) {
 		fn(time.Duration(r.Chunks[i].At - r.Chunks[i-1].At))
 	}
 }
+
+// ReasoningSpan returns the stamps (ns since T0) of the first and last
+// reasoning chunks, and whether there was one.
+func (r *Record) ReasoningSpan() (first, last int64, ok bool) { return r.span(true) }
+
+// AnswerSpan returns the stamps of the first and last chunks that were
+// not reasoning, and whether there was one.
+func (r *Record) AnswerSpan() (first, last int64, ok bool) { return r.span(false) }
+
+func (r *Record) span(reasoning bool) (first, last int64, ok bool) {
+	for _, c := range r.Chunks {
+		if (c.Kind == ChunkReasoning) != reasoning {
+			continue
+		}
+		if !ok {
+			first, ok = r.Sent+c.At, true
+		}
+		last = r.Sent + c.At
+	}
+	return first, last, ok
+}
+
+// TTFR is the time to the first reasoning token: the first reasoning
+// chunk's arrival - sent; none without one.
+func (r *Record) TTFR() (time.Duration, bool) {
+	first, _, ok := r.span(true)
+	return time.Duration(first - r.Sent), ok
+}
+
+// TTFA is the time to the first answer token (AIPerf's TTFO, GenAI-Perf's
+// TTFT): the first chunk that is not reasoning - sent; none when the
+// output was all reasoning. Without reasoning it is TTFT.
+func (r *Record) TTFA() (time.Duration, bool) {
+	first, _, ok := r.span(false)
+	return time.Duration(first - r.Sent), ok
+}
+
+// AnswerTokens is the output that was not reasoning (tool calls included).
+func (r *Record) AnswerTokens() int { return r.OutputTokens - r.ReasoningTokens }
+
+// ReasoningTPS is the decode rate of the reasoning, as 1/TPOT is of the
+// whole: (reasoning tokens - 1) over its first to last chunk. It needs
+// two reasoning tokens streamed over time; hidden reasoning has none.
+func (r *Record) ReasoningTPS() (float64, bool) {
+	first, last, ok := r.span(true)
+	return phaseTPS(r.ReasoningTokens, first, last, ok)
+}
+
+// AnswerTPS is the decode rate of the answer: (answer tokens - 1) over
+// its first to last chunk.
+func (r *Record) AnswerTPS() (float64, bool) {
+	first, last, ok := r.span(false)
+	return phaseTPS(r.AnswerTokens(), first, last, ok)
+}
+
+func phaseTPS(tokens int, first, last int64, ok bool) (float64, bool) {
+	if !ok || tokens <= 1 || last <= first {
+		return 0, false
+	}
+	return float64(tokens-1) / (float64(last-first) / 1e9), true
+}

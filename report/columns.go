@@ -61,10 +61,7 @@ func columns() []column {
 		{"decode_tps", func(s *metrics.Summary) metrics.Dist { return s.DecodeTPS }},
 		{"client_lag_ms", func(s *metrics.Summary) metrics.Dist { return s.ClientLag }},
 	}
-	stats := []struct {
-		name string
-		get  func(d metrics.Dist) string
-	}{
+	stats := []distStat{
 		{"mean", func(d metrics.Dist) string { return f64(d.Mean) }},
 		{"stddev", func(d metrics.Dist) string { return f64(d.Stddev) }},
 		{"min", func(d metrics.Dist) string { return f64(d.Min) }},
@@ -86,6 +83,7 @@ func columns() []column {
 			}})
 		}
 	}
+	cols = append(cols, reasoningColumns(stats)...)
 	for _, k := range record.Kinds {
 		cols = append(cols, column{"failures_" + k, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failures[k]) }})
 	}
@@ -102,6 +100,59 @@ func columns() []column {
 		}},
 		column{"targets", "counts", func(s *metrics.Summary) string { return targetCell(s.Targets) }},
 	)
+	return cols
+}
+
+// distStat is one statistic of a distribution, as a column shows it.
+type distStat struct {
+	name string
+	get  func(d metrics.Dist) string
+}
+
+// reasoningGroup is the Markdown table of reasoning figures, left out
+// when no step has them.
+const reasoningGroup = "reasoning"
+
+// reasoningColumns are the reasoning models' figures: empty for a step
+// without reasoning or tool calls.
+func reasoningColumns(stats []distStat) []column {
+	count := func(name string, get func(g *metrics.Reasoning) string) column {
+		return column{name, reasoningGroup, func(s *metrics.Summary) string {
+			if s.Reasoning == nil {
+				return ""
+			}
+			return get(s.Reasoning)
+		}}
+	}
+	cols := []column{
+		count("reasoning_requests", func(g *metrics.Reasoning) string { return strconv.Itoa(g.Requests) }),
+		count("reasoning_tokens", func(g *metrics.Reasoning) string { return strconv.FormatInt(g.ReasoningTokens, 10) }),
+		count("reasoning_answer_tokens", func(g *metrics.Reasoning) string { return strconv.FormatInt(g.AnswerTokens, 10) }),
+		count("reasoning_tool_call_tokens", func(g *metrics.Reasoning) string { return strconv.FormatInt(g.ToolCallTokens, 10) }),
+		count("reasoning_answer_system_tps", func(g *metrics.Reasoning) string { return f64(g.AnswerSystemTPS) }),
+	}
+	dists := []struct {
+		name string
+		get  func(g *metrics.Reasoning) metrics.Dist
+	}{
+		{"ttfr_ms", func(g *metrics.Reasoning) metrics.Dist { return g.TTFR }},
+		{"ttfa_ms", func(g *metrics.Reasoning) metrics.Dist { return g.TTFA }},
+		{"reasoning_tps", func(g *metrics.Reasoning) metrics.Dist { return g.ReasoningTPS }},
+		{"answer_tps", func(g *metrics.Reasoning) metrics.Dist { return g.AnswerTPS }},
+	}
+	for _, d := range dists {
+		for _, st := range stats {
+			if st.name != "mean" && st.name != "p50" && st.name != "p99" && st.name != "count" {
+				continue
+			}
+			cols = append(cols, count(d.name+"_"+st.name, func(g *metrics.Reasoning) string {
+				if dist := d.get(g); dist.Count > 0 || st.name == "count" {
+					return st.get(dist)
+				}
+				return ""
+			}))
+		}
+	}
 	return cols
 }
 

@@ -15,7 +15,14 @@ func Markdown(w io.Writer, r *Report) error {
 	cols := columns()
 	var groups []string
 	seen := map[string]bool{}
+	reasoned := false
+	for _, s := range r.Steps {
+		reasoned = reasoned || s.Reasoning != nil
+	}
 	for _, c := range cols {
+		if c.group == reasoningGroup && !reasoned {
+			continue
+		}
 		if c.group != "steps" && !seen[c.group] {
 			seen[c.group] = true
 			groups = append(groups, c.group)
@@ -30,7 +37,11 @@ func Markdown(w io.Writer, r *Report) error {
 		head := []string{"step"}
 		for _, c := range cols {
 			if c.group == g {
-				head = append(head, strings.TrimPrefix(c.name, g+"_"))
+				name := c.name
+				if g != reasoningGroup { // reasoning_tps would lose what it is
+					name = strings.TrimPrefix(name, g+"_")
+				}
+				head = append(head, name)
 			}
 		}
 		ew.printf("| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))

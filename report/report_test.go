@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 const milli = int64(time.Millisecond)
 
 // fixture is a deterministic run: a sweep of three steps with known
-// timings, a failure, and a target.
+// timings, a failure, a target, and reasoning in the last step.
 func fixture() *Report {
 	targets := metrics.Targets{List: []metrics.Target{{Name: metrics.TargetTTFT, Want: 120}, {Name: metrics.TargetSystemTPS, Want: 100}}}
 	steps := metrics.NewSteps(targets)
@@ -41,6 +41,16 @@ func fixture() *Report {
 				r.Chunks = append(r.Chunks, record.Chunk{At: ttft + int64(k)*int64(20+c)*milli, Tokens: 1})
 			}
 			r.OutputTokens, r.UsageTokens = 20, 20
+			if c == 8 && i%2 == 0 { // a reasoning model's step
+				for k := 0; k < 5; k++ {
+					r.Chunks[k].Kind = record.ChunkReasoning
+				}
+				r.ReasoningTokens = 5
+			}
+			if c == 8 && i == 6 {
+				r.Chunks[19].Kind = record.ChunkToolCall
+				r.ToolCallTokens = 1
+			}
 			r.First, r.Last = sent+r.Chunks[0].At, sent+r.Chunks[19].At
 			r.Done = r.Last
 			if c == 8 && i == 3 {
@@ -281,6 +291,45 @@ func TestSweepAxis(t *testing.T) {
 		}
 		if label != tc.label {
 			t.Errorf("%s: sweep chart against %q, want %q", tc.name, label, tc.label)
+		}
+	}
+}
+
+// TestReasoningInText: a single request and a batch of a reasoning model
+// say how much was reasoning and when the answer began.
+func TestReasoningInText(t *testing.T) {
+	mk := func(seq int) *record.Record {
+		r := &record.Record{V: 3, Seq: seq, Model: "m", API: "chat", Stream: true, Sent: 0, TokenSource: record.SourceUsage}
+		for k := 0; k < 10; k++ {
+			c := record.Chunk{At: int64(100+10*k) * milli, Tokens: 1}
+			if k < 4 {
+				c.Kind = record.ChunkReasoning
+			}
+			r.Chunks = append(r.Chunks, c)
+		}
+		r.OutputTokens, r.UsageTokens, r.ReasoningTokens = 10, 10, 4
+		r.First, r.Last, r.Done = r.Chunks[0].At, r.Chunks[9].At, r.Chunks[9].At
+		return r
+	}
+	for _, c := range []struct {
+		n    int
+		want []string
+	}{
+		{1, []string{"Reasoning: 4 of 10 tokens, the first after 100 ms, at 100.00 tokens/s", "Answer: 6 tokens, the first after 140 ms, at 100.00 tokens/s"}},
+		{3, []string{"First reasoning", "First answer", "Reasoning: 12 of 30 tokens (40.0%) in 3 requests; answer 18 tokens", "Answer TPS per request: mean 100.00"}},
+	} {
+		steps := metrics.NewSteps(metrics.Targets{})
+		for i := 0; i < c.n; i++ {
+			steps.Add(mk(i))
+		}
+		var buf bytes.Buffer
+		if err := Text(&buf, New("test", steps.Summaries())); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%d requests: report lacks %q:\n%s", c.n, w, buf.String())
+			}
 		}
 	}
 }

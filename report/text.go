@@ -80,6 +80,50 @@ func single(ew *errWriter, s *metrics.Summary) {
 	if s.ITL.Count > 0 {
 		ew.printf("Inter-token latency: p50 %s, p99 %s, max %s\n", ms(s.ITL.P50), ms(s.ITL.P99), ms(s.ITL.Max))
 	}
+	if g := s.Reasoning; g != nil {
+		ew.printf("Reasoning: %d of %d tokens", g.ReasoningTokens, s.OutputTokens)
+		if g.TTFR.Count > 0 {
+			ew.printf(", the first after %s", ms(g.TTFR.Mean))
+		}
+		if g.ReasoningTPS.Count > 0 {
+			ew.printf(", at %.2f tokens/s", g.ReasoningTPS.Mean)
+		}
+		ew.printf("\nAnswer: %d tokens", g.AnswerTokens)
+		if g.ToolCallTokens > 0 {
+			ew.printf(" (%d of them tool-call arguments)", g.ToolCallTokens)
+		}
+		if g.TTFA.Count > 0 {
+			ew.printf(", the first after %s", ms(g.TTFA.Mean))
+		}
+		if g.AnswerTPS.Count > 0 {
+			ew.printf(", at %.2f tokens/s", g.AnswerTPS.Mean)
+		}
+		ew.printf("\n")
+	}
+}
+
+// reasoningLines prints a step's reasoning figures under its batch report.
+func reasoningLines(ew *errWriter, s *metrics.Summary) {
+	g := s.Reasoning
+	if g == nil {
+		return
+	}
+	share := 0.0
+	if s.OutputTokens > 0 {
+		share = 100 * float64(g.ReasoningTokens) / float64(s.OutputTokens)
+	}
+	ew.printf("Reasoning: %d of %d tokens (%.1f%%) in %s; answer %d tokens, %.2f tokens/s for the system\n",
+		g.ReasoningTokens, s.OutputTokens, share, requests(g.Requests), g.AnswerTokens, g.AnswerSystemTPS)
+	if g.ToolCallTokens > 0 {
+		ew.printf("Tool calls: %d tokens of arguments in %s\n", g.ToolCallTokens, requests(g.ToolCallRequests))
+	}
+	rate := func(name string, d metrics.Dist) {
+		if d.Count > 0 {
+			ew.printf("%s per request: mean %.2f, p50 %.2f, min %.2f tokens/s\n", name, d.Mean, d.P50, d.Min)
+		}
+	}
+	rate("Reasoning TPS", g.ReasoningTPS)
+	rate("Answer TPS", g.AnswerTPS)
 }
 
 func batch(ew *errWriter, s *metrics.Summary) {
@@ -119,9 +163,14 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	row("TTFT", s.TTFT)
 	row("TPOT", s.TPOT)
 	row("ITL", s.ITL)
+	if g := s.Reasoning; g != nil {
+		row("First reasoning", g.TTFR)
+		row("First answer", g.TTFA)
+	}
 	row("E2E latency", s.E2E)
 	row("Client lag", s.ClientLag)
 	_ = tw.Flush()
+	reasoningLines(ew, s)
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
@@ -191,6 +240,17 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		}
 		if s.TokenSources[record.SourceChunks] > 0 {
 			ew.printf(" (a chunk is not a token: servers may send several tokens, or part of one, a chunk; --tokenizer counts the text instead)")
+		}
+		ew.printf("\n")
+	}
+	if g := s.Reasoning; g != nil && named {
+		ew.printf("%sReasoning: %d of %d tokens in %s; first answer token p50 %s, p99 %s", prefix, g.ReasoningTokens, s.OutputTokens,
+			requests(g.Requests), dms(g.TTFA, g.TTFA.P50), dms(g.TTFA, g.TTFA.P99))
+		if g.AnswerTPS.Count > 0 {
+			ew.printf("; answer TPS p50 %.2f tokens/s", g.AnswerTPS.P50)
+		}
+		if g.ToolCallTokens > 0 {
+			ew.printf("; tool-call tokens: %d", g.ToolCallTokens)
 		}
 		ew.printf("\n")
 	}
