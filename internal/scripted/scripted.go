@@ -25,6 +25,9 @@ type Script struct {
 	// vLLM's continuous_usage_stats does.
 	ContinuousUsage bool
 	Word            string // the text of each token; "tok" when empty
+	// Reasoning makes the first Reasoning tokens of a chat answer
+	// reasoning_content, counted in usage's reasoning_tokens.
+	Reasoning int
 	PromptTokens    int    // reported in usage
 	Status          int    // answer with this HTTP status and an error body instead
 }
@@ -37,6 +40,7 @@ type Sent struct {
 	Received time.Time   // when the request body had been read
 	Events   []time.Time // when each token event was written and flushed
 	Tokens   []int       // tokens in each event
+	Reasons  []bool      // whether each event was reasoning
 	Stream   bool
 }
 
@@ -145,16 +149,17 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	if !body.Stream {
 		sleepUntil(received.Add(sc.TTFT + time.Duration(max(n-1, 0))*sc.Gap))
 		text := strings.Repeat(word, n)
-		s.logEvent(log, n)
+		s.logEvent(log, n, false)
 		w.Header().Set("Content-Type", "application/json")
 		var choice string
 		if chat {
-			choice = fmt.Sprintf(`{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"length"}`, text)
+			r := min(sc.Reasoning, n)
+			choice = fmt.Sprintf(`{"index":0,"message":{"role":"assistant","reasoning_content":%q,"content":%q},"finish_reason":"length"}`,
+				strings.Repeat(word, r), strings.Repeat(word, n-r))
 		} else {
 			choice = fmt.Sprintf(`{"index":0,"text":%q,"finish_reason":"length"}`, text)
 		}
-		fmt.Fprintf(w, `{"id":%q,"object":"x","model":%q,"choices":[%s],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-			id, body.Model, choice, sc.PromptTokens, n, sc.PromptTokens+n)
+		fmt.Fprintf(w, `{"id":%q,"object":"x","model":%q,"choices":[%s]%s}`, id, body.Model, choice, usageJSON(sc, n))
 		return
 	}
 
@@ -165,13 +170,13 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n", id, body.Model)
 		fl.Flush()
 	}
-	if sc.TTFT == 0 && sc.Gap == 0 && !sc.ContinuousUsage && chat {
+	if sc.TTFT == 0 && sc.Gap == 0 && !sc.ContinuousUsage && sc.Reasoning == 0 && chat {
 		s.flood(w, id, body.Model, word, n, per, log)
 	} else {
 		s.paced(w, fl, r, sc, chat, id, body.Model, word, n, per, log)
 	}
 	if sc.Usage {
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(sc.PromptTokens, n))
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(sc, n))
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	fl.Flush()
@@ -189,7 +194,7 @@ func (s *Handler) flood(w http.ResponseWriter, id, model, word string, n, per in
 		events -= 64
 	}
 	w.Write(batch[:len(one)*events])
-	s.logEvent(log, n)
+	s.logEvent(log, n, false)
 }
 
 func (s *Handler) paced(w http.ResponseWriter, fl http.Flusher, r *http.Request, sc Script, chat bool, id, model, word string, n, per int, log *Sent) {
@@ -200,34 +205,47 @@ func (s *Handler) paced(w http.ResponseWriter, fl http.Flusher, r *http.Request,
 	done := 0
 	for ev := 0; done < n; ev++ {
 		k := min(per, n-done)
+		// an event is reasoning while the reasoning lasts: one that would
+		// hold its end stops there, as servers send them
+		reasoning := chat && done < sc.Reasoning
+		if reasoning {
+			k = min(k, sc.Reasoning-done)
+		}
 		text := strings.Repeat(word, k)
 		finish := "null"
 		if done+k == n {
 			finish = `"length"`
 		}
 		var choice string
-		if chat {
+		if reasoning {
+			choice = fmt.Sprintf(`{"index":0,"delta":{"reasoning_content":%q},"finish_reason":%s}`, text, finish)
+		} else if chat {
 			choice = fmt.Sprintf(`{"index":0,"delta":{"content":%q},"finish_reason":%s}`, text, finish)
 		} else {
 			choice = fmt.Sprintf(`{"index":0,"text":%q,"finish_reason":%s}`, text, finish)
 		}
 		usage := ""
 		if sc.ContinuousUsage {
-			usage = usageJSON(sc.PromptTokens, done+k)
+			usage = usageJSON(sc, done+k)
 		}
 		sleepUntil(received.Add(sc.TTFT + time.Duration(ev)*sc.Gap))
 		if r.Context().Err() != nil {
 			return
 		}
-		s.logEvent(log, k) // before the write: the client may read it before Flush returns
+		s.logEvent(log, k, reasoning) // before the write: the client may read it before Flush returns
 		event(choice, usage)
 		fl.Flush()
 		done += k
 	}
 }
 
-func usageJSON(prompt, done int) string {
-	return fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}`, prompt, done, prompt+done)
+// usageJSON is the usage of a response done tokens into its output.
+func usageJSON(sc Script, done int) string {
+	details := ""
+	if sc.Reasoning > 0 {
+		details = fmt.Sprintf(`,"completion_tokens_details":{"reasoning_tokens":%d}`, min(sc.Reasoning, done))
+	}
+	return fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d%s}`, sc.PromptTokens, done, sc.PromptTokens+done, details)
 }
 
 // serveLog answers with every logged request as JSON lines, times in Unix ns.
@@ -252,7 +270,7 @@ func (s *Handler) serveLog(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-func (s *Handler) logEvent(log *Sent, tokens int) {
+func (s *Handler) logEvent(log *Sent, tokens int, reasoning bool) {
 	if s.noLog {
 		return
 	}
@@ -260,6 +278,7 @@ func (s *Handler) logEvent(log *Sent, tokens int) {
 	s.mu.Lock()
 	log.Events = append(log.Events, now)
 	log.Tokens = append(log.Tokens, tokens)
+	log.Reasons = append(log.Reasons, reasoning)
 	s.mu.Unlock()
 }
 
