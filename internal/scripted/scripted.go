@@ -27,9 +27,9 @@ type Script struct {
 	Word            string // the text of each token; "tok" when empty
 	// Reasoning makes the first Reasoning tokens of a chat answer
 	// reasoning_content, counted in usage's reasoning_tokens.
-	Reasoning int
-	PromptTokens    int    // reported in usage
-	Status          int    // answer with this HTTP status and an error body instead
+	Reasoning    int
+	PromptTokens int // reported in usage
+	Status       int // answer with this HTTP status and an error body instead
 }
 
 // Sent is what the server did for one request, by its own clock. Event
