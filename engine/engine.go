@@ -37,6 +37,9 @@ type Options struct {
 	Threads int    // 0: all cores
 	Seed    uint64 // dummy-weight seed of a built-in shape
 	Sched   sched.Options
+	// Reasoning makes the first Reasoning tokens of every chat answer
+	// reasoning (server.Server.Reasoning), as a reasoning model's are.
+	Reasoning int
 }
 
 // Presets of the scheduler (docs/design.md): throughput first
@@ -130,6 +133,7 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	}
 	s := sched.New(m, opts.Sched)
 	srv := server.New(name, m, tok, s)
+	srv.Reasoning = opts.Reasoning
 	if source, err := f.String("tokenizer.chat_template"); err == nil {
 		if srv.Chat, err = chat.Detect(source); err != nil {
 			srv.Chat, srv.ChatNote = chat.Plain, err.Error()+": chat prompts are plain \"role: content\" lines"

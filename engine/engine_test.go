@@ -514,3 +514,59 @@ func TestServerAsTheOpenAISDKSeesIt(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningOption: with Reasoning set, a chat answer's first tokens
+// come as reasoning_content, in the stream and in a whole response, and
+// usage counts them; the text generated is the same, only labelled.
+func TestReasoningOption(t *testing.T) {
+	e, url := start(t)
+	const body = `{"messages":[{"role":"user","content":"hi"}],"max_tokens":12,"ignore_eos":true,"temperature":0}`
+	_, plain := post(t, url+"/v1/chat/completions", body)
+	e.Handler.Reasoning = 5
+	_, split := post(t, url+"/v1/chat/completions", body)
+	var a, b struct {
+		Choices []struct {
+			Message struct {
+				Content          string `json:"content"`
+				ReasoningContent string `json:"reasoning_content"`
+			} `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			CompletionTokens int `json:"completion_tokens"`
+			Details          *struct {
+				ReasoningTokens int `json:"reasoning_tokens"`
+			} `json:"completion_tokens_details"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal([]byte(plain), &a) != nil || json.Unmarshal([]byte(split), &b) != nil || len(a.Choices) != 1 || len(b.Choices) != 1 {
+		t.Fatalf("bodies %s / %s", plain, split)
+	}
+	got := b.Choices[0].Message
+	if got.ReasoningContent == "" || got.ReasoningContent+got.Content != a.Choices[0].Message.Content {
+		t.Errorf("reasoning %q + content %q, want the plain answer %q split", got.ReasoningContent, got.Content, a.Choices[0].Message.Content)
+	}
+	if b.Usage.Details == nil || b.Usage.Details.ReasoningTokens != 5 || b.Usage.CompletionTokens != 12 || a.Usage.Details != nil {
+		t.Errorf("usage %+v / %+v", a.Usage, b.Usage)
+	}
+
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, IgnoreEOS: true, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var rec record.Record
+	cl.Do(context.Background(), &client.Request{Model: "tpsbench-tiny-q8_0", Prompt: "Explain AI", MaxTokens: 20}, &rec)
+	if rec.Error != nil || rec.OutputTokens != 20 || rec.ReasoningTokens != 5 || rec.AnswerTokens() != 15 {
+		t.Fatalf("record: %d tokens, %d reasoning, %d answer (%v)", rec.OutputTokens, rec.ReasoningTokens, rec.AnswerTokens(), rec.Error)
+	}
+	seenAnswer := false
+	for i, c := range rec.Chunks {
+		if c.Kind == record.ChunkReasoning && seenAnswer {
+			t.Fatalf("chunk %d is reasoning after the answer began", i)
+		}
+		seenAnswer = seenAnswer || c.Kind != record.ChunkReasoning
+	}
+	if _, ok := rec.TTFA(); !ok || rec.Chunks[0].Kind != record.ChunkReasoning {
+		t.Errorf("first chunk kind %d, answer found %v", rec.Chunks[0].Kind, ok)
+	}
+}

@@ -31,6 +31,9 @@ func (e *engineFlags) serveArgs() []string {
 	if e.format != "" {
 		args = append(args, "--dtype", e.format)
 	}
+	if e.reasoning > 0 {
+		args = append(args, "--reasoning", strconv.Itoa(e.reasoning))
+	}
 	if e.preset != "" {
 		args = append(args, "--preset", e.preset)
 	}

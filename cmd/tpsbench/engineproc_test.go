@@ -46,7 +46,8 @@ func TestServeArgs(t *testing.T) {
 		{[]string{"--engine-dtype", "q8_0", "--engine-threads", "1"}, []string{"--dtype q8_0", "--threads 1"}, nil},
 		{[]string{"--engine-preset", "latency"}, []string{"--preset latency"}, []string{"--max-num-seqs", "--enable-chunked-prefill", "--max-prefill-tokens"}},
 		{[]string{"--engine-preset", "latency", "--engine-max-num-seqs", "8"}, []string{"--preset latency", "--max-num-seqs 8"}, []string{"--max-prefill-tokens"}},
-		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--enable-prefix-caching=true", "--kv-cache-mb 64"}, nil},
+		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--enable-prefix-caching=true", "--kv-cache-mb 64"}, []string{"--reasoning"}},
+		{[]string{"--engine-reasoning", "12"}, []string{"--reasoning 12"}, nil},
 	}
 	for _, c := range cases {
 		f, _ := runFlagsFrom(t, c.args...)

@@ -27,6 +27,7 @@ type engineFlags struct {
 	maxPrefill int
 	prefix     bool
 	kvCacheMB  int
+	reasoning  int
 	changed    func(name string) bool
 }
 
@@ -42,6 +43,7 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.IntVar(&e.maxPrefill, prefix+"max-prefill-tokens", 256, "with chunked prefill: prompt tokens in one step")
 	f.BoolVar(&e.prefix, prefix+"enable-prefix-caching", false, "reuse the KV cache of prompt blocks seen before (16-token blocks, hash-chained as in vLLM)")
 	f.IntVar(&e.kvCacheMB, prefix+"kv-cache-mb", 256, "memory for the prefix cache; least recently used blocks are evicted past it")
+	f.IntVar(&e.reasoning, prefix+"reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content, as a reasoning model does (to try reasoning figures end to end)")
 	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
 }
 
@@ -78,6 +80,9 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if e.kvCacheMB < 1 {
 		return engine.Options{}, usagef("kv-cache-mb must be at least 1")
 	}
+	if e.reasoning < 0 {
+		return engine.Options{}, usagef("engine reasoning must not be negative")
+	}
 	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill,
 		PrefixCaching: e.prefix, PrefixCacheBytes: e.kvCacheMB << 20}
 	if e.preset != "" {
@@ -100,7 +105,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if opts.MaxPrefillTokens < 1 {
 		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts}, nil
+	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts, Reasoning: e.reasoning}, nil
 }
 
 func newServeCmd() *cobra.Command {

@@ -47,6 +47,12 @@ type Server struct {
 	Chat chatfmt.Template
 	// ChatNote says why Chat is not the model's own template, when it is not
 	ChatNote string
+	// Reasoning makes the first Reasoning tokens of every chat answer
+	// reasoning: streamed as reasoning_content, returned beside the
+	// content, counted in usage's completion_tokens_details, as vLLM
+	// serves a reasoning model (DeepSeek-R1, Qwen3). It lets a client's
+	// reasoning figures be tried end to end with any model.
+	Reasoning int
 }
 
 // New makes a server for a model; it takes ownership of the scheduler.
@@ -420,6 +426,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 		stream: req.Stream, usage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage, prompt: len(prompt),
 		stops: stops, tok: s.tok, logprobs: c.logprobs,
 	}
+	if chat {
+		out.reasoning = s.Reasoning
+	}
 	out.begin()
 	var first, prev time.Time
 	var gaps []time.Duration
@@ -469,11 +478,13 @@ type response struct {
 	all      []tokenLogprob // every entry, for a whole response
 	offset   int            // bytes of the tokens so far
 
-	text    strings.Builder // everything generated (whole responses, stop matching)
-	pending []byte          // bytes of an unfinished UTF-8 character
-	held    string          // text held back because it may start a stop string
-	sent    int             // tokens already reported in chunks
-	ended   bool
+	reasoning int             // the first tokens that are reasoning (Server.Reasoning)
+	reasoned  strings.Builder // their text
+	text      strings.Builder // the answer generated (whole responses, stop matching)
+	pending   []byte          // bytes of an unfinished UTF-8 character
+	held      string          // text held back because it may start a stop string
+	sent      int             // tokens already reported in chunks
+	ended     bool
 }
 
 func (o *response) begin() {
@@ -505,8 +516,13 @@ func (o *response) token(t int, lp *sched.Logprob) bool {
 			break
 		}
 	}
-	piece := o.held + string(o.pending[:cut])
+	text := string(o.pending[:cut])
 	o.pending = append(o.pending[:0], o.pending[cut:]...)
+	if o.made <= o.reasoning {
+		o.think(text) // stop strings end answers, not reasoning
+		return false
+	}
+	piece := o.held + text
 	o.held = ""
 	for _, st := range o.stops {
 		whole := o.text.String() + piece
@@ -539,6 +555,15 @@ func (o *response) emit(piece string) {
 	}
 }
 
+// think adds reasoning text.
+func (o *response) think(text string) {
+	o.reasoned.WriteString(text)
+	if o.stream && text != "" {
+		o.chunk(map[string]any{"reasoning_content": text}, nil)
+		o.sent = o.made
+	}
+}
+
 func (o *response) delta(text string) map[string]any {
 	if o.chat {
 		return map[string]any{"content": text}
@@ -547,7 +572,11 @@ func (o *response) delta(text string) map[string]any {
 }
 
 func (o *response) usageJSON() map[string]any {
-	return map[string]any{"prompt_tokens": o.prompt, "completion_tokens": o.made, "total_tokens": o.prompt + o.made}
+	u := map[string]any{"prompt_tokens": o.prompt, "completion_tokens": o.made, "total_tokens": o.prompt + o.made}
+	if o.reasoning > 0 {
+		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": min(o.made, o.reasoning)}
+	}
+	return u
 }
 
 func (o *response) chunk(delta map[string]any, finish any) {
@@ -618,7 +647,11 @@ func (o *response) whole(reason string) {
 	choice := map[string]any{"index": 0, "finish_reason": reason}
 	obj := "text_completion"
 	if o.chat {
-		choice["message"] = map[string]any{"role": "assistant", "content": o.text.String()}
+		msg := map[string]any{"role": "assistant", "content": o.text.String()}
+		if o.reasoning > 0 {
+			msg["reasoning_content"] = o.reasoned.String()
+		}
+		choice["message"] = msg
 		obj = "chat.completion"
 	} else {
 		choice["text"] = o.text.String()
