@@ -23,8 +23,9 @@ func main() {
 	role := flag.Bool("role", true, "send a role-only first chunk")
 	usage := flag.Bool("usage", true, "send a usage chunk")
 	keepLog := flag.Bool("log", false, "keep send times for GET /debug/sent")
+	reasoning := flag.Int("reasoning", 0, "stream the first N tokens of a chat answer as reasoning_content")
 	flag.Parse()
-	sc := scripted.Script{TTFT: *ttft, Gap: *gap, Tokens: *tokens, PerEvent: *per, RoleChunk: *role, Usage: *usage, Word: " word", PromptTokens: 8}
+	sc := scripted.Script{TTFT: *ttft, Gap: *gap, Tokens: *tokens, PerEvent: *per, RoleChunk: *role, Usage: *usage, Word: " word", PromptTokens: 8, Reasoning: *reasoning}
 	h := scripted.NewHandler(func(int) scripted.Script { return sc }, *keepLog)
 	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "scripted-server listening on http://%s\n", *addr)
