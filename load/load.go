@@ -44,6 +44,18 @@ type Profile struct {
 	// Grace is how long in-flight requests may go on once ctx is
 	// cancelled before they are cancelled too (and recorded as such).
 	Grace time.Duration
+	// Schedule, when set, gives every start in advance (a trace's
+	// arrivals), open loop; Concurrency then caps the requests in flight
+	// (0 for none), and Requests and Duration, when set, end it early.
+	Schedule Schedule
+}
+
+// Schedule gives an open loop's starts in advance: each call of Next
+// returns the next request's start as an offset from the step's start,
+// never before the one it returned last, and false when there are no
+// more. One goroutine calls it, in order.
+type Schedule interface {
+	Next() (offset time.Duration, ok bool)
 }
 
 // Job is one request to make.
@@ -59,6 +71,17 @@ type Func func(ctx context.Context, job Job) *record.Record
 
 // Validate checks a profile before anything is sent.
 func (p Profile) Validate() error {
+	if p.Schedule != nil {
+		switch {
+		case p.Concurrency < 0 || p.Requests < 0 || p.Duration < 0:
+			return errors.New("concurrency, requests and duration must not be negative")
+		case p.Rate != 0 || p.Arrivals != "" || p.Burstiness != 0:
+			return errors.New("a schedule sets its own arrivals: no rate, arrival process or burstiness")
+		case p.Warmup != 0:
+			return errors.New("a schedule has no warm-up: its requests are the trace's")
+		}
+		return nil
+	}
 	switch {
 	case p.Concurrency < 0:
 		return errors.New("concurrency must not be negative")
@@ -127,7 +150,7 @@ func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, war
 	if dur > 0 {
 		deadline = start.Add(dur)
 	}
-	if p.Rate == 0 {
+	if p.Rate == 0 && p.Schedule == nil {
 		closedLoop(ctx, reqCtx, p.Concurrency, n, deadline, warm, do, out)
 		return
 	}
@@ -162,6 +185,16 @@ func closedLoop(ctx, reqCtx context.Context, workers, n int, deadline time.Time,
 // never delays the next start (no coordinated omission).
 func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
 	rng := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
+	var offset float64 // seconds after start, of a rate's arrivals
+	next := func(i int) (time.Duration, bool) {
+		if p.Schedule != nil {
+			return p.Schedule.Next()
+		}
+		if i > 0 {
+			offset += p.gap(rng)
+		}
+		return time.Duration(offset * float64(time.Second)), true
+	}
 	var slots chan struct{}
 	if p.Concurrency > 0 {
 		slots = make(chan struct{}, p.Concurrency)
@@ -170,12 +203,12 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 	defer wg.Wait()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var offset float64 // seconds after start
 	for i := 0; n == 0 || i < n; i++ {
-		if i > 0 {
-			offset += p.gap(rng)
+		d, ok := next(i)
+		if !ok {
+			return
 		}
-		at := start.Add(time.Duration(offset * float64(time.Second)))
+		at := start.Add(d)
 		if !deadline.IsZero() && !at.Before(deadline) {
 			return
 		}

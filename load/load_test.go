@@ -315,3 +315,58 @@ func TestGammaNeedsBurstiness(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// offsets is a Schedule of fixed offsets.
+type offsets []time.Duration
+
+func (o *offsets) Next() (time.Duration, bool) {
+	if len(*o) == 0 {
+		return 0, false
+	}
+	d := (*o)[0]
+	*o = (*o)[1:]
+	return d, true
+}
+
+// TestScheduleStartsOnTime: a schedule's requests are scheduled at exactly
+// its offsets from the step's start, in order, until it ends; a request
+// that could not start on time (held by the concurrency cap) keeps its
+// scheduled time, so its lag shows.
+func TestScheduleStartsOnTime(t *testing.T) {
+	want := offsets{0, 30 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond}
+	sched := append(offsets(nil), want...)
+	var mu sync.Mutex
+	var jobs []Job
+	do := func(ctx context.Context, j Job) *record.Record {
+		mu.Lock()
+		jobs = append(jobs, j)
+		mu.Unlock()
+		time.Sleep(50 * time.Millisecond)
+		return &record.Record{Seq: j.Seq}
+	}
+	n := 0
+	for range Run(context.Background(), Profile{Schedule: &sched, Concurrency: 1}, do) {
+		n++
+	}
+	if n != len(want) || len(jobs) != len(want) {
+		t.Fatalf("%d records, %d jobs; want %d", n, len(jobs), len(want))
+	}
+	start := jobs[0].Scheduled
+	for i, j := range jobs {
+		if j.Seq != i || j.Scheduled.Sub(start) != want[i] {
+			t.Errorf("job %d: seq %d scheduled %v after the first, want %v", i, j.Seq, j.Scheduled.Sub(start), want[i])
+		}
+	}
+}
+
+func TestScheduleRefusesRates(t *testing.T) {
+	var o offsets
+	for _, p := range []Profile{{Schedule: &o, Rate: 2}, {Schedule: &o, Warmup: 1}, {Schedule: &o, Arrivals: Poisson}} {
+		if p.Validate() == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+	if err := (Profile{Schedule: &o}).Validate(); err != nil {
+		t.Errorf("a bare schedule refused: %v", err)
+	}
+}

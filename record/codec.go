@@ -97,6 +97,13 @@ func (r *Record) validate() error {
 		r.ReasoningTokens+r.ToolCallTokens > r.OutputTokens {
 		return fmt.Errorf("record %d: %d reasoning and %d tool-call tokens do not fit in %d output tokens", r.Seq, r.ReasoningTokens, r.ToolCallTokens, r.OutputTokens)
 	}
+	if t := r.Trace; t != nil && (t.Line < 0 || t.Offset < 0 || t.Offset > maxStamp || t.InputTokens < 0 || t.InputTokens > MaxTokens ||
+		t.OutputTokens < 0 || t.OutputTokens > MaxTokens || t.ReusedTokens < 0 || t.ReusedTokens > t.InputTokens) {
+		return fmt.Errorf("record %d: trace reference %+v out of range", r.Seq, *t)
+	}
+	if p := r.Prefix; p != nil && (p.BlockBytes < 1 || p.Bytes < 0 || len(p.Blocks) > p.Bytes/p.BlockBytes) {
+		return fmt.Errorf("record %d: prefix of %d blocks of %d bytes in %d bytes", r.Seq, len(p.Blocks), p.BlockBytes, p.Bytes)
+	}
 	if r.T0 < 0 || r.T0 > maxT0 {
 		return fmt.Errorf("record %d: t0 %d is not a time since 1970 before 2116", r.Seq, r.T0)
 	}

@@ -12,7 +12,8 @@ import "time"
 // SchemaVersion is written in every record. Readers accept every version up
 // to this one. Version 2 added other_events (vLLM's convention times its
 // first and last token from events that carry none); version 3 a chunk's
-// kind (reasoning, tool call) and the reasoning and tool-call counts.
+// kind (reasoning, tool call), the reasoning and tool-call counts, what a
+// replayed trace asked (trace) and a prompt's fingerprint (prefix).
 const SchemaVersion = 3
 
 // MaxOtherEvents bounds Record.OtherEvents: a response has a role event
@@ -115,6 +116,35 @@ type Record struct {
 	// Server holds timings the server reported about itself (Ollama's
 	// durations), next to the client's own.
 	Server *ServerTiming `json:"server,omitempty"`
+
+	// Trace is what the trace a replay followed asked of this request.
+	Trace *TraceRef `json:"trace,omitempty"`
+	// Prefix fingerprints the prompt for replays (the proxy's records):
+	// which blocks of it other requests shared, never its text.
+	Prefix *Prefix `json:"prefix,omitempty"`
+}
+
+// TraceRef is what a replayed trace asked of a request, kept in its
+// record so that how faithful the replay was can be judged from the
+// replay's records alone.
+type TraceRef struct {
+	Line         int   `json:"line"`      // line of the trace file
+	Offset       int64 `json:"offset_ns"` // its arrival in the trace, ns after the trace's start (before any speed-up)
+	InputTokens  int   `json:"input_tokens"`
+	OutputTokens int   `json:"output_tokens"`
+	// ReusedTokens is the prompt tokens in prefix blocks an earlier
+	// request of the trace had: what a prefix cache could reuse.
+	ReusedTokens int `json:"reused_tokens,omitempty"`
+}
+
+// Prefix is a privacy-safe fingerprint of a prompt: a chained, keyed hash
+// of each whole block of BlockBytes bytes of its text, so that prompts
+// sharing a prefix share leading hashes (as a server's prefix cache sees
+// them), and Bytes, the text's length.
+type Prefix struct {
+	Blocks     []uint64 `json:"blocks,omitempty"`
+	BlockBytes int      `json:"block_bytes"`
+	Bytes      int      `json:"bytes"`
 }
 
 // ServerTiming is what a server says it spent, in ns.
