@@ -149,7 +149,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: plan.FirstStep + i,
 				Seq: job.Seq, Warmup: job.Warmup,
 				Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
-				T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled),
+				T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 			}
 			if item.MaxTokens > 0 {
 				rec.Chunks = make([]record.Chunk, 0, item.MaxTokens)

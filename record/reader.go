@@ -87,6 +87,9 @@ func (rd *Reader) Next(rec *Record) error {
 	}
 }
 
+// Line is the line of the record Next returned last.
+func (rd *Reader) Line() int { return rd.line }
+
 // decode parses and checks one line.
 func (rd *Reader) decode(line []byte, complete bool, rec *Record) error {
 	*rec = Record{}

@@ -129,7 +129,7 @@ type Record struct {
 // replay's records alone.
 type TraceRef struct {
 	Line         int   `json:"line"`      // line of the trace file
-	Offset       int64 `json:"offset_ns"` // its arrival in the trace, ns after the trace's start (before any speed-up)
+	Offset       int64 `json:"offset_ns"` // its start as replayed: ns after the replay's (the trace's offset in its window, over the speed)
 	InputTokens  int   `json:"input_tokens"`
 	OutputTokens int   `json:"output_tokens"`
 	// ReusedTokens is the prompt tokens in prefix blocks an earlier

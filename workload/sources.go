@@ -275,6 +275,32 @@ func draw(r *rand.Rand, mean, sd float64) int {
 	return max(1, int(math.Round(v)))
 }
 
+// PromptOf builds a prompt of tokens tokens (as the server counts them,
+// with the calibration) whose leading blocks of blockTokens tokens are
+// the same text wherever their ids are the same, and whose rest is its
+// own, drawn from stream: a trace's shared prefixes, made of words.
+func (s Synthetic) PromptOf(tokens int, blocks []uint64, blockTokens int, stream uint64) string {
+	var b strings.Builder
+	left := float64(tokens) - s.Overhead
+	for _, id := range blocks {
+		n := min(float64(blockTokens), left)
+		if n < 1 {
+			break
+		}
+		b.WriteString(s.text(rand.New(rand.NewPCG(s.Seed^blockSeed, id)), s.words(n)))
+		b.WriteByte(' ')
+		left -= n
+	}
+	if left >= 1 || b.Len() == 0 {
+		b.WriteString(s.text(rand.New(rand.NewPCG(s.Seed, stream|1<<59)), s.words(left)))
+	}
+	return strings.TrimSuffix(b.String(), " ")
+}
+
+// blockSeed keeps a block's words apart from the other streams drawn
+// from one seed.
+const blockSeed = 0xb10c5eed
+
 // Item implements Source.
 func (s Synthetic) Item(seq int, warmup bool) Item {
 	stream := uint64(seq)

@@ -2,11 +2,16 @@
 // messages) and its output budget.
 package workload
 
+import "github.com/tpsbench/tpsbench/record"
+
 // Item is one request's content.
 type Item struct {
 	Prompt    string
 	Messages  []Message // for chat; when empty, Prompt is sent as one user message
 	MaxTokens int
+	// Trace is what a replayed trace asked of the request, kept in its
+	// record.
+	Trace *record.TraceRef
 }
 
 // Message is one chat turn, as the OpenAI chat API writes it.

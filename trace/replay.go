@@ -1,0 +1,116 @@
+package trace
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// Replay replays a trace: it is both the load's schedule (each entry's
+// offset: load.Schedule) and the workload (a prompt of the entry's input
+// length sharing its blocks, a budget of its output length:
+// workload.Source), entries read as they are due.
+type Replay struct {
+	rd      Entries
+	prompts workload.Synthetic
+
+	mu      sync.Mutex
+	pending map[int]Entry // scheduled, their items not yet made, by seq
+	seq     int
+	seen    map[uint64]struct{} // blocks earlier entries had
+	err     error
+}
+
+// Entries gives a trace's entries in arrival order, io.EOF after the
+// last: a Reader, or any other source of them.
+type Entries interface {
+	Next(e *Entry) error
+	Stats() Stats
+}
+
+// maxSeenBlocks bounds the blocks remembered to count prefix reuse; past
+// it, reuse of blocks not yet seen goes uncounted.
+const maxSeenBlocks = 1 << 22
+
+// NewReplay replays rd's entries with prompts made of prompts' words
+// (calibrated to the server's tokens, its Seed choosing the words).
+func NewReplay(rd Entries, prompts workload.Synthetic) *Replay {
+	return &Replay{rd: rd, prompts: prompts, pending: map[int]Entry{}, seen: map[uint64]struct{}{}}
+}
+
+// Next gives the next request's start (load.Schedule). A trace that
+// cannot be read on ends the schedule; Err says why.
+func (r *Replay) Next() (time.Duration, bool) {
+	var e Entry
+	err := r.rd.Next(&e)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			r.err = err
+		}
+		return 0, false
+	}
+	r.pending[r.seq] = e
+	r.seq++
+	return e.Offset, true
+}
+
+// Err is the error that ended the replay before the trace's end, if any.
+func (r *Replay) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Stats says what the trace's reader gave out, skipped and moved.
+func (r *Replay) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.rd.Stats()
+}
+
+// Item makes the seq-th scheduled request (workload.Source). The load
+// asks for each once, after Next scheduled it.
+func (r *Replay) Item(seq int, _ bool) workload.Item {
+	r.mu.Lock()
+	e, ok := r.pending[seq]
+	delete(r.pending, seq)
+	reused := 0
+	if ok {
+		reused = r.reuse(&e)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return workload.Item{Prompt: "-", MaxTokens: 1}
+	}
+	return workload.Item{
+		Prompt:    r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index)),
+		MaxTokens: e.OutputTokens,
+		Trace: &record.TraceRef{Line: e.Line, Offset: int64(e.Offset), InputTokens: e.InputTokens,
+			OutputTokens: e.OutputTokens, ReusedTokens: reused},
+	}
+}
+
+// reuse counts the prompt tokens of e's leading blocks that an earlier
+// entry had (a prefix cache reuses only a prefix: counting stops at the
+// first new block), and remembers e's blocks.
+func (r *Replay) reuse(e *Entry) int {
+	tokens, prefix := 0, true
+	for _, id := range e.Blocks {
+		_, seen := r.seen[id]
+		if prefix && seen {
+			tokens += e.BlockTokens
+		} else {
+			prefix = false
+		}
+		if !seen && len(r.seen) < maxSeenBlocks {
+			r.seen[id] = struct{}{}
+		}
+	}
+	return min(tokens, e.InputTokens)
+}

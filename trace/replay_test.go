@@ -1,0 +1,73 @@
+package trace
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// TestReplayPrompts: each request gets a prompt of its input length (in
+// words, a token each here) whose blocks are the same text wherever their
+// ids are, a budget of its output length, and its trace reference with the
+// tokens an earlier request's blocks could give it.
+func TestReplayPrompts(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 25, "output_length": 3, "hash_ids": [1, 2, 3]}
+{"timestamp": 5, "input_length": 30, "output_length": 4, "hash_ids": [1, 2, 4]}
+{"timestamp": 9, "input_length": 12, "output_length": 5, "hash_ids": [5, 2]}
+`
+	rd, err := NewReader(strings.NewReader(in), "t", Options{Format: FormatMooncake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd.opts.Speed = 1
+	// blocks of 10 tokens, to keep the test small
+	r := NewReplay(&blockReader{rd}, workload.Synthetic{Seed: 3})
+	var items []workload.Item
+	for i := 0; ; i++ {
+		off, ok := r.Next()
+		if !ok {
+			break
+		}
+		if want := []time.Duration{0, 5 * time.Millisecond, 9 * time.Millisecond}[i]; off != want {
+			t.Errorf("entry %d at %v, want %v", i, off, want)
+		}
+		items = append(items, r.Item(i, false))
+	}
+	if err := r.Err(); err != nil || len(items) != 3 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	words := func(s string) []string { return strings.Fields(s) }
+	for i, want := range []int{25, 30, 12} {
+		if n := len(words(items[i].Prompt)); n != want {
+			t.Errorf("prompt %d: %d words, want %d", i, n, want)
+		}
+		if items[i].MaxTokens != []int{3, 4, 5}[i] || items[i].Trace == nil || items[i].Trace.InputTokens != want {
+			t.Errorf("item %d: %+v", i, items[i])
+		}
+	}
+	a, b, c := words(items[0].Prompt), words(items[1].Prompt), words(items[2].Prompt)
+	if strings.Join(a[:20], " ") != strings.Join(b[:20], " ") || strings.Join(a[20:], " ") == strings.Join(b[20:25], " ") {
+		t.Errorf("blocks 1, 2 shared and 3, 4 not:\n%v\n%v", a, b)
+	}
+	if strings.Join(c[10:], " ") != strings.Join(a[10:12], " ") || c[0] == a[0] && c[1] == a[1] && c[2] == a[2] {
+		t.Errorf("block 2 is the same text at another place; block 5 is its own:\n%v\n%v", a, c)
+	}
+	// reuse stops at the first new block: 20, then 0 (block 5 is new)
+	if got := []int{items[0].Trace.ReusedTokens, items[1].Trace.ReusedTokens, items[2].Trace.ReusedTokens}; got[0] != 0 || got[1] != 20 || got[2] != 0 {
+		t.Errorf("reused tokens %v, want [0 20 0]", got)
+	}
+	if r.Item(7, false).MaxTokens != 1 {
+		t.Error("an item never scheduled is not the smallest request")
+	}
+}
+
+// blockReader gives a reader's entries with blocks of 10 tokens.
+type blockReader struct{ *Reader }
+
+func (b *blockReader) Next(e *Entry) error {
+	err := b.Reader.Next(e)
+	e.BlockTokens = 10
+	return err
+}

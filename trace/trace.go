@@ -1,0 +1,229 @@
+// Package trace reads request traces for replay: when each request of a
+// production log arrived, how long its prompt and its answer were, and
+// which prompt blocks it shared with others. It reads Mooncake's JSONL
+// traces (the format AIPerf and inference-perf replay) and tpsbench's own
+// records (from `run` or `proxy`), streaming: a trace of a million
+// requests is never held whole.
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Entry is one request of a trace.
+type Entry struct {
+	Index        int           // its place among the entries read, in arrival order, from 0
+	Line         int           // its line in the file, for errors and records
+	Offset       time.Duration // its arrival after the trace's first request
+	InputTokens  int
+	OutputTokens int
+	// Blocks are its prompt's leading blocks of BlockTokens tokens each,
+	// by id: requests whose blocks have equal ids share that prompt
+	// prefix (Mooncake's hash_ids; the proxy's prefix fingerprints).
+	Blocks      []uint64
+	BlockTokens int
+}
+
+// Formats a trace file can be in.
+const (
+	FormatAuto     = "auto"     // told apart by the first line
+	FormatMooncake = "mooncake" // {"timestamp": ms, "input_length", "output_length", "hash_ids"}
+	FormatRecords  = "records"  // tpsbench records: arrival, prompt and output tokens, prefix
+)
+
+// Formats lists the formats Options.Format accepts.
+var Formats = []string{FormatAuto, FormatMooncake, FormatRecords}
+
+// MooncakeBlockTokens is the tokens of a Mooncake hash id's block.
+const MooncakeBlockTokens = 512
+
+// Options choose what of a trace is replayed, and how fast.
+type Options struct {
+	Format string // one of Formats; "" is auto
+	// From and To keep the entries that arrived in [From, To) of the
+	// trace (To 0: to its end), their offsets then counted from From.
+	From, To time.Duration
+	// Speed divides every offset: 2 replays the trace twice as fast.
+	// 0 is 1.
+	Speed float64
+	// ShardI of ShardN keeps every ShardN-th entry from the ShardI-th
+	// (ShardN 0: all), so that N load generators replay one trace
+	// together, each request once, each at its own time.
+	ShardI, ShardN int
+}
+
+// reorderWindow is how many entries are read ahead to put them in arrival
+// order: a records file is written as requests end, not as they arrive.
+// An entry that arrived earlier than those already given out by more
+// than the window holds is given out at once (Stats.Late counts them).
+const reorderWindow = 1 << 16
+
+// Reader gives a trace's entries in arrival order.
+type Reader struct {
+	name string
+	opts Options
+	src  interface {
+		next(e *Entry) (arrival int64, err error) // io.EOF at the end
+	}
+	pending entryHeap
+	srcDone bool
+	seq     int // entries pushed, to keep equal arrivals in file order
+	started bool
+	first   int64 // the first arrival given out, in the source's ns
+	last    time.Duration
+	index   int // entries read, in arrival order (before window and shard)
+	stats   Stats
+}
+
+// Stats counts what a Reader skipped or moved.
+type Stats struct {
+	Entries int // given out
+	Skipped int // records that cannot be replayed (warm-up, no prompt count, no output count)
+	Late    int // arrived before entries already given out (beyond the reorder window)
+}
+
+// NewReader reads a trace from r; name is used in errors.
+func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
+	if opts.Speed == 0 {
+		opts.Speed = 1
+	}
+	if !(opts.Speed > 0) || opts.Speed > 1e6 {
+		return nil, fmt.Errorf("trace speed %g: want a factor above 0", opts.Speed)
+	}
+	if opts.From < 0 || opts.To < 0 || (opts.To > 0 && opts.To <= opts.From) {
+		return nil, fmt.Errorf("trace window %v-%v: want 0 <= from < to", opts.From, opts.To)
+	}
+	if opts.ShardN < 0 || (opts.ShardN > 0 && (opts.ShardI < 0 || opts.ShardI >= opts.ShardN)) {
+		return nil, fmt.Errorf("trace shard %d/%d: want 0 <= index < count", opts.ShardI, opts.ShardN)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	format := opts.Format
+	if format == "" || format == FormatAuto {
+		var err error
+		if format, err = sniff(br, name); err != nil {
+			return nil, err
+		}
+	}
+	rd := &Reader{name: name, opts: opts}
+	switch format {
+	case FormatMooncake:
+		rd.src = newMooncake(br, name)
+	case FormatRecords:
+		rd.src = newRecords(br, name, &rd.stats)
+	default:
+		return nil, fmt.Errorf("trace format %q: want auto, mooncake or records", format)
+	}
+	return rd, nil
+}
+
+// sniff tells a trace's format by its first line: records begin with
+// their schema version, Mooncake's lines with their fields.
+func sniff(br *bufio.Reader, name string) (string, error) {
+	head, err := br.Peek(64 << 10)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return "", fmt.Errorf("reading %s: %w", name, err)
+	}
+	head = bytes.TrimPrefix(head, []byte("\uFEFF"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 {
+		return "", fmt.Errorf("%s: an empty trace", name)
+	}
+	if line, _, _ := bytes.Cut(head, []byte("\n")); bytes.HasPrefix(line, []byte(`{"v":`)) {
+		return FormatRecords, nil
+	} else if bytes.Contains(line, []byte(`"input_length"`)) || bytes.Contains(line, []byte(`"timestamp"`)) {
+		return FormatMooncake, nil
+	}
+	return "", fmt.Errorf("%s: neither tpsbench records nor a Mooncake trace (JSON lines of timestamp, input_length, output_length, hash_ids)", name)
+}
+
+// Next gives the next entry in arrival order, io.EOF after the last.
+func (rd *Reader) Next(e *Entry) error {
+	for {
+		if err := rd.fill(); err != nil {
+			return err
+		}
+		if rd.pending.Len() == 0 {
+			return io.EOF
+		}
+		p := heap.Pop(&rd.pending).(pendingEntry)
+		if !rd.started {
+			rd.started, rd.first = true, p.arrival
+		}
+		off := time.Duration(p.arrival - rd.first)
+		if off < rd.last {
+			rd.stats.Late++
+			off = rd.last
+		}
+		rd.last = off
+		idx := rd.index
+		rd.index++
+		if off < rd.opts.From {
+			continue
+		}
+		if rd.opts.To > 0 && off >= rd.opts.To {
+			// arrival order: nothing later is in the window
+			rd.pending, rd.srcDone = nil, true
+			return io.EOF
+		}
+		if rd.opts.ShardN > 0 && idx%rd.opts.ShardN != rd.opts.ShardI {
+			continue
+		}
+		*e = p.Entry
+		e.Index = idx
+		e.Offset = time.Duration(float64(off-rd.opts.From) / rd.opts.Speed)
+		rd.stats.Entries++
+		return nil
+	}
+}
+
+// Stats says what the reader has given out, skipped and moved so far.
+func (rd *Reader) Stats() Stats { return rd.stats }
+
+// fill reads ahead until the window is full or the source ends.
+func (rd *Reader) fill() error {
+	for !rd.srcDone && rd.pending.Len() < reorderWindow {
+		var e Entry
+		arrival, err := rd.src.next(&e)
+		if errors.Is(err, io.EOF) {
+			rd.srcDone = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		heap.Push(&rd.pending, pendingEntry{Entry: e, arrival: arrival, seq: rd.seq})
+		rd.seq++
+	}
+	return nil
+}
+
+type pendingEntry struct {
+	Entry
+	arrival int64 // in the source's ns
+	seq     int
+}
+
+// entryHeap orders entries by arrival, then by their order in the file.
+type entryHeap []pendingEntry
+
+func (h entryHeap) Len() int { return len(h) }
+func (h entryHeap) Less(i, j int) bool {
+	if h[i].arrival != h[j].arrival {
+		return h[i].arrival < h[j].arrival
+	}
+	return h[i].seq < h[j].seq
+}
+func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)   { *h = append(*h, x.(pendingEntry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
