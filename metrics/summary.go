@@ -78,6 +78,8 @@ type Summary struct {
 	// Reasoning holds the reasoning models' figures, when a completed
 	// request reasoned or called a tool.
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// Replay says how faithfully the step replayed a trace, when it did.
+	Replay *Replay `json:"replay,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
@@ -126,6 +128,7 @@ type Accumulator struct {
 	lag, ttft, tpot, itl, gaps, e2e *histogram
 	reqTPS, decTPS                  *histogram
 	reasoning                       reasoningAcc
+	replay                          replayAcc
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -146,8 +149,8 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		reasoning: newReasoningAcc(),
-		met:       make([]int, len(targets.List)),
+		reasoning: newReasoningAcc(), replay: newReplayAcc(),
+		met: make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
 		if t.Name == TargetTTFT || t.Name == TargetTPOT || t.Name == TargetE2E {
@@ -210,6 +213,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	}
 	s.sentCount++
 	s.lag.add(float64(r.ClientLag()))
+	s.replay.add(r)
 
 	if !r.OK() {
 		s.req.Failed++
@@ -361,6 +365,7 @@ func (s *Accumulator) Summary() Summary {
 		sum.PeakWindow60S = w60.Seconds()
 	}
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
+	sum.Replay = s.replay.summary()
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, sum.SystemTPS)
 	sum.PeakTPS60 = peak(ch.Rolling60s, sum.SystemTPS)

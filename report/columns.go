@@ -84,6 +84,7 @@ func columns() []column {
 		}
 	}
 	cols = append(cols, reasoningColumns(stats)...)
+	cols = append(cols, replayColumns()...)
 	for _, k := range record.Kinds {
 		cols = append(cols, column{"failures_" + k, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failures[k]) }})
 	}
@@ -154,6 +155,45 @@ func reasoningColumns(stats []distStat) []column {
 		}
 	}
 	return cols
+}
+
+// replayGroup is the Markdown table of a replay's faithfulness, left out
+// when no step replayed a trace.
+const replayGroup = "replay"
+
+// replayColumns say how faithfully a step replayed its trace: empty for a
+// step that replayed none.
+func replayColumns() []column {
+	col := func(name string, get func(g *metrics.Replay) string) column {
+		return column{name, replayGroup, func(s *metrics.Summary) string {
+			if s.Replay == nil {
+				return ""
+			}
+			return get(s.Replay)
+		}}
+	}
+	lag := func(stat string, get func(d metrics.Dist) float64) column {
+		return col("replay_arrival_lag_ms_"+stat, func(g *metrics.Replay) string {
+			if g.ArrivalLag.Count == 0 {
+				return ""
+			}
+			return f64(get(g.ArrivalLag))
+		})
+	}
+	return []column{
+		col("replay_requests", func(g *metrics.Replay) string { return strconv.Itoa(g.Requests) }),
+		lag("p50", func(d metrics.Dist) float64 { return d.P50 }),
+		lag("p99", func(d metrics.Dist) float64 { return d.P99 }),
+		lag("max", func(d metrics.Dist) float64 { return d.Max }),
+		col("replay_start_spread_ms", func(g *metrics.Replay) string { return f64(g.StartSpreadMS) }),
+		col("replay_input_counted", func(g *metrics.Replay) string { return strconv.Itoa(g.InputCounted) }),
+		col("replay_input_exact", func(g *metrics.Replay) string { return strconv.Itoa(g.InputExact) }),
+		col("replay_input_error_mean", func(g *metrics.Replay) string { return f64(g.InputErrorMean) }),
+		col("replay_completed", func(g *metrics.Replay) string { return strconv.Itoa(g.Completed) }),
+		col("replay_output_exact", func(g *metrics.Replay) string { return strconv.Itoa(g.OutputExact) }),
+		col("replay_trace_input_tokens", func(g *metrics.Replay) string { return strconv.FormatInt(g.TraceInputTokens, 10) }),
+		col("replay_reusable_tokens", func(g *metrics.Replay) string { return strconv.FormatInt(g.ReusableTokens, 10) }),
+	}
 }
 
 // targetCell is "pass" or "fail" with the failed targets, empty without targets.

@@ -15,12 +15,14 @@ func Markdown(w io.Writer, r *Report) error {
 	cols := columns()
 	var groups []string
 	seen := map[string]bool{}
-	reasoned := false
+	// the reasoning and replay tables only when a step has their figures
+	present := map[string]bool{}
 	for _, s := range r.Steps {
-		reasoned = reasoned || s.Reasoning != nil
+		present[reasoningGroup] = present[reasoningGroup] || s.Reasoning != nil
+		present[replayGroup] = present[replayGroup] || s.Replay != nil
 	}
 	for _, c := range cols {
-		if c.group == reasoningGroup && !reasoned {
+		if optional := c.group == reasoningGroup || c.group == replayGroup; optional && !present[c.group] {
 			continue
 		}
 		if c.group != "steps" && !seen[c.group] {
@@ -38,7 +40,7 @@ func Markdown(w io.Writer, r *Report) error {
 		for _, c := range cols {
 			if c.group == g {
 				name := c.name
-				if g != reasoningGroup { // reasoning_tps would lose what it is
+				if g != reasoningGroup && g != replayGroup { // reasoning_tps would lose what it is
 					name = strings.TrimPrefix(name, g+"_")
 				}
 				head = append(head, name)

@@ -24,7 +24,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 const milli = int64(time.Millisecond)
 
 // fixture is a deterministic run: a sweep of three steps with known
-// timings, a failure, a target, and reasoning in the last step.
+// timings, a failure, a target, a trace replayed in the second step and
+// reasoning in the last.
 func fixture() *Report {
 	targets := metrics.Targets{List: []metrics.Target{{Name: metrics.TargetTTFT, Want: 120}, {Name: metrics.TargetSystemTPS, Want: 100}}}
 	steps := metrics.NewSteps(targets)
@@ -46,6 +47,9 @@ func fixture() *Report {
 					r.Chunks[k].Kind = record.ChunkReasoning
 				}
 				r.ReasoningTokens = 5
+			}
+			if c == 4 { // a replayed trace's step
+				r.Trace = &record.TraceRef{Line: i + 1, Offset: sent - base, InputTokens: 5 + i%2, OutputTokens: 20, ReusedTokens: 2 * (i % 2)}
 			}
 			if c == 8 && i == 6 {
 				r.Chunks[19].Kind = record.ChunkToolCall

@@ -254,6 +254,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		}
 		ew.printf("\n")
 	}
+	if g := s.Replay; g != nil {
+		replayLine(ew, prefix, g)
+	}
 	if s.BatchedChunks > 0 && s.Chunks > 0 {
 		ew.printf("%sArrivals: %.1f%% of chunks (%d of %d) came in the same read as the one before (the server or the network batches them; such chunks are one arrival, whose tokens share its gap in ITL)\n",
 			prefix, 100*float64(s.BatchedChunks)/float64(s.Chunks), s.BatchedChunks, s.Chunks)
@@ -297,6 +300,25 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if s.ClientLag.P99 > 10 && s.ClientLag.P99 > 0.05*s.E2E.P50 {
 		ew.printf("%sWarning: the client started requests late (lag p99 %s): the client, not the server, may be the limit\n", prefix, ms(s.ClientLag.P99))
 	}
+}
+
+// replayLine says how faithfully a step replayed its trace.
+func replayLine(ew *errWriter, prefix string, g *metrics.Replay) {
+	ew.printf("%sReplay of a trace, %s: sent after their trace time by p50 %s, p99 %s, max %s", prefix, requests(g.Requests),
+		dms(g.ArrivalLag, g.ArrivalLag.P50), dms(g.ArrivalLag, g.ArrivalLag.P99), dms(g.ArrivalLag, g.ArrivalLag.Max))
+	if g.StartSpreadMS > 0 {
+		ew.printf(" (starts %s apart across the records: shards)", ms(g.StartSpreadMS))
+	}
+	if g.InputCounted > 0 {
+		ew.printf("; prompts of the trace's length: %d of %d the server counted (mean error %.1f tokens)", g.InputExact, g.InputCounted, g.InputErrorMean)
+	} else {
+		ew.printf("; prompt lengths not counted by the server")
+	}
+	ew.printf("; outputs of the trace's length: %d of %d completed", g.OutputExact, g.Completed)
+	if g.TraceInputTokens > 0 {
+		ew.printf("; prefix reuse in the trace: %.1f%% of its prompt tokens", 100*float64(g.ReusableTokens)/float64(g.TraceInputTokens))
+	}
+	ew.printf("\n")
 }
 
 func targets(ew *errWriter, steps []metrics.Summary) {
