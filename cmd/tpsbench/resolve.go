@@ -24,6 +24,7 @@ type runConfig struct {
 	requests             int  // measured requests a step (0: by --duration or one batch)
 	embedded             bool // the run measures the embedded engine
 	ignoreEOS            bool
+	trace                *traceConfig // --trace's replay, or nil
 	prompt               string // --prompt, or --factor prefix-cache's shared prefix
 }
 
@@ -71,10 +72,14 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if err := checkFindMax(f, c); err != nil {
 		return nil, err
 	}
+	if c.trace, err = resolveTrace(f, changed); err != nil {
+		return nil, err
+	}
 	// no server named, or an experiment across engines: the embedded engine,
 	// whose requests make exactly --max-tokens unless told otherwise
 	c.embedded = engineFactors[f.factor] || (f.url == "" && len(f.targets) == 0)
-	c.ignoreEOS = f.ignoreEOS || (c.embedded && !changed("ignore-eos"))
+	// a replay makes the trace's output lengths, where the server lets it
+	c.ignoreEOS = f.ignoreEOS || ((c.embedded || c.trace != nil) && !changed("ignore-eos"))
 	return c, nil
 }
 
@@ -88,7 +93,7 @@ func checkCounts(f *runFlags) error {
 		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
 	}
 	return checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
-		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}})
+		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}, {"--trace", f.trace}})
 }
 
 // resolveArrivals: --burstiness alone means gamma arrivals; gamma without

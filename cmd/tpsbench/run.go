@@ -80,6 +80,11 @@ type runFlags struct {
 	metricsAt  string
 	live       bool
 	tokenizer  string
+
+	trace       string
+	traceFormat string
+	traceSpeed  float64
+	traceWindow string
 }
 
 func newRunCmd() *cobra.Command { return newRunCmdWith(&runFlags{}) }
@@ -98,6 +103,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
   tpsbench run --target small=http://h1:8000#m1 --target big=http://h2:8000#m2
   tpsbench run --url URL --rate 5 --arrivals poisson --duration 60s --records run.jsonl
   tpsbench run --url URL --sweep-rates auto --requests 200 --format html --out sweep.html
+  tpsbench run --url URL --trace production.jsonl --records replay.jsonl
   tpsbench run --scenario bench.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, f) },
@@ -148,6 +154,10 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
 	fl.StringVar(&f.factor, "factor", "", "run one of the experiments of docs/design.md on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
+	fl.StringVar(&f.trace, "trace", "", "replay a trace open loop: each request at its recorded time, with a prompt of its input length (shared prefixes where the trace marks them) and max_tokens of its output length; a Mooncake JSONL trace or tpsbench records (of run or proxy)")
+	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of --trace: auto, mooncake or records")
+	fl.Float64Var(&f.traceSpeed, "trace-speed", 1, "replay the trace this many times faster (0.5: half as fast)")
+	fl.StringVar(&f.traceWindow, "trace-window", "", "replay only the requests that arrived in FROM-TO of the trace (durations, e.g. 10m-20m, 30s-), timed from FROM")
 	f.output.register(cmd)
 	f.engine.register(cmd, "engine-")
 	return cmd
@@ -558,6 +568,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build, views)
 	}
 	res, runErr := sess.Run(ctx, plan.Steps)
+	if err := replayErrors(steps.replays, stderr, f.quiet); runErr == nil {
+		runErr = err
+	}
 	note := ""
 	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
 		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, tgts[0], autoRates)

@@ -26,6 +26,7 @@ type stepBuilder struct {
 	shardI  int
 	shardN  int // 0: no --shard
 	clients []*client.HTTP
+	replays []*replayStep // --trace's, a step each
 }
 
 func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
@@ -34,14 +35,24 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if ph.rate > 0 {
 		rate = ph.rate
 	}
+	src := b.src
 	prof, err := f.profile(b.cfg, c, rate)
-	if err != nil {
+	switch {
+	case b.cfg.trace != nil:
+		// the trace's schedule and prompts; its shard is its entries'
+		rs, err := b.cfg.trace.newReplay(b.src.(workload.Synthetic), b.shardI, b.shardN)
+		if err != nil {
+			return tpsbench.Step{}, err
+		}
+		b.replays = append(b.replays, rs)
+		prof, src = rs.profile(f, b.cfg.requests), rs
+	case err != nil:
 		return tpsbench.Step{}, err
 	}
 	if ph.requests > 0 {
 		prof.Requests, prof.Warmup = ph.requests, 0
 	}
-	if b.shardN > 0 {
+	if b.shardN > 0 && b.cfg.trace == nil {
 		if prof, err = prof.Shard(b.shardI, b.shardN); err != nil {
 			return tpsbench.Step{}, usageError{err}
 		}
@@ -63,7 +74,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 		return tpsbench.Step{}, usageError{err}
 	}
 	b.clients = append(b.clients, cl)
-	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: cl, Profile: prof, Workload: b.src}, nil
+	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: cl, Profile: prof, Workload: src}, nil
 }
 
 // label names a step in reports: the target, and the phase's level when
@@ -105,6 +116,9 @@ func (b *stepBuilder) close() {
 	for _, cl := range b.clients {
 		cl.Close()
 	}
+	for _, r := range b.replays {
+		r.close()
+	}
 }
 
 // newStepBuilder reads what every step shares: the workload, sized in the
@@ -117,6 +131,10 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	src, err := f.workload(cfg.prompt)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.trace != nil {
+		// a trace's prompts are words, sized in the server's tokens
+		src = workload.Synthetic{Seed: f.seed, InputTokens: 1}
 	}
 	if b.counter, err = textCounter(f.tokenizer, !f.noStream); err != nil {
 		return nil, usageError{err}

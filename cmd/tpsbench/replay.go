@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/trace"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+// traceConfig is --trace and its options once checked.
+type traceConfig struct {
+	path string
+	opts trace.Options
+}
+
+// resolveTrace checks --trace against the flags it cannot go with: a
+// trace brings its own arrivals, lengths and prompts.
+func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) {
+	if f.trace == "" {
+		for _, name := range []string{"trace-format", "trace-speed", "trace-window"} {
+			if changed(name) {
+				return nil, usagef("--%s goes with --trace", name)
+			}
+		}
+		return nil, nil
+	}
+	for _, name := range []string{"sweep", "sweep-rates", "rate", "arrivals", "burstiness", "prompt", "prompts", "input-tokens", "max-tokens", "warmup", "find-max", "factor", "show-tokens", "multi-turn"} {
+		if changed(name) {
+			return nil, usagef("--trace sets each request's arrival, prompt and budget: drop --%s", name)
+		}
+	}
+	if !slices.Contains(trace.Formats, f.traceFormat) {
+		return nil, usagef("--trace-format %q: want %s", f.traceFormat, strings.Join(trace.Formats, ", "))
+	}
+	if !(f.traceSpeed > 0) || f.traceSpeed > 1e6 {
+		return nil, usagef("--trace-speed %g: want a factor above 0, e.g. 2 for twice as fast", f.traceSpeed)
+	}
+	c := &traceConfig{path: f.trace, opts: trace.Options{Format: f.traceFormat, Speed: f.traceSpeed}}
+	if f.traceWindow != "" {
+		from, to, ok := strings.Cut(f.traceWindow, "-")
+		var err1, err2 error
+		if from != "" {
+			c.opts.From, err1 = time.ParseDuration(from)
+		}
+		if to != "" {
+			c.opts.To, err2 = time.ParseDuration(to)
+		}
+		if !ok || err1 != nil || err2 != nil || c.opts.From < 0 || c.opts.To < 0 || (c.opts.To > 0 && c.opts.To <= c.opts.From) {
+			return nil, usagef("--trace-window %q: want FROM-TO in durations of the trace, FROM before TO, e.g. 10m-20m or 30s-", f.traceWindow)
+		}
+	}
+	return c, nil
+}
+
+// replayStep is one step's replay of the trace: its schedule and
+// workload, and the file it reads.
+type replayStep struct {
+	*trace.Replay
+	file *os.File
+}
+
+// newReplay opens the trace for one step (each target replays it whole,
+// or its shard's part), with prompts sized as syn is calibrated.
+func (c *traceConfig) newReplay(syn workload.Synthetic, shardI, shardN int) (*replayStep, error) {
+	file, err := os.Open(c.path)
+	if err != nil {
+		return nil, fmt.Errorf("opening the trace: %w", err)
+	}
+	opts := c.opts
+	opts.ShardI, opts.ShardN = shardI, shardN
+	rd, err := trace.NewReader(file, c.path, opts)
+	if err != nil {
+		file.Close()
+		return nil, usageError{err}
+	}
+	return &replayStep{Replay: trace.NewReplay(rd, syn), file: file}, nil
+}
+
+// profile is a replay step's load: the trace's arrivals, open loop,
+// --concurrency capping them when given, --requests and --duration
+// ending the replay early.
+func (r *replayStep) profile(f *runFlags, requests int) load.Profile {
+	return load.Profile{Schedule: r.Replay, Concurrency: f.concurrency, Requests: requests, Duration: f.duration, Grace: f.grace}
+}
+
+// replayErrors reports what the replays skipped and why one ended early:
+// a trace that turned bad after the run began is an error once its
+// figures are out.
+func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
+	var errs []error
+	for _, r := range replays {
+		st := r.Stats()
+		if !quiet && (st.Skipped > 0 || st.Late > 0) {
+			fmt.Fprintf(stderr, "trace: %d requests replayed, %d records skipped (warm-up, or no prompt or output count), %d out of arrival order by more than the reorder window (sent at once)\n",
+				st.Entries, st.Skipped, st.Late)
+		}
+		if err := r.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("the replay ended early: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *replayStep) close() { r.file.Close() }

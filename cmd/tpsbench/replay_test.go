@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// TestReplayCommand: run --trace replays a Mooncake trace against a
+// server, each record keeping what the trace asked, and the report saying
+// how faithful the replay was; the records replay in turn as a trace.
+func TestReplayCommand(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(tr, []byte(`{"timestamp": 0, "input_length": 30, "output_length": 4, "hash_ids": [1]}
+{"timestamp": 40, "input_length": 31, "output_length": 6, "hash_ids": [1]}
+{"timestamp": 20, "input_length": 12, "output_length": 5, "hash_ids": [2]}
+`), 0o644)
+	out := filepath.Join(dir, "replay.jsonl")
+	code, stdout, errs := cli(t, "run", "--url", srv.URL, "--trace", tr, "--records", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(stdout, "Replay of a trace, 3 requests") || !strings.Contains(stdout, "outputs of the trace's length: 3 of 3 completed") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	rd := record.NewReader(f, out)
+	lines := map[int]int{}
+	for {
+		var r record.Record
+		if rd.Next(&r) != nil {
+			break
+		}
+		if r.Trace == nil || r.MaxTokens != r.Trace.OutputTokens || r.OutputTokens != r.Trace.OutputTokens {
+			t.Fatalf("record %+v", r)
+		}
+		lines[r.Trace.Line] = r.OutputTokens
+	}
+	if len(lines) != 3 || lines[1] != 4 || lines[2] != 6 || lines[3] != 5 {
+		t.Errorf("replayed lines %v", lines)
+	}
+	// its records are a trace too (the scripted server counts 3 prompt
+	// tokens each)
+	code, stdout, errs = cli(t, "run", "--url", srv.URL, "--trace", out, "--trace-speed", "4", "-q")
+	if code != 0 || !strings.Contains(stdout, "Replay of a trace, 3 requests") {
+		t.Errorf("replaying the replay: exit %d: %s%s", code, stdout, errs)
+	}
+}
+
+func TestReplayRefusals(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	os.WriteFile(good, []byte(`{"timestamp": 0, "input_length": 3, "output_length": 2}`+"\n"), 0o644)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"timestamp": 0, "input_length": 3, "output_length": 2}`+"\n"+`{"timestamp": 5, "input_length": -3, "output_length": 2}`+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--trace", good, "--rate", "3"}, 2, "drop --rate"},
+		{[]string{"--trace", good, "--sweep", "1,2"}, 2, "drop --sweep"},
+		{[]string{"--trace", good, "--max-tokens", "9"}, 2, "drop --max-tokens"},
+		{[]string{"--trace-speed", "2"}, 2, "--trace-speed goes with --trace"},
+		{[]string{"--trace", good, "--trace-speed", "0"}, 2, "--trace-speed 0"},
+		{[]string{"--trace", good, "--trace-window", "5s-2s"}, 2, "--trace-window"},
+		{[]string{"--trace", good, "--trace-format", "csv"}, 2, "--trace-format"},
+		{[]string{"--trace", filepath.Join(dir, "none.jsonl")}, 1, "opening the trace"},
+		{[]string{"--trace", good, "--records", good}, 2, "--trace"},
+		// a line gone bad past the start: the figures come out, and the error names the line
+		{[]string{"--trace", bad}, 1, "bad.jsonl:2: input_length -3"},
+	} {
+		code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "-q"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
