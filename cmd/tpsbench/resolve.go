@@ -25,7 +25,7 @@ type runConfig struct {
 	embedded             bool // the run measures the embedded engine
 	ignoreEOS            bool
 	trace                *traceConfig // --trace's replay, or nil
-	prompt               string // --prompt, or --factor prefix-cache's shared prefix
+	prompt               string       // --prompt, or --factor prefix-cache's shared prefix
 }
 
 // prefixPrompt is --factor prefix-cache's prompt when --prompt gives none: a
