@@ -39,14 +39,19 @@ type Proxy struct {
 	// usage; without one, whole (non-streamed) responses are counted with
 	// Fallback, since one chunk says nothing of their length.
 	Tokenizer, Fallback client.TextCounter
-	upstream            *url.URL
-	rp                  *httputil.ReverseProxy
-	clock               *record.Clock
-	exporter            *Exporter
-	records             RecordSink
-	failing             atomic.Bool // the last record could not be written
-	mu                  sync.Mutex
-	seq                 int
+	// RecordPrompts keeps each request's prompt (its messages or prompt
+	// as sent) in its record, so that a replay sends it again; without
+	// it, records hold only the prompt's fingerprint.
+	RecordPrompts bool
+	fingerprint   fingerprinter
+	upstream      *url.URL
+	rp            *httputil.ReverseProxy
+	clock         *record.Clock
+	exporter      *Exporter
+	records       RecordSink
+	failing       atomic.Bool // the last record could not be written
+	mu            sync.Mutex
+	seq           int
 }
 
 // RecordSink takes the proxy's records: a *record.FileWriter (whole lines,
@@ -64,7 +69,7 @@ func NewProxy(upstream string, exporter *Exporter, records RecordSink) (*Proxy, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("upstream URL: %w", ErrUpstream)
 	}
-	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records}
+	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records, fingerprint: newFingerprinter()}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
@@ -164,6 +169,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
 		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
+	if p.records != nil {
+		if text, raw := promptOf(body); text != nil {
+			rec.Prefix = p.fingerprint.prefix(text)
+			if p.RecordPrompts {
+				rec.RequestPrompt = raw
+			}
+		}
+	}
 	m := &measure{ctx: r.Context(), rec: rec, api: api, stream: stream, proxy: p}
 	ctx := context.WithValue(r.Context(), recKey{}, m)
 	if p.exporter != nil {

@@ -7,7 +7,10 @@
 // different machines be placed on one time line when merged.
 package record
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // SchemaVersion is written in every record. Readers accept every version up
 // to this one. Version 2 added other_events (vLLM's convention times its
@@ -122,6 +125,9 @@ type Record struct {
 	// Prefix fingerprints the prompt for replays (the proxy's records):
 	// which blocks of it other requests shared, never its text.
 	Prefix *Prefix `json:"prefix,omitempty"`
+	// RequestPrompt is the request's messages or prompt as sent, kept
+	// only when asked for (proxy --record-prompts), for exact replays.
+	RequestPrompt json.RawMessage `json:"request_prompt,omitempty"`
 }
 
 // TraceRef is what a replayed trace asked of a request, kept in its

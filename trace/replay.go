@@ -13,7 +13,8 @@ import (
 // Replay replays a trace: it is both the load's schedule (each entry's
 // offset: load.Schedule) and the workload (a prompt of the entry's input
 // length sharing its blocks, a budget of its output length:
-// workload.Source), entries read as they are due.
+// workload.Source), entries read as they are due. An entry that kept its
+// prompt (proxy --record-prompts) sends that prompt again.
 type Replay struct {
 	rd      Entries
 	prompts workload.Synthetic
@@ -88,12 +89,14 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 	if !ok {
 		return workload.Item{Prompt: "-", MaxTokens: 1}
 	}
-	return workload.Item{
-		Prompt:    r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index)),
-		MaxTokens: e.OutputTokens,
-		Trace: &record.TraceRef{Line: e.Line, Offset: int64(e.Offset), InputTokens: e.InputTokens,
-			OutputTokens: e.OutputTokens, ReusedTokens: reused},
+	it, err := workload.ParsePrompt(e.Request)
+	if e.Request == nil || err != nil {
+		it = workload.Item{Prompt: r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index))}
 	}
+	it.MaxTokens = e.OutputTokens
+	it.Trace = &record.TraceRef{Line: e.Line, Offset: int64(e.Offset), InputTokens: e.InputTokens,
+		OutputTokens: e.OutputTokens, ReusedTokens: reused}
+	return it
 }
 
 // reuse counts the prompt tokens of e's leading blocks that an earlier

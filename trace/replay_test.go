@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -70,4 +73,26 @@ func (b *blockReader) Next(e *Entry) error {
 	err := b.Reader.Next(e)
 	e.BlockTokens = 10
 	return err
+}
+
+// TestReplaySendsKeptPrompts: a record that kept its prompt (proxy
+// --record-prompts) is replayed with that prompt, not with words.
+func TestReplaySendsKeptPrompts(t *testing.T) {
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e18, First: 1, Last: 2, Done: 2, PromptTokens: 9, OutputTokens: 4,
+		RequestPrompt: json.RawMessage(`[{"role":"system","content":[{"type":"text","text":"be brief"}]},{"role":"user","content":"hello there"}]`)})
+	w.Flush()
+	rd, err := NewReader(&buf, "r", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReplay(rd, workload.Synthetic{Seed: 1})
+	if _, ok := r.Next(); !ok {
+		t.Fatal(r.Err())
+	}
+	it := r.Item(0, false)
+	if len(it.Messages) != 2 || it.Messages[0].Content != "be brief" || it.Messages[1].Content != "hello there" || it.MaxTokens != 4 || it.Prompt != "" {
+		t.Errorf("item %+v", it)
+	}
 }

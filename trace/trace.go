@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"container/heap"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,10 @@ type Entry struct {
 	// prefix (Mooncake's hash_ids; the proxy's prefix fingerprints).
 	Blocks      []uint64
 	BlockTokens int
+	// Request is the prompt as it was sent (messages or a prompt, as
+	// JSON), when the trace kept it (proxy --record-prompts): a replay
+	// sends it again instead of words of its length.
+	Request json.RawMessage
 }
 
 // Formats a trace file can be in.

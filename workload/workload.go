@@ -2,7 +2,15 @@
 // messages) and its output budget.
 package workload
 
-import "github.com/tpsbench/tpsbench/record"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/record"
+)
 
 // Item is one request's content.
 type Item struct {
@@ -35,3 +43,56 @@ type Fixed struct {
 
 // Item implements Source.
 func (f Fixed) Item(int, bool) Item { return Item{Prompt: f.Prompt, MaxTokens: f.MaxTokens} }
+
+// ParsePrompt reads a request's prompt as an OpenAI request carries it:
+// a chat messages array (each content a string or an array of text
+// parts, joined) or a completion's prompt string.
+func ParsePrompt(raw json.RawMessage) (Item, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '[' {
+		var msgs []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &msgs); err != nil {
+			return Item{}, fmt.Errorf("messages: %w", err)
+		}
+		it := Item{Messages: make([]Message, 0, len(msgs))}
+		for i, m := range msgs {
+			text, err := contentText(m.Content)
+			if err != nil {
+				return Item{}, fmt.Errorf("messages[%d].content: %w", i, err)
+			}
+			it.Messages = append(it.Messages, Message{Role: m.Role, Content: text})
+		}
+		return it, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return Item{}, errors.New("a prompt: want a string or a messages array")
+	}
+	return Item{Prompt: s}, nil
+}
+
+// contentText is a message content's text: a string, or its text parts
+// joined.
+func contentText(c json.RawMessage) (string, error) {
+	if len(bytes.TrimSpace(c)) == 0 || string(bytes.TrimSpace(c)) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(c, &parts); err != nil {
+		return "", errors.New("want a string or an array of text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}

@@ -3,6 +3,7 @@ package workload
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,6 +151,47 @@ func FuzzPrompts(f *testing.F) {
 			if (it.Prompt == "" && len(it.Messages) == 0) || it.MaxTokens < 1 {
 				t.Fatalf("item %d: %+v", i, it)
 			}
+		}
+	})
+}
+
+func TestParsePrompt(t *testing.T) {
+	cases := []struct {
+		in       string
+		prompt   string
+		messages []Message
+		err      string
+	}{
+		{`"hi there"`, "hi there", nil, ""},
+		{`[{"role":"user","content":"a"},{"role":"assistant","content":null}]`, "", []Message{{"user", "a"}, {"assistant", ""}}, ""},
+		{` [{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`, "", []Message{{"user", "ab"}}, ""},
+		{`[{"role":"user","content":7}]`, "", nil, "messages[0].content"},
+		{`[1,2,3]`, "", nil, "messages"},
+		{`{"a":1}`, "", nil, "want a string or a messages array"},
+		{``, "", nil, "want a string"},
+	}
+	for _, c := range cases {
+		it, err := ParsePrompt([]byte(c.in))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || it.Prompt != c.prompt || !slices.Equal(it.Messages, c.messages) {
+			t.Errorf("%s: %+v, %v", c.in, it, err)
+		}
+	}
+}
+
+// FuzzParsePrompt: any JSON gives a prompt or an error; never a panic.
+func FuzzParsePrompt(f *testing.F) {
+	f.Add([]byte(`[{"role":"user","content":[{"type":"text","text":"a"}]}]`))
+	f.Add([]byte(`"x"`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		it, err := ParsePrompt(raw)
+		if err == nil && it.Prompt != "" && it.Messages != nil {
+			t.Fatalf("both a prompt and messages: %+v", it)
 		}
 	})
 }

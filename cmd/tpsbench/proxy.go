@@ -16,11 +16,14 @@ import (
 
 func newProxyCmd() *cobra.Command {
 	var upstream, listen, records, apiKeyEnv, tokenizer string
+	var recordPrompts bool
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL",
-		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics",
+		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics, and recording a trace to replay",
 		Example: `  tpsbench proxy --upstream http://127.0.0.1:8000 --listen 127.0.0.1:8080 --records traffic.jsonl
-  tpsbench report traffic.jsonl`,
+  tpsbench report traffic.jsonl
+  tpsbench run --url http://127.0.0.1:8001 --trace traffic.jsonl --records replay.jsonl
+  tpsbench compare traffic.jsonl replay.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var sink monitor.RecordSink
@@ -40,6 +43,10 @@ func newProxyCmd() *cobra.Command {
 				return usageError{fmt.Errorf("--upstream: %w", monitor.ErrUpstream)}
 			}
 			p.Log = cmd.ErrOrStderr()
+			if recordPrompts && records == "" {
+				return usagef("--record-prompts keeps prompts in --records: give it a file")
+			}
+			p.RecordPrompts = recordPrompts
 			if p.Tokenizer, err = textCounter(tokenizer, true); err != nil {
 				return usageError{err}
 			}
@@ -63,6 +70,7 @@ func newProxyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "listen address (loopback unless told otherwise)")
 	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")
 	cmd.Flags().StringVar(&tokenizer, "tokenizer", "", "client-side tokenizer (cl100k, o200k, or a tokenizer.json) that counts responses without usage; whole responses without usage are counted with "+tokencount.Default+" when none is given")
+	cmd.Flags().BoolVar(&recordPrompts, "record-prompts", false, "keep each request's prompt in its record, so that a replay (run --trace) sends it again; without it records hold a keyed fingerprint of the prompt's blocks, never its text")
 	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_PROXY_API_KEY", "environment variable whose value, when set, clients must send as a bearer token")
 	return cmd
 }
