@@ -11,13 +11,15 @@ import (
 	"github.com/tpsbench/tpsbench/workload"
 )
 
-// fingerprintBlock is the bytes of text a prefix block covers: about 512
-// tokens of English, Mooncake's block.
-const fingerprintBlock = 2048
+// fingerprintBlock is the bytes of text a prefix block covers: about 256
+// tokens of English (Mooncake's blocks are 512 tokens, a server's prefix
+// cache's 16), fine enough for the system prompts and histories that
+// real traffic shares, small enough in a record (8 bytes a KiB).
+const fingerprintBlock = 1024
 
 // maxFingerprintBlocks bounds a fingerprint (a 16 MiB body has at most
-// 8,192 blocks); a record holds no more.
-const maxFingerprintBlocks = 8192
+// 16,384 blocks); a record holds no more.
+const maxFingerprintBlocks = 16384
 
 // fingerprinter hashes prompts with a key of its own, drawn when the proxy
 // starts and never written: equal prefixes of its requests have equal

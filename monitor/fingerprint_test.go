@@ -27,7 +27,7 @@ func TestProxyFingerprintsPrompts(t *testing.T) {
 		}
 		p.RecordPrompts = keep
 		srv := httptest.NewServer(p)
-		shared := strings.Repeat("system prompt words ", 300) // 6,000 bytes: two whole blocks and some
+		shared := strings.Repeat("system prompt words ", 300) // 6,000 bytes: five whole blocks and some
 		bodies := []string{
 			`{"model":"m","stream":true,"messages":[{"role":"system","content":` + quote(shared) + `},{"role":"user","content":"first question, long enough"}]}`,
 			`{"model":"m","stream":true,"messages":[{"role":"system","content":[{"type":"text","text":` + quote(shared) + `}]},{"role":"user","content":"another"}]}`,
@@ -51,7 +51,7 @@ func TestProxyFingerprintsPrompts(t *testing.T) {
 		if a == nil || b == nil || c == nil || d == nil {
 			t.Fatalf("records without a prefix: %+v", recs)
 		}
-		if len(a.Blocks) != 2 || !slices.Equal(a.Blocks, b.Blocks) || a.Blocks[0] == c.Blocks[0] || len(d.Blocks) != 0 || d.Bytes != 5 {
+		if len(a.Blocks) != 5 || !slices.Equal(a.Blocks, b.Blocks) || a.Blocks[0] == c.Blocks[0] || len(d.Blocks) != 0 || d.Bytes != 5 {
 			t.Errorf("fingerprints %+v %+v %+v %+v", a, b, c, d)
 		}
 		line, _ := json.Marshal(byPrompt[0])
