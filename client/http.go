@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -73,6 +74,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		return nil, err
 	}
 	cfg.API = api
+	if api == APITGI && !cfg.Stream {
+		endpoint = strings.TrimSuffix(endpoint, "_stream") // TGI answers whole at /generate
+	}
 	pool := cfg.Concurrency
 	if pool < 1 {
 		pool = 1
@@ -102,44 +106,41 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 // may hold a credential.
 var (
 	ErrURL = errors.New("want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
-	ErrAPI = errors.New("want chat, completions or ollama")
+	ErrAPI = errors.New("want chat, completions, responses, ollama, llamacpp, tgi or sglang")
 )
 
-// Endpoint resolves a user-given URL and API name to the endpoint to call.
+// Endpoint resolves a user-given URL and API name to the endpoint to call:
+// a full endpoint URL says its API, a server's root (or its /v1) takes the
+// API's path (chat when none is named).
 func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", "", fmt.Errorf("server URL: %w", ErrURL)
 	}
 	path := strings.TrimRight(u.Path, "/")
-	if api == APIOllama {
-		if !strings.HasSuffix(path, "/api/chat") {
-			path += "/api/chat"
-		}
-		u.Path = path
-		return u.String(), APIOllama, nil
-	}
-	switch {
-	case strings.HasSuffix(path, "/chat/completions"):
-		return u.String(), APIChat, nil
-	case strings.HasSuffix(path, "/completions"):
-		return u.String(), APICompletions, nil
-	}
 	if api == "" {
 		api = APIChat
 	}
-	if api != APIChat && api != APICompletions {
+	suffix, ok := apiPaths[api]
+	if !ok {
 		return "", "", fmt.Errorf("API %q: %w", api, ErrAPI)
 	}
-	if !strings.HasSuffix(path, "/v1") {
-		path += "/v1"
+	if strings.HasSuffix(path, suffix) {
+		return u.String(), api, nil
 	}
-	if api == APIChat {
-		path += "/chat/completions"
-	} else {
-		path += "/completions"
+	if found := apiOfPath(path); found != "" {
+		return u.String(), found, nil // an endpoint given in full says which
 	}
-	u.Path = path
+	if api == APISGLang && strings.HasSuffix(path, "/generate") {
+		return u.String(), api, nil
+	}
+	if api == APITGI && strings.HasSuffix(path, "/generate") {
+		u.Path = path + "_stream"
+		return u.String(), api, nil
+	}
+	// a server's root, or its /v1
+	path = strings.TrimSuffix(path, "/v1")
+	u.Path = path + suffix
 	return u.String(), api, nil
 }
 
@@ -168,8 +169,11 @@ func (c *HTTP) API() string { return c.cfg.API }
 func (c *HTTP) Close() { c.http.CloseIdleConnections() }
 
 func (c *HTTP) body(req *Request) ([]byte, error) {
-	if c.cfg.API == APIOllama {
+	switch c.cfg.API {
+	case APIOllama:
 		return json.Marshal(c.ollamaBody(req))
+	case APIResponses, APILlamaCpp, APITGI, APISGLang:
+		return json.Marshal(c.nativeBody(req))
 	}
 	b := map[string]any{"model": req.Model, "stream": c.cfg.Stream}
 	for k, v := range c.cfg.Extra {
@@ -289,6 +293,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		return
 	}
 	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, tokenizer: c.cfg.Tokenizer}
+	st.useAPI(c.cfg.API)
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}
@@ -306,6 +311,9 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	}
 	if st.err != nil {
 		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
+	}
+	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
+		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)
 	}
 	st.finish()
 }

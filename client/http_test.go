@@ -165,6 +165,14 @@ func TestEndpoint(t *testing.T) {
 		{"http://h:8000/v1", "chat", "http://h:8000/v1/chat/completions", "chat"},
 		{"https://h/openai/v1/completions", "chat", "https://h/openai/v1/completions", "completions"},
 		{"http://h/v1/chat/completions", "", "http://h/v1/chat/completions", "chat"},
+		{"http://h:8000", "responses", "http://h:8000/v1/responses", "responses"},
+		{"http://h:8000/v1", "llamacpp", "http://h:8000/completion", "llamacpp"},
+		{"http://h:8080", "tgi", "http://h:8080/generate_stream", "tgi"},
+		{"http://h:8080/generate", "tgi", "http://h:8080/generate_stream", "tgi"},
+		{"http://h:30000/", "sglang", "http://h:30000/generate", "sglang"},
+		{"http://h:11434", "ollama", "http://h:11434/api/chat", "ollama"},
+		{"http://h/api/chat", "", "http://h/api/chat", "ollama"},
+		{"http://h/completion", "chat", "http://h/completion", "llamacpp"},
 	}
 	for _, c := range cases {
 		got, api, err := Endpoint(c.in, c.api)

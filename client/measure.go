@@ -32,6 +32,7 @@ func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *
 	}
 	contentType := header.Get("Content-Type")
 	st := streamState{rec: rec, clock: clock, stamp: stamp, tokenizer: opts.Tokenizer, onChunk: opts.OnChunk}
+	st.useAPI(api)
 	ct, _, _ := mime.ParseMediaType(contentType)
 	switch {
 	case api == APIOllama:

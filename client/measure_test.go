@@ -21,7 +21,13 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(4))
 	f.Add([]byte(chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 200_000)+"\n\n"), uint8(0))
 	f.Add([]byte(`{"message":`+strings.Repeat(`{"a":`, 200_000)+"\n"), uint8(4))
-	apis := []string{APIChat, APIChat, APICompletions, APICompletions, APIOllama, APIOllama}
+	f.Add([]byte("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"output_tokens_details\":{\"reasoning_tokens\":1}}}}\n\n"), uint8(6))
+	f.Add([]byte(`{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"hm"}]},{"type":"function_call","arguments":"{}"},{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"output_tokens":4}}`), uint8(7))
+	f.Add([]byte("data: {\"content\":\"a\",\"stop\":false}\n\ndata: {\"content\":\"\",\"stop\":true,\"tokens_predicted\":3,\"tokens_evaluated\":2,\"stop_type\":\"limit\",\"timings\":{\"prompt_ms\":1.5,\"predicted_ms\":1e400}}\n\n"), uint8(8))
+	f.Add([]byte("data: {\"token\":{\"text\":\"\",\"special\":true},\"generated_text\":null}\n\ndata: {\"token\":{\"text\":\"b\"},\"generated_text\":\"b\",\"details\":{\"finish_reason\":\"length\",\"generated_tokens\":2}}\n\n"), uint8(10))
+	f.Add([]byte("data: {\"text\":\"ab\",\"meta_info\":{\"completion_tokens\":2}}\n\ndata: {\"text\":\"a\",\"meta_info\":{\"completion_tokens\":3}}\n\ndata: [DONE]\n\n"), uint8(12))
+	apis := []string{APIChat, APIChat, APICompletions, APICompletions, APIOllama, APIOllama,
+		APIResponses, APIResponses, APILlamaCpp, APILlamaCpp, APITGI, APITGI, APISGLang, APISGLang}
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
 		api, stream := apis[int(mode)%len(apis)], mode%2 == 0
 		clock := record.NewClock()

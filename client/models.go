@@ -9,21 +9,47 @@ import (
 	"strings"
 )
 
-// ListModels asks an OpenAI-compatible server for its models
-// (GET /v1/models), so that a run can default to the one it serves.
+// ListModels asks a server for its models, so that a run can default to
+// the one it serves: GET /v1/models (OpenAI's, which vLLM, SGLang and
+// llama.cpp serve too), Ollama's /api/tags, or TGI's /info.
 func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.Header) ([]string, error) {
 	endpoint, api, err := Endpoint(rawURL, api)
 	if err != nil {
 		return nil, err
 	}
-	var base, list string
-	if api == APIOllama {
-		base = strings.TrimSuffix(endpoint, "/chat")
-		list = base + "/tags" // Ollama: GET /api/tags
-	} else {
-		base = endpoint[:strings.LastIndex(endpoint, "/v1/")+len("/v1")]
-		list = base + "/models"
+	root := serverRoot(endpoint, api)
+	lists := []string{root + "/v1/models"}
+	switch api {
+	case APIOllama:
+		lists = []string{root + "/api/tags"}
+	case APITGI:
+		lists = append([]string{root + "/info"}, lists...)
 	}
+	var firstErr error
+	for _, list := range lists {
+		ids, err := listModels(ctx, list, apiKey, headers)
+		if err == nil && len(ids) > 0 {
+			return ids, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		return nil, nil
+	}
+	return nil, firstErr
+}
+
+// serverRoot is an endpoint's server root: the URL without the API's path.
+func serverRoot(endpoint, api string) string {
+	if api == APITGI && !strings.HasSuffix(endpoint, "_stream") {
+		return strings.TrimSuffix(endpoint, "/generate")
+	}
+	return strings.TrimSuffix(endpoint, apiPaths[api])
+}
+
+func listModels(ctx context.Context, list, apiKey string, headers http.Header) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, list, nil)
 	if err != nil {
 		return nil, fmt.Errorf("listing models: %s", describe(err))
@@ -51,6 +77,7 @@ func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.He
 		Models []struct {
 			Name string `json:"name"`
 		} `json:"models"`
+		ModelID string `json:"model_id"` // TGI's /info
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&body); err != nil {
 		return nil, fmt.Errorf("listing models at %s: %w", Redact(list), err)
@@ -61,6 +88,9 @@ func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.He
 	}
 	for _, m := range body.Models {
 		ids = append(ids, m.Name)
+	}
+	if body.ModelID != "" {
+		ids = append(ids, body.ModelID)
 	}
 	return ids, nil
 }

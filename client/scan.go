@@ -16,6 +16,7 @@ type chunkInfo struct {
 	reasonBytes int  // the part of textBytes that was reasoning text
 	choices     bool // a non-empty choices array (a role-only or finish-only event has one)
 	toolCall    bool // a tool-call (or legacy function-call) delta
+	emptyToken  bool // a token whose text is empty (TGI streams one an event)
 	hasUsage    bool
 	prompt      int // usage.prompt_tokens
 	completion  int // usage.completion_tokens
@@ -30,7 +31,7 @@ type chunkInfo struct {
 }
 
 // tokenBearing reports whether the chunk carries at least one output token.
-func (c *chunkInfo) tokenBearing() bool { return c.textBytes > 0 || c.toolCall }
+func (c *chunkInfo) tokenBearing() bool { return c.textBytes > 0 || c.toolCall || c.emptyToken }
 
 // kind is what the chunk's tokens were: answer when it has any answer
 // text (a chunk where the reasoning ends and the answer begins is an
@@ -237,17 +238,7 @@ func (s *scanner) text(ci *chunkInfo, reasoning bool) error {
 	if err != nil {
 		return err
 	}
-	if len(v) > 0 {
-		ci.textBytes += len(v)
-		if reasoning {
-			ci.reasonBytes += len(v)
-		}
-		if ci.nTexts < len(ci.texts) {
-			ci.texts[ci.nTexts] = v
-			ci.reasons[ci.nTexts] = reasoning
-			ci.nTexts++
-		}
-	}
+	ci.addText(v, reasoning, true)
 	return nil
 }
 

@@ -26,6 +26,13 @@ type streamState struct {
 	err  error
 	kind string
 
+	// scan reads one event (or a whole response) of the API spoken
+	// (useAPI); srv gathers the timings a server reports of itself, and
+	// textSoFar the length of a cumulative text (SGLang's)
+	scan      func(data []byte, ci *chunkInfo) error
+	srv       record.ServerTiming
+	textSoFar int
+
 	bytesPer    []int // text bytes of each token-bearing chunk, to apportion usage
 	chunkUsage  bool  // every token-bearing chunk so far carried cumulative usage
 	cumulative  int   // the last cumulative completion_tokens seen on a token-bearing chunk
@@ -86,7 +93,7 @@ func (st *streamState) readStream(body io.Reader) {
 			st.rec.Done = st.stampOf(at)
 			continue
 		}
-		if err := scanChunk(data, &ci); err != nil {
+		if err := st.scan(data, &ci); err != nil {
 			st.rec.Done = st.stampOf(at)
 			st.fail(record.KindMalformed, fmt.Errorf("event %d: %w: %.80q", len(st.bytesPer), err, data))
 			return
@@ -101,6 +108,22 @@ func (st *streamState) readStream(body io.Reader) {
 			return
 		}
 		st.take(&ci, st.stampOf(at))
+	}
+}
+
+// useAPI sets how events are read for an API.
+func (st *streamState) useAPI(api string) {
+	switch api {
+	case APIResponses:
+		st.scan = scanResponses
+	case APILlamaCpp:
+		st.scan = func(b []byte, ci *chunkInfo) error { return scanLlamaCpp(b, ci, &st.srv) }
+	case APITGI:
+		st.scan = scanTGI
+	case APISGLang:
+		st.scan = func(b []byte, ci *chunkInfo) error { return scanSGLang(b, ci, &st.textSoFar) }
+	default:
+		st.scan = scanChunk
 	}
 }
 
@@ -122,7 +145,7 @@ func (st *streamState) readWhole(body io.Reader, contentType string) {
 		return
 	}
 	var ci chunkInfo
-	if err := scanChunk(b, &ci); err != nil {
+	if err := st.scan(b, &ci); err != nil {
 		if contentType != "" {
 			err = fmt.Errorf("want text/event-stream, got %s: %w", contentType, err)
 		}
@@ -208,6 +231,10 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 // finish settles the token count and its source once the body is read.
 func (st *streamState) finish() {
 	rec := st.rec
+	if st.srv != (record.ServerTiming{}) && rec.Server == nil {
+		srv := st.srv
+		rec.Server = &srv
+	}
 	if why := st.implausibleUsage(); why != "" {
 		// the server's count is not believed: it is kept and flagged, and
 		// the tokens are counted as if it had sent none

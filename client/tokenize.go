@@ -38,7 +38,7 @@ func NewTokenizer(ctx context.Context, rawURL, api, model, key string) (*Tokeniz
 // as the run sends it (a chat message or a bare prompt).
 func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 	body := map[string]any{"model": t.model}
-	if t.api == APIChat {
+	if t.api == APIChat || t.api == APIResponses {
 		body["messages"] = []Message{{Role: "user", Content: text}}
 	} else {
 		body["prompt"] = text

@@ -49,22 +49,10 @@ func (f fingerprinter) prefix(text []byte) *record.Prefix {
 	return p
 }
 
-// promptOf is a request's prompt as the server reads it in order: each
-// chat message's role and text, or a completion's prompt (token ids stand
-// as their JSON); raw is the messages or the prompt as sent, nil when the
-// body has neither.
-func promptOf(body []byte) (text []byte, raw json.RawMessage) {
-	var req struct {
-		Messages json.RawMessage `json:"messages"`
-		Prompt   json.RawMessage `json:"prompt"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return nil, nil
-	}
-	raw = req.Messages
-	if len(raw) == 0 {
-		raw = req.Prompt
-	}
+// promptOf is a request's prompt (raw, as sent) as the server reads it
+// in order: each chat message's role and text, or the prompt's text
+// (token ids stand as their JSON); nil when there is none.
+func promptOf(raw json.RawMessage) (text []byte, _ json.RawMessage) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -83,4 +71,54 @@ func promptOf(body []byte) (text []byte, raw json.RawMessage) {
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), raw
+}
+
+// request is what the proxy reads of a generation request, whatever the
+// API: the model, whether it streams, its budget and its prompt.
+type request struct {
+	Model     string `json:"model"`
+	Stream    *bool  `json:"stream"`
+	MaxTokens int    `json:"max_tokens"`
+	// the budget's other names: Responses, llama.cpp, TGI, SGLang
+	MaxOutputTokens int `json:"max_output_tokens"`
+	NPredict        int `json:"n_predict"`
+	Parameters      struct {
+		MaxNewTokens int `json:"max_new_tokens"`
+	} `json:"parameters"`
+	SamplingParams struct {
+		MaxNewTokens int `json:"max_new_tokens"`
+	} `json:"sampling_params"`
+	Options struct {
+		NumPredict int `json:"num_predict"`
+	} `json:"options"`
+	// the prompt's names: OpenAI's chat and Ollama's, completions and
+	// llama.cpp's, the Responses API's, TGI's, SGLang's
+	Messages json.RawMessage `json:"messages"`
+	Prompt   json.RawMessage `json:"prompt"`
+	Input    json.RawMessage `json:"input"`
+	Inputs   json.RawMessage `json:"inputs"`
+	Text     json.RawMessage `json:"text"`
+}
+
+// readRequest reads a request body; one the proxy cannot read still
+// passes on, measured with what could be read.
+func readRequest(body []byte) request {
+	var r request
+	_ = json.Unmarshal(body, &r)
+	return r
+}
+
+// maxTokens is the request's output budget, by whichever name it has.
+func (r request) maxTokens() int {
+	return max(r.MaxTokens, r.MaxOutputTokens, r.NPredict, r.Parameters.MaxNewTokens, r.SamplingParams.MaxNewTokens, r.Options.NumPredict)
+}
+
+// prompt is the request's messages or prompt as sent, by whichever name.
+func (r request) prompt() json.RawMessage {
+	for _, p := range []json.RawMessage{r.Messages, r.Prompt, r.Input, r.Inputs, r.Text} {
+		if len(p) > 0 && string(p) != "null" {
+			return p
+		}
+	}
+	return nil
 }

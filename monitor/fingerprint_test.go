@@ -1,13 +1,16 @@
 package monitor
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/scripted"
 	"github.com/tpsbench/tpsbench/internal/syncbuf"
 	"github.com/tpsbench/tpsbench/record"
@@ -65,3 +68,33 @@ func TestProxyFingerprintsPrompts(t *testing.T) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestProxyNativeAPIs: the proxy measures every API the client speaks,
+// streamed and whole, as the client does: the same tokens, chunks,
+// reasoning, prompt count and finish, and a fingerprint of the prompt.
+func TestProxyNativeAPIs(t *testing.T) {
+	up := scripted.New(scripted.Script{TTFT: 5 * time.Millisecond, Gap: 2 * time.Millisecond, PerEvent: 2, Usage: true, PromptTokens: 4, Reasoning: 3})
+	t.Cleanup(up.Close)
+	for _, api := range []string{client.APIChat, client.APIResponses, client.APILlamaCpp, client.APITGI, client.APISGLang} {
+		for _, stream := range []bool{true, false} {
+			proxy, buf, _ := proxyTo(t, up.URL)
+			cl, err := client.NewHTTP(client.HTTPConfig{URL: proxy.URL, API: api, Stream: stream, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mine record.Record
+			cl.Do(context.Background(), &client.Request{Model: "m", Prompt: "a prompt", MaxTokens: 9}, &mine)
+			cl.Close()
+			recs := records(t, buf, 1)
+			if len(recs) != 1 {
+				t.Fatalf("%s stream %v: %d records", api, stream, len(recs))
+			}
+			theirs := recs[0]
+			if mine.Error != nil || theirs.Error != nil || theirs.API != api || theirs.Stream != stream || theirs.MaxTokens != 9 ||
+				theirs.OutputTokens != mine.OutputTokens || len(theirs.Chunks) != len(mine.Chunks) || theirs.ReasoningTokens != mine.ReasoningTokens ||
+				theirs.PromptTokens != mine.PromptTokens || theirs.FinishReason != mine.FinishReason || theirs.Prefix == nil || theirs.Prefix.Bytes == 0 {
+				t.Errorf("%s stream %v:\nclient %+v\nproxy  %+v", api, stream, mine, theirs)
+			}
+		}
+	}
+}

@@ -100,6 +100,9 @@ func upstreamError(err error) string {
 	return err.Error()
 }
 
+// generate is a /generate request before its body says whose it is.
+const generate = "generate"
+
 // measured returns the API of a generation endpoint, or "".
 func measured(r *http.Request) string {
 	if r.Method != http.MethodPost {
@@ -113,6 +116,14 @@ func measured(r *http.Request) string {
 		return client.APICompletions
 	case strings.HasSuffix(p, "/api/chat"), strings.HasSuffix(p, "/api/generate"):
 		return client.APIOllama
+	case strings.HasSuffix(p, "/responses"):
+		return client.APIResponses
+	case strings.HasSuffix(p, "/completion"):
+		return client.APILlamaCpp
+	case strings.HasSuffix(p, "/generate_stream"):
+		return client.APITGI
+	case strings.HasSuffix(p, "/generate"):
+		return generate // TGI's unstreamed, or SGLang's: the body tells
 	}
 	return ""
 }
@@ -151,15 +162,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var req struct {
-		Model     string `json:"model"`
-		Stream    *bool  `json:"stream"`
-		MaxTokens int    `json:"max_tokens"`
-	}
-	_ = json.Unmarshal(body, &req) // a body the proxy cannot read still passes on
+	req := readRequest(body)
 	stream := req.Stream != nil && *req.Stream
-	if api == client.APIOllama {
+	switch api {
+	case client.APIOllama:
 		stream = req.Stream == nil || *req.Stream // Ollama streams unless told not to
+	case client.APITGI:
+		stream = true // /generate_stream
+	case generate:
+		api = client.APISGLang
+		if req.Inputs != nil {
+			api, stream = client.APITGI, false
+		}
 	}
 	p.mu.Lock()
 	seq := p.seq
@@ -167,10 +181,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	// a client's model name is theirs to choose: bounded before it is kept
 	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
-		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
+		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.maxTokens(), T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
-		if text, raw := promptOf(body); text != nil {
+		if text, raw := promptOf(req.prompt()); text != nil {
 			rec.Prefix = p.fingerprint.prefix(text)
 			if p.RecordPrompts {
 				rec.RequestPrompt = raw

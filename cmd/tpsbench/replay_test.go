@@ -83,3 +83,26 @@ func TestReplayRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeAPIs: run speaks each server's own API, or finds it (the
+// scripted server answers TGI's /info first); the embedded engine refuses
+// the ones it does not serve.
+func TestNativeAPIs(t *testing.T) {
+	srv := server(t)
+	for _, api := range []string{"responses", "llamacpp", "tgi", "sglang", "auto"} {
+		code, stdout, errs := cli(t, "run", "--url", srv.URL, "--api", api, "--requests", "2", "--concurrency", "2", "--max-tokens", "5", "-q")
+		if code != 0 || !strings.Contains(stdout, "Total tokens: 10 generated") {
+			t.Errorf("--api %s: exit %d:\n%s%s", api, code, stdout, errs)
+		}
+	}
+	code, stdout, _ := cli(t, "run", "--url", srv.URL, "--api", "auto", "--max-tokens", "3", "-q")
+	if code != 0 || !strings.Contains(stdout, "/generate_stream (tgi)") {
+		t.Errorf("--api auto against a TGI-like server:\n%s", stdout)
+	}
+	if code, _, errs := cli(t, "run", "--engine-model", "tiny", "--api", "tgi"); code != 2 || !strings.Contains(errs, "the embedded engine serves chat and completions") {
+		t.Errorf("embedded engine with --api tgi: exit %d, %s", code, errs)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--api", "grpc"); code != 2 || !strings.Contains(errs, "want chat, completions, responses") {
+		t.Errorf("--api grpc: exit %d, %s", code, errs)
+	}
+}

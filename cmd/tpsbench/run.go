@@ -113,7 +113,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
-	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions), completions (/v1/completions) or ollama (/api/chat, Ollama's own, with its eval counts and durations recorded)")
+	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses), ollama (/api/chat, with its eval counts and durations recorded), llamacpp (llama.cpp's /completion, with its timings recorded), tgi (/generate_stream), sglang (/generate), or auto: ask the server")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
@@ -220,6 +220,15 @@ func (f *runFlags) askedConcurrency(levels []int) int {
 	return n
 }
 
+// engineAPI is the API the embedded engine is spoken to in: --api's, or
+// with auto, chat (it serves OpenAI's chat and completions).
+func engineAPI(api string) string {
+	if api == client.APIAuto {
+		return client.APIChat
+	}
+	return api
+}
+
 // endpointFlagError names the flag a client.Endpoint error is about.
 func endpointFlagError(err error) error {
 	if errors.Is(err, client.ErrAPI) {
@@ -228,9 +237,18 @@ func endpointFlagError(err error) error {
 	return fmt.Errorf("--url: %w", err)
 }
 
-// target is a server and model to measure.
+// target is a server and model to measure, and the API it is spoken to in.
 type target struct {
-	name, url, model string
+	name, url, model, api string
+}
+
+// apiFor is the API to speak to the server at u: --api's, or with --api
+// auto, the one the server answers to.
+func (f *runFlags) apiFor(ctx context.Context, u, key string, headers http.Header) (string, error) {
+	if f.api != client.APIAuto {
+		return f.api, nil
+	}
+	return client.DetectAPI(ctx, u, key, headers)
 }
 
 func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.Header) ([]target, error) {
@@ -241,7 +259,11 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 		if !ok || !ok2 || name == "" || u == "" || model == "" {
 			return nil, usagef("--target %q: want NAME=URL#MODEL", client.Redact(spec))
 		}
-		ts = append(ts, target{name: name, url: u, model: model})
+		api, err := f.apiFor(ctx, u, key, headers)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, target{name: name, url: u, model: model, api: api})
 	}
 	if len(ts) > 0 {
 		if f.url != "" || len(f.models) > 0 {
@@ -249,12 +271,18 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 		}
 		return ts, nil
 	}
-	if _, _, err := client.Endpoint(f.url, f.api); err != nil {
-		return nil, usageError{endpointFlagError(err)}
+	if f.api != client.APIAuto {
+		if _, _, err := client.Endpoint(f.url, f.api); err != nil {
+			return nil, usageError{endpointFlagError(err)}
+		}
+	}
+	api, err := f.apiFor(ctx, f.url, key, headers)
+	if err != nil {
+		return nil, err
 	}
 	models := f.models
 	if len(models) == 0 {
-		ids, err := client.ListModels(ctx, f.url, f.api, key, headers)
+		ids, err := client.ListModels(ctx, f.url, api, key, headers)
 		if err != nil {
 			return nil, fmt.Errorf("no --model given, and %w", err)
 		}
@@ -264,7 +292,7 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 		models = ids[:1]
 	}
 	for _, m := range models {
-		ts = append(ts, target{name: m, url: f.url, model: m})
+		ts = append(ts, target{name: m, url: f.url, model: m, api: api})
 	}
 	return ts, nil
 }
@@ -344,7 +372,7 @@ func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []ta
 	}
 	{
 		// exact lengths where the server has a tokenizer endpoint
-		tk, err := client.NewTokenizer(ctx, tgts[0].url, f.api, tgts[0].model, key)
+		tk, err := client.NewTokenizer(ctx, tgts[0].url, tgts[0].api, tgts[0].model, key)
 		switch {
 		case err != nil && f.tokenizer != "": // the default one counts outputs, not prompts
 			if syn.Calibrate(func(s string) (int, error) { return countTokens(s), nil }) == nil {
@@ -464,6 +492,9 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 		}
 		return nil, nil, stop, nil
 	}
+	if api := engineAPI(f.api); api != client.APIChat && api != client.APICompletions {
+		return nil, nil, stop, usagef("--api %s: the embedded engine serves chat and completions; measure a server that speaks %s with --url", f.api, f.api)
+	}
 	if len(engines) == 0 {
 		engines = []namedEngine{{"", f.engine}}
 	}
@@ -492,7 +523,7 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 		if label == "" {
 			label = name
 		}
-		tgts = append(tgts, target{name: label, url: url, model: name})
+		tgts = append(tgts, target{name: label, url: url, model: name, api: engineAPI(f.api)})
 		engineURLs = append(engineURLs, url)
 	}
 	return tgts, engineURLs, stop, nil

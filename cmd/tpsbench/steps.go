@@ -62,7 +62,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 		temp = &f.temp
 	}
 	cc := client.HTTPConfig{
-		URL: t.url, API: f.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
+		URL: t.url, API: t.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
 		Timeout: f.timeout, IgnoreEOS: b.cfg.ignoreEOS, Temperature: temp,
 		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter,
 	}

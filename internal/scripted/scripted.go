@@ -1,6 +1,8 @@
 // Package scripted is an OpenAI-compatible test server whose token timing is
 // known exactly: it emits tokens on a schedule and logs when it actually
 // wrote each event. It is the ground truth the metric tests measure against.
+// It also speaks the Responses API, llama.cpp's /completion, TGI's
+// /generate_stream and /generate, and SGLang's /generate (native.go).
 package scripted
 
 import (
@@ -61,6 +63,14 @@ func NewHandler(script func(seq int) Script, keepLog bool) *Handler {
 	h := &Handler{script: script, sent: map[string]*Sent{}, noLog: !keepLog, mux: http.NewServeMux()}
 	h.mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, true) })
 	h.mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, false) })
+	h.mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "responses") })
+	h.mux.HandleFunc("/completion", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "llamacpp") })
+	h.mux.HandleFunc("/generate_stream", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "tgi") })
+	h.mux.HandleFunc("/generate", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "generate") })
+	h.mux.HandleFunc("/info", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"model_id":"scripted","version":"tgi-scripted"}`)
+	})
 	h.mux.HandleFunc("/debug/sent", h.serveLog)
 	h.mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -123,6 +133,9 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	s.seq++
 	s.mu.Unlock()
 	sc := s.script(seq)
+	if !chat {
+		sc.Reasoning = 0 // completions have no reasoning to report
+	}
 	id := fmt.Sprintf("cmpl-%d", seq)
 	if sc.Status != 0 {
 		w.Header().Set("Content-Type", "application/json")

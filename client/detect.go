@@ -1,0 +1,83 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// probes are how DetectAPI recognises a server, in order: a route only
+// that server answers, and a field of its JSON answer. A server is asked
+// for its own API (its benchmark's: Ollama's /api/chat, llama.cpp's
+// /completion, SGLang's and TGI's /generate), and any other that lists
+// models at /v1/models (vLLM, the engine) for OpenAI's chat.
+var probes = []struct {
+	path, field, api string
+}{
+	{"/api/tags", "models", APIOllama},
+	{"/props", "default_generation_settings", APILlamaCpp},
+	{"/get_model_info", "model_path", APISGLang},
+	{"/info", "model_id", APITGI},
+	{"/v1/models", "data", APIChat},
+}
+
+// DetectAPI finds which API the server at rawURL (its root) speaks.
+func DetectAPI(ctx context.Context, rawURL, apiKey string, headers http.Header) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("server URL: %w", ErrURL)
+	}
+	if api := apiOfPath(strings.TrimRight(u.Path, "/")); api != "" {
+		return api, nil // a full endpoint says it
+	}
+	root := strings.TrimSuffix(strings.TrimRight(u.String(), "/"), "/v1")
+	var tried []string
+	for _, p := range probes {
+		ok, err := answers(ctx, root+p.path, p.field, apiKey, headers)
+		if ok {
+			return p.api, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s (%v)", p.path, err))
+	}
+	return "", fmt.Errorf("--api auto: the server at %s answers none of %s", Redact(root), strings.Join(tried, ", "))
+}
+
+// answers reports whether GET u answers 200 with a JSON object holding
+// field.
+func answers(ctx context.Context, u, field, apiKey string, headers http.Header) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false, err
+	}
+	for k, vs := range headers {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("%s", describe(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&obj); err != nil {
+		return false, fmt.Errorf("not a JSON object")
+	}
+	if _, ok := obj[field]; !ok {
+		return false, fmt.Errorf("no %q", field)
+	}
+	return true, nil
+}

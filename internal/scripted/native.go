@@ -1,0 +1,223 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// call is one request to a native API, as its dialect renders it.
+type call struct {
+	id, model string
+	n, prompt int
+	sc        Script
+	sofar     strings.Builder // the text so far (SGLang sends it whole each time)
+	events    int
+}
+
+// dialect renders a native API's responses: a token event's SSE lines,
+// what follows the last, and a whole response.
+type dialect struct {
+	oneToken bool // one token an event, whatever Script.PerEvent says (TGI)
+	start    func(c *call) string
+	event    func(c *call, text string, reasoning bool, k, done int) string
+	end      func(c *call) string
+	whole    func(c *call, reasoning, answer string) string
+}
+
+func q(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+var dialects = map[string]dialect{
+	"responses": {
+		start: func(c *call) string {
+			return fmt.Sprintf("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":%s,\"object\":\"response\",\"status\":\"in_progress\"}}\n\n", q(c.id))
+		},
+		event: func(c *call, text string, reasoning bool, _, _ int) string {
+			typ := "response.output_text.delta"
+			if reasoning {
+				typ = "response.reasoning_text.delta"
+			}
+			return fmt.Sprintf("event: %s\ndata: {\"type\":%q,\"item_id\":\"item\",\"output_index\":0,\"content_index\":0,\"delta\":%s}\n\n", typ, typ, q(text))
+		},
+		end: func(c *call) string {
+			return fmt.Sprintf("event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":%s}\n\n", responsesObject(c, nil))
+		},
+		whole: func(c *call, reasoning, answer string) string {
+			var out []any
+			if reasoning != "" {
+				out = append(out, map[string]any{"type": "reasoning", "content": []any{map[string]any{"type": "reasoning_text", "text": reasoning}}})
+			}
+			out = append(out, map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": answer}}})
+			return responsesObject(c, out)
+		},
+	},
+	"llamacpp": {
+		event: func(c *call, text string, _ bool, _, _ int) string {
+			return fmt.Sprintf("data: {\"content\":%s,\"stop\":false,\"id_slot\":0}\n\n", q(text))
+		},
+		end: func(c *call) string { return "data: " + llamaFinal(c, "") + "\n\n" },
+		whole: func(c *call, _, answer string) string {
+			return llamaFinal(c, answer)
+		},
+	},
+	"tgi": {
+		oneToken: true,
+		event: func(c *call, text string, _ bool, k, done int) string {
+			c.sofar.WriteString(text)
+			gen, details := "null", "null"
+			if done+k == c.n {
+				gen, details = q(c.sofar.String()), fmt.Sprintf(`{"finish_reason":"length","generated_tokens":%d,"seed":null}`, c.n)
+			}
+			return fmt.Sprintf("data: {\"index\":%d,\"token\":{\"id\":7,\"text\":%s,\"logprob\":-0.5,\"special\":false},\"generated_text\":%s,\"details\":%s}\n\n", done+1, q(text), gen, details)
+		},
+		end: func(*call) string { return "" },
+		whole: func(c *call, _, answer string) string {
+			return fmt.Sprintf(`{"generated_text":%s,"details":{"finish_reason":"length","generated_tokens":%d,"seed":null}}`, q(answer), c.n)
+		},
+	},
+	"sglang": {
+		event: func(c *call, text string, _ bool, k, done int) string {
+			c.sofar.WriteString(text)
+			finish := "null"
+			if done+k == c.n {
+				finish = fmt.Sprintf(`{"type":"length","length":%d}`, c.n)
+			}
+			return fmt.Sprintf("data: {\"text\":%s,\"meta_info\":{\"id\":%s,\"finish_reason\":%s,\"prompt_tokens\":%d,\"completion_tokens\":%d},\"index\":0}\n\n",
+				q(c.sofar.String()), q(c.id), finish, c.prompt, done+k)
+		},
+		end: func(*call) string { return "data: [DONE]\n\n" },
+		whole: func(c *call, _, answer string) string {
+			return fmt.Sprintf(`{"text":%s,"meta_info":{"id":%s,"finish_reason":{"type":"length","length":%d},"prompt_tokens":%d,"completion_tokens":%d}}`,
+				q(answer), q(c.id), c.n, c.prompt, c.n)
+		},
+	},
+}
+
+// responsesObject is a Responses API response that stopped at its token
+// budget, with its output items when whole.
+func responsesObject(c *call, output []any) string {
+	r := min(c.sc.Reasoning, c.n)
+	usage := map[string]any{"input_tokens": c.prompt, "output_tokens": c.n, "total_tokens": c.prompt + c.n,
+		"output_tokens_details": map[string]any{"reasoning_tokens": r}}
+	obj := map[string]any{"id": c.id, "object": "response", "model": c.model, "status": "incomplete",
+		"incomplete_details": map[string]any{"reason": "max_output_tokens"}, "usage": usage}
+	if output != nil {
+		obj["output"] = output
+	}
+	b, _ := json.Marshal(obj)
+	return string(b)
+}
+
+// llamaFinal is llama.cpp's last event (or whole response): counts, and
+// the server's timings, which are the script's.
+func llamaFinal(c *call, content string) string {
+	prompt := float64(c.sc.TTFT) / 1e6
+	predicted := float64(time.Duration(max(c.n-1, 0))*c.sc.Gap) / 1e6
+	return fmt.Sprintf(`{"content":%s,"stop":true,"id_slot":0,"tokens_predicted":%d,"tokens_evaluated":%d,"stop_type":"limit","timings":{"prompt_n":%d,"prompt_ms":%g,"predicted_n":%d,"predicted_ms":%g}}`,
+		q(content), c.n, c.prompt, c.prompt, prompt, c.n, predicted)
+}
+
+// nativeBody holds the request fields of every native API.
+type nativeBody struct {
+	Model           string  `json:"model"`
+	Stream          bool    `json:"stream"`
+	MaxOutputTokens int     `json:"max_output_tokens"` // Responses
+	NPredict        int     `json:"n_predict"`         // llama.cpp
+	Inputs          *string `json:"inputs"`
+	Parameters      struct {
+		MaxNewTokens int `json:"max_new_tokens"`
+	} `json:"parameters"` // TGI
+	SamplingParams struct {
+		MaxNewTokens int `json:"max_new_tokens"`
+	} `json:"sampling_params"` // SGLang
+}
+
+// serveNative answers the native APIs: api names the dialect; TGI's and
+// SGLang's /generate are told apart by their bodies.
+func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string) {
+	var body nativeBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	switch api {
+	case "generate":
+		api = "sglang"
+		if body.Inputs != nil {
+			api = "tgi"
+		}
+	case "tgi":
+		body.Stream = true // /generate_stream
+	}
+	d := dialects[api]
+	received := time.Now()
+	s.mu.Lock()
+	seq := s.seq
+	s.seq++
+	s.mu.Unlock()
+	sc := s.script(seq)
+	c := &call{id: fmt.Sprintf("cmpl-%d", seq), model: body.Model, sc: sc, prompt: sc.PromptTokens}
+	if sc.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(sc.Status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test"}}`, sc.Status)
+		return
+	}
+	c.n = sc.Tokens
+	if c.n == 0 {
+		c.n = max(body.MaxOutputTokens, body.NPredict, body.Parameters.MaxNewTokens, body.SamplingParams.MaxNewTokens)
+	}
+	word := sc.Word
+	if word == "" {
+		word = "tok"
+	}
+	log := &Sent{ID: c.id, Received: received, Stream: body.Stream}
+	w.Header().Set("X-Request-Id", c.id) // llama.cpp's and TGI's bodies carry none
+	if !s.noLog {
+		s.mu.Lock()
+		s.sent[c.id] = log
+		s.mu.Unlock()
+	}
+	reasoning := 0
+	if api == "responses" {
+		reasoning = min(sc.Reasoning, c.n)
+	}
+	if !body.Stream {
+		sleepUntil(received.Add(sc.TTFT + time.Duration(max(c.n-1, 0))*sc.Gap))
+		s.logEvent(log, c.n, false)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, d.whole(c, strings.Repeat(word, reasoning), strings.Repeat(word, c.n-reasoning)))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	if d.start != nil {
+		fmt.Fprint(w, d.start(c))
+		fl.Flush()
+	}
+	per := max(sc.PerEvent, 1)
+	if d.oneToken {
+		per = 1
+	}
+	done := 0
+	for ev := 0; done < c.n; ev++ {
+		k := min(per, c.n-done)
+		thinking := done < reasoning
+		if thinking {
+			k = min(k, reasoning-done)
+		}
+		sleepUntil(received.Add(sc.TTFT + time.Duration(ev)*sc.Gap))
+		if r.Context().Err() != nil {
+			return
+		}
+		event := d.event(c, strings.Repeat(word, k), thinking, k, done)
+		s.logEvent(log, k, thinking)
+		fmt.Fprint(w, event)
+		fl.Flush()
+		done += k
+	}
+	fmt.Fprint(w, d.end(c))
+	fl.Flush()
+}
