@@ -1,24 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
-	"time"
+
+	"github.com/tpsbench/tpsbench/engine"
 )
 
-// The CLI runs the embedded engine in a process of its own, as `tpsbench
-// serve` on a loopback port. In the measuring process its threads kept
-// every Go scheduler slot busy, so the runtime polled the network only
-// every 10 ms and the client read tokens in bursts (bench/colocation.sh:
-// 74-79% of chunks batched, arrival gaps p99 16 ms, against 5-11% and
-// 4 ms from a process of its own). A real server runs apart from its
-// client; so does this one.
+// The CLI runs the embedded engine in a process of its own
+// (engine.StartProcess says why), as `tpsbench serve` on a loopback port.
 
 // engineChildEnv marks a process started as the engine, so that a test
 // binary (whose main is the test runner) runs the command instead.
@@ -54,19 +46,9 @@ func (e *engineFlags) serveArgs() []string {
 	return args
 }
 
-// engineProcess is a running `tpsbench serve`.
-type engineProcess struct {
-	url, name, info string // info: its size and threads, as serve prints them
-	cmd             *exec.Cmd
-	exited          chan struct{}
-}
-
 // startEngineProcess starts `tpsbench serve` with args on a free loopback
-// port and waits until it listens. What it says before is the error if it
-// fails to start; after, serve says nothing but on failures the run
-// records from its responses, so the rest is drained and dropped (written
-// to the run's stderr it would race the run's own writers).
-func startEngineProcess(args []string) (*engineProcess, error) {
+// port (this program, re-executed) and waits until it listens.
+func startEngineProcess(args []string) (*engine.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("starting the engine: finding this program: %w", err)
@@ -74,55 +56,5 @@ func startEngineProcess(args []string) (*engineProcess, error) {
 	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	// no bearer token: the run's key is for --url servers
 	cmd.Env = append(os.Environ(), engineChildEnv+"=1", "TPSBENCH_API_KEY=")
-	setParentDeathSignal(cmd)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, fmt.Errorf("starting the engine: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the engine: %w", err)
-	}
-	p := &engineProcess{cmd: cmd, exited: make(chan struct{})}
-	lines := bufio.NewScanner(pipe)
-	var said []string
-	for lines.Scan() {
-		line := lines.Text()
-		if rest, ok := strings.CutPrefix(line, "serving "); ok {
-			if i := strings.LastIndex(rest, " at "); i > 0 {
-				p.url = rest[i+len(" at "):]
-				p.name, p.info, _ = strings.Cut(rest[:i], " ")
-				break
-			}
-		}
-		said = append(said, line)
-	}
-	if p.url == "" {
-		_ = cmd.Process.Kill() // it may live on past an unreadable line
-		_ = cmd.Wait()
-		msg := strings.TrimPrefix(strings.TrimSpace(strings.Join(said, "\n")), "tpsbench: ")
-		if msg == "" {
-			msg = "it exited before listening"
-		}
-		return nil, errors.New("starting the engine: " + msg)
-	}
-	go func() {
-		_, _ = io.Copy(io.Discard, pipe)
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, nil
-}
-
-// stop asks the engine to end (SIGTERM: running requests end with an
-// error event) and waits for it, killing it after 10 s.
-func (p *engineProcess) stop() {
-	if !terminate(p.cmd.Process) {
-		_ = p.cmd.Process.Kill()
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
+	return engine.StartProcess(cmd)
 }

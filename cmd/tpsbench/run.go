@@ -178,9 +178,9 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (u
 		return "", "", nil, err
 	}
 	if !f.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s %s at %s, in a process of its own\n", p.name, p.info, p.url)
+		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s %s at %s, in a process of its own\n", p.Name, p.Info, p.URL)
 	}
-	return p.url, p.name, p.stop, nil
+	return p.URL, p.Name, p.Stop, nil
 }
 
 // exporterObserver feeds a run's events to the Prometheus exporter.

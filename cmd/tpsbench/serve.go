@@ -127,10 +127,7 @@ func newServeCmd() *cobra.Command {
 			e.Handler.APIKey = apiKey
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return e.Serve(ctx, addr, func(url string) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "serving %s (%d parameters, %s a token read, %d threads) at %s\n",
-					e.Name, e.Model.Params(), mib(e.Model.BytesPerToken()), e.Model.Threads(), url)
-			})
+			return e.Serve(ctx, addr, func(url string) { engine.Announce(cmd.ErrOrStderr(), e, url) })
 		},
 	}
 	ef.register(cmd, "")
