@@ -13,6 +13,7 @@ import (
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/trace"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -77,4 +78,36 @@ func ExampleRun_engine() {
 	cl.Do(context.Background(), &client.Request{Model: e.Name, Prompt: "Once upon a time", MaxTokens: 5}, &rec)
 	fmt.Println(e.Name, rec.OutputTokens, "tokens from", rec.TokenSource)
 	// Output: tpsbench-tiny-f32 5 tokens from usage
+}
+
+// Replay a trace: each request at its time in the trace (here twice as
+// fast), with a prompt of its input length and a budget of its output
+// length; the replay is both the step's schedule and its workload, and
+// the summary says how faithful it was.
+func ExampleRun_replay() {
+	srv := scripted.New(scripted.Script{TTFT: 2e6, Gap: 1e6, Usage: true})
+	defer srv.Close()
+	mooncake := `{"timestamp": 0, "input_length": 40, "output_length": 5, "hash_ids": [1]}
+{"timestamp": 30, "input_length": 45, "output_length": 7, "hash_ids": [1]}
+{"timestamp": 50, "input_length": 20, "output_length": 3, "hash_ids": [2]}
+`
+	rd, err := trace.NewReader(strings.NewReader(mooncake), "trace.jsonl", trace.Options{Speed: 2})
+	if err != nil {
+		panic(err)
+	}
+	replay := trace.NewReplay(rd, workload.Synthetic{Seed: 1})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 3})
+	if err != nil {
+		panic(err)
+	}
+	defer cl.Close()
+	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Steps: []tpsbench.Step{{
+		Label: "replay", Model: "m", Client: cl, Profile: load.Profile{Schedule: replay}, Workload: replay,
+	}}})
+	if err != nil || replay.Err() != nil {
+		panic(fmt.Sprint(err, replay.Err()))
+	}
+	g := res.Steps[0].Replay
+	fmt.Printf("%d requests replayed, %d tokens, outputs of the trace's length: %d of %d\n", g.Requests, res.Steps[0].OutputTokens, g.OutputExact, g.Completed)
+	// Output: 3 requests replayed, 15 tokens, outputs of the trace's length: 3 of 3
 }
