@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,5 +105,41 @@ func TestNativeAPIs(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "run", "--url", srv.URL, "--api", "grpc"); code != 2 || !strings.Contains(errs, "want chat, completions, responses") {
 		t.Errorf("--api grpc: exit %d, %s", code, errs)
+	}
+}
+
+// TestReplayShards: --shard I/N replays every N-th request of the trace,
+// each at its time, so that shards together replay it once.
+func TestReplayShards(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace.jsonl")
+	var b strings.Builder
+	for i := 0; i < 6; i++ {
+		b.WriteString(`{"timestamp": ` + strconv.Itoa(10*i) + `, "input_length": 5, "output_length": 2}` + "\n")
+	}
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	lines := map[int]int{}
+	for i := 0; i < 2; i++ {
+		out := filepath.Join(dir, "shard"+strconv.Itoa(i)+".jsonl")
+		if code, _, errs := cli(t, "run", "--url", srv.URL, "--trace", tr, "--shard", strconv.Itoa(i)+"/2", "--records", out, "-q"); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+		}
+		f, _ := os.Open(out)
+		rd := record.NewReader(f, out)
+		for {
+			var r record.Record
+			if rd.Next(&r) != nil {
+				break
+			}
+			lines[r.Trace.Line]++
+			if (r.Trace.Line-1)%2 != i || r.Trace.Offset != int64(10*(r.Trace.Line-1))*1e6 {
+				t.Errorf("shard %d replayed line %d at %d ns", i, r.Trace.Line, r.Trace.Offset)
+			}
+		}
+		f.Close()
+	}
+	if len(lines) != 6 {
+		t.Errorf("shards replayed lines %v", lines)
 	}
 }
