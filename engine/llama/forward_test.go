@@ -342,3 +342,60 @@ func TestLoadRejectsDisagreeingShapes(t *testing.T) {
 		t.Fatalf("error %v, want one naming attn_k", err)
 	}
 }
+
+// BenchmarkServedDecode is the decoding a served request does, in
+// process: each of batch sequences holds a prompt of 24 tokens (what
+// tpsbench run's default request is after the chat template), then 128
+// steps decode them together, each sampling its token at temperature 1
+// as the server does by default. It is what the server's HTTP throughput
+// at the same concurrency and --max-tokens 128 is set against
+// (bench/batching.sh): the same work, without HTTP.
+func BenchmarkServedDecode(b *testing.B) {
+	for _, shape := range []string{"15m", "110m"} {
+		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q4_0} {
+			for _, batch := range []int{1, 8, 16, 32} {
+				b.Run(fmt.Sprintf("%s/%s/batch%d", shape, typ, batch), func(b *testing.B) {
+					const prompt, decode = 24, 128
+					_, m := load(b, shape, typ, 2)
+					seqs := make([]*llama.Sequence, batch)
+					samplers := make([]*llama.Sampler, batch)
+					entries := make([]llama.Entry, batch)
+					picked := make([]int, batch)
+					fresh := func() {
+						for i := range seqs {
+							seqs[i] = m.NewSequence(prompt + decode)
+							samplers[i] = llama.NewSampler(1, 1, 0, uint64(i))
+							toks := make([]llama.Entry, prompt)
+							for j := range toks {
+								toks[j] = llama.Entry{Seq: seqs[i], Token: 300 + j, Logits: j == prompt-1}
+							}
+							if _, err := m.Step(toks); err != nil {
+								b.Fatal(err)
+							}
+							picked[i] = 400 + i
+						}
+					}
+					fresh()
+					runtime.GC()
+					b.ResetTimer()
+					for it := 0; it < b.N; it++ {
+						if seqs[0].Pos() >= prompt+decode {
+							b.StopTimer()
+							fresh()
+							b.StartTimer()
+						}
+						for i := range entries {
+							entries[i] = llama.Entry{Seq: seqs[i], Token: picked[i], Logits: true}
+						}
+						rows, err := m.Step(entries)
+						if err != nil {
+							b.Fatal(err)
+						}
+						m.SampleAll(samplers, rows, picked)
+					}
+					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
+				})
+			}
+		}
+	}
+}
