@@ -613,22 +613,26 @@ func TestFindMax(t *testing.T) {
 }
 
 // TestEveryStrategyWiresEveryOutput runs each strategy (a plain run, a
-// concurrency sweep, a rate, a rate sweep, an auto rate sweep, find-max)
+// concurrency sweep, a rate, a rate sweep, an auto rate sweep, find-max,
+// a trace replay)
 // with every output at once, and checks each output saw the whole run:
 // --find-max once returned before the outputs were wired, and accepted
 // --server-metrics, --metrics-addr, --live and --start-at to ignore them.
 func TestEveryStrategyWiresEveryOutput(t *testing.T) {
 	srv := server(t)
+	traceFile := filepath.Join(t.TempDir(), "trace.jsonl")
+	os.WriteFile(traceFile, []byte(`{"timestamp": 0, "input_length": 9, "output_length": 3}`+"\n"+`{"timestamp": 20, "input_length": 9, "output_length": 3}`+"\n"), 0o644)
 	strategies := []struct {
 		name string
 		args []string
 	}{
-		{"plain", []string{"--requests", "2"}},
-		{"concurrency sweep", []string{"--sweep", "1,2", "--requests", "2"}},
-		{"rate", []string{"--rate", "50", "--requests", "3"}},
-		{"rate sweep", []string{"--sweep-rates", "40,80", "--requests", "3"}},
-		{"auto rate sweep", []string{"--sweep-rates", "auto:1", "--requests", "3"}},
-		{"find-max", []string{"--find-max", "--max-concurrency", "2", "--slo", "request_tps=10"}},
+		{"plain", []string{"--requests", "2", "--max-tokens", "3"}},
+		{"concurrency sweep", []string{"--sweep", "1,2", "--requests", "2", "--max-tokens", "3"}},
+		{"rate", []string{"--rate", "50", "--requests", "3", "--max-tokens", "3"}},
+		{"rate sweep", []string{"--sweep-rates", "40,80", "--requests", "3", "--max-tokens", "3"}},
+		{"auto rate sweep", []string{"--sweep-rates", "auto:1", "--requests", "3", "--max-tokens", "3"}},
+		{"find-max", []string{"--find-max", "--max-concurrency", "2", "--slo", "request_tps=10", "--max-tokens", "3"}},
+		{"trace replay", []string{"--trace", traceFile}},
 	}
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
@@ -644,7 +648,7 @@ func TestEveryStrategyWiresEveryOutput(t *testing.T) {
 			dir := t.TempDir()
 			records, out := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "report.json")
 			startAt := time.Now().Add(300 * time.Millisecond).Truncate(time.Millisecond)
-			args := append([]string{"run", "--url", srv.URL, "--model", "m", "--max-tokens", "3",
+			args := append([]string{"run", "--url", srv.URL, "--model", "m",
 				"--records", records, "--server-metrics", metricsSrv.URL + "/metrics", "--metrics-addr", "127.0.0.1:0",
 				"--live", "--start-at", startAt.Format(time.RFC3339Nano), "--format", "json", "--out", out}, st.args...)
 			code, _, errs := cli(t, args...)
