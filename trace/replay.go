@@ -90,7 +90,8 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 		return workload.Item{Prompt: "-", MaxTokens: 1}
 	}
 	it, err := workload.ParsePrompt(e.Request)
-	if e.Request == nil || err != nil {
+	if e.Request == nil || err != nil || (it.Prompt == "" && len(it.Messages) == 0) {
+		// none kept, or none to send again: words of its length
 		it = workload.Item{Prompt: r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index))}
 	}
 	it.MaxTokens = e.OutputTokens
