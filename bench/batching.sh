@@ -5,17 +5,23 @@
 # 128 against the embedded engine in its own process), each as a ratio to
 # its batch 1, and HTTP over in-process at each batch. In process is the
 # same work without HTTP (go test -bench ServedDecode): that many
-# sequences holding the run's 24-token prompt decode 128 tokens together,
-# sampling each at temperature 1, as the server does. (Decoding only the
-# first 60 positions without sampling, as BatchedDecode does, made 15m's
-# batch 32 look 1.3x faster than the served work is: attention grows with
-# the context.) Per-request TPS
+# sequences take the run's 24-token prompt and make 128 tokens together,
+# each sampled at temperature 1, prompts included in the time, as the
+# run's window includes them. (Decoding only the first 60 positions
+# without prompts or sampling, as BatchedDecode does, made 15m's batch 32
+# look 1.4x faster than the served work is: attention grows with the
+# context.) Beside them, llama.cpp's own batched decoding of the same GGUF
+# file (the reference program: that many 24-token prompts, then 127 steps
+# decoding the sequences together, without sampling; its prompt time
+# counted as ours is), and both of ours as a ratio to it. step ms is the
+# in-process time a step, prompts' step included. Per-request TPS
 # over HTTP and the in-process step time are shown side by side: the first
 # should fall no faster than the second grows. Medians of REPS runs
 # (default 3); prints Markdown and keeps it in bench/results/batching.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
+./scripts/llamacpp >/dev/null
 go build -o "$out/tpsbench" ./cmd/tpsbench
 results="$out/batching.jsonl"
 : > "$results"
@@ -33,6 +39,18 @@ for r in $(seq "$reps"); do
 import json, os, sys
 for s in json.load(sys.stdin)["steps"]:
     print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}))' >> "$results"
+    fmt=$(echo "$format" | tr A-Z a-z)
+    model="$out/$shape-$fmt.gguf"
+    [ -f "$model" ] || "$out/tpsbench" model synth --shape "$shape" --dtype "$fmt" -o "$model"
+    for b in ${batches//,/ }; do
+      .cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null |
+        M="$shape $format" python3 -c '
+import json, os, sys
+r = json.load(sys.stdin)
+# the prompts give each sequence its first token, the 127 steps the rest
+b, prompt, steps = r["batch"], 24, 127
+print(json.dumps({"model": os.environ["M"], "where": "llama.cpp", "batch": b, "system_tps": (steps + 1) * b / (prompt * b / r["prompt_tps"] + steps * b / r["gen_tps"])}))' >> "$results"
+    done
   done <<< "$cases"
 done
 python3 - "$results" > "$out/batching.md" <<'PY'
@@ -50,6 +68,13 @@ for m in models:
     for b in sorted({k[2] for k in rows if k[0] == m}):
         p, h = med(m, "process", b, "system_tps"), med(m, "http", b, "system_tps")
         print(f'| {m} | {b} | {p:.0f} | {p / med(m, "process", 1, "system_tps"):.2f}x | {med(m, "process", b, "step_ms"):.2f} | {h:.0f} | {h / med(m, "http", 1, "system_tps"):.2f}x | {h / p:.0%} | {med(m, "http", b, "per_request_tps"):.0f} |')
+print("\nAgainst llama.cpp's batched decoding of the same file (2 threads)\n")
+print("| model | batch | llama.cpp system tok/s | in-process / llama.cpp | HTTP / llama.cpp |")
+print("|---|---|---|---|---|")
+for m in models:
+    for b in sorted({k[2] for k in rows if k[0] == m}):
+        l = med(m, "llama.cpp", b, "system_tps")
+        print(f'| {m} | {b} | {l:.0f} | {med(m, "process", b, "system_tps") / l:.2f}x | {med(m, "http", b, "system_tps") / l:.2f}x |')
 PY
 cat "$out/batching.md"
 if [ -z "${REPS:-}" ]; then
