@@ -1,14 +1,12 @@
 package monitor
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 
 	"github.com/tpsbench/tpsbench/record"
-	"github.com/tpsbench/tpsbench/workload"
 )
 
 // fingerprintBlock is the bytes of text a prefix block covers: about 256
@@ -32,8 +30,11 @@ func newFingerprinter() fingerprinter {
 	return f
 }
 
-// prefix fingerprints a prompt's text: a hash of each whole block, each
-// chained to the one before, as a server's prefix cache chains its own.
+// prefix fingerprints a prompt as sent (its messages' or prompt's JSON:
+// the same text sent the same way gives the same bytes, and decoding a
+// 16 MiB body's messages again cost three times its size): a hash of
+// each whole block, each chained to the one before, as a server's prefix
+// cache chains its own.
 func (f fingerprinter) prefix(text []byte) *record.Prefix {
 	p := &record.Prefix{BlockBytes: fingerprintBlock, Bytes: len(text)}
 	var prev [8]byte
@@ -47,30 +48,6 @@ func (f fingerprinter) prefix(text []byte) *record.Prefix {
 		p.Blocks = append(p.Blocks, binary.LittleEndian.Uint64(sum))
 	}
 	return p
-}
-
-// promptOf is a request's prompt (raw, as sent) as the server reads it
-// in order: each chat message's role and text, or the prompt's text
-// (token ids stand as their JSON); nil when there is none.
-func promptOf(raw json.RawMessage) (text []byte, _ json.RawMessage) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	it, err := workload.ParsePrompt(raw)
-	if err != nil {
-		return raw, raw
-	}
-	if it.Messages == nil {
-		return []byte(it.Prompt), raw
-	}
-	var b bytes.Buffer
-	for _, m := range it.Messages {
-		b.WriteString(m.Role)
-		b.WriteByte('\n')
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.Bytes(), raw
 }
 
 // request is what the proxy reads of a generation request, whatever the

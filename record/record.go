@@ -144,9 +144,9 @@ type TraceRef struct {
 }
 
 // Prefix is a privacy-safe fingerprint of a prompt: a chained, keyed hash
-// of each whole block of BlockBytes bytes of its text, so that prompts
-// sharing a prefix share leading hashes (as a server's prefix cache sees
-// them), and Bytes, the text's length.
+// of each whole block of BlockBytes bytes of it as sent (its messages' or
+// prompt's JSON), so that prompts sharing a prefix share leading hashes
+// (as a server's prefix cache sees them), and Bytes, its length.
 type Prefix struct {
 	Blocks     []uint64 `json:"blocks,omitempty"`
 	BlockBytes int      `json:"block_bytes"`
