@@ -50,13 +50,14 @@ func (f fingerprinter) prefix(text []byte) *record.Prefix {
 	return p
 }
 
-// request is what the proxy reads of a generation request, whatever the
-// API: the model, whether it streams, its budget and its prompt.
+// request is what the proxy reads of every generation request, whatever
+// the API: the model, whether it streams, its budget, and whether it has
+// TGI's inputs. Nothing of the prompt is copied here.
 type request struct {
 	Model     string `json:"model"`
 	Stream    *bool  `json:"stream"`
 	MaxTokens int    `json:"max_tokens"`
-	// the budget's other names: Responses, llama.cpp, TGI, SGLang
+	// the budget's other names: Responses, llama.cpp, TGI, SGLang, Ollama
 	MaxOutputTokens int `json:"max_output_tokens"`
 	NPredict        int `json:"n_predict"`
 	Parameters      struct {
@@ -68,14 +69,13 @@ type request struct {
 	Options struct {
 		NumPredict int `json:"num_predict"`
 	} `json:"options"`
-	// the prompt's names: OpenAI's chat and Ollama's, completions and
-	// llama.cpp's, the Responses API's, TGI's, SGLang's
-	Messages json.RawMessage `json:"messages"`
-	Prompt   json.RawMessage `json:"prompt"`
-	Input    json.RawMessage `json:"input"`
-	Inputs   json.RawMessage `json:"inputs"`
-	Text     json.RawMessage `json:"text"`
+	Inputs present `json:"inputs"` // TGI's /generate, not SGLang's
 }
+
+// present marks a field that is there, without keeping its value.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
 // readRequest reads a request body; one the proxy cannot read still
 // passes on, measured with what could be read.
@@ -90,8 +90,20 @@ func (r request) maxTokens() int {
 	return max(r.MaxTokens, r.MaxOutputTokens, r.NPredict, r.Parameters.MaxNewTokens, r.SamplingParams.MaxNewTokens, r.Options.NumPredict)
 }
 
-// prompt is the request's messages or prompt as sent, by whichever name.
-func (r request) prompt() json.RawMessage {
+// promptOf is a request's messages or prompt as sent (its JSON), by
+// whichever name its API gives it, or nil: read only when records are
+// kept, as it copies the prompt.
+func promptOf(body []byte) json.RawMessage {
+	var r struct {
+		// OpenAI's chat and Ollama's, completions and llama.cpp's, the
+		// Responses API's, TGI's, SGLang's
+		Messages json.RawMessage `json:"messages"`
+		Prompt   json.RawMessage `json:"prompt"`
+		Input    json.RawMessage `json:"input"`
+		Inputs   json.RawMessage `json:"inputs"`
+		Text     json.RawMessage `json:"text"`
+	}
+	_ = json.Unmarshal(body, &r)
 	for _, p := range []json.RawMessage{r.Messages, r.Prompt, r.Input, r.Inputs, r.Text} {
 		if len(p) > 0 && string(p) != "null" {
 			return p

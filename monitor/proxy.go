@@ -171,7 +171,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stream = true // /generate_stream
 	case generate:
 		api = client.APISGLang
-		if req.Inputs != nil {
+		if req.Inputs {
 			api, stream = client.APITGI, false
 		}
 	}
@@ -184,7 +184,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.maxTokens(), T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
-		if raw := req.prompt(); raw != nil {
+		if raw := promptOf(body); raw != nil {
 			rec.Prefix = p.fingerprint.prefix(raw)
 			if p.RecordPrompts {
 				rec.RequestPrompt = raw
