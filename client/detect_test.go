@@ -43,3 +43,31 @@ func TestDetectAPI(t *testing.T) {
 		t.Errorf("a full endpoint: %q, %v", got, err)
 	}
 }
+
+// TestTokenizerForms: /tokenize as vLLM (a count), llama.cpp (content in,
+// tokens out) and TGI (inputs in, a list out) answer it.
+func TestTokenizerForms(t *testing.T) {
+	cases := []struct{ api, wantKey, answer string }{
+		{APIChat, `"messages"`, `{"count":5,"tokens":[1,2,3,4,5]}`},
+		{APILlamaCpp, `"content"`, `{"tokens":[1,2,3,4,5]}`},
+		{APITGI, `"inputs"`, `[{"id":1},{"id":2},{"id":3},{"id":4},{"id":5}]`},
+	}
+	for _, c := range cases {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := make([]byte, 1024)
+			n, _ := r.Body.Read(b)
+			if r.URL.Path != "/tokenize" || !strings.Contains(string(b[:n]), c.wantKey) {
+				http.Error(w, "no", 400)
+				return
+			}
+			w.Write([]byte(c.answer))
+		}))
+		tk, err := NewTokenizer(context.Background(), srv.URL, c.api, "m", "")
+		if err != nil {
+			t.Errorf("%s: %v", c.api, err)
+		} else if n, err := tk.Count(context.Background(), "one two"); err != nil || n != 5 {
+			t.Errorf("%s: %d, %v", c.api, n, err)
+		}
+		srv.Close()
+	}
+}

@@ -12,7 +12,8 @@ import (
 )
 
 // Tokenizer counts tokens the way a server does, through its /tokenize
-// endpoint (vLLM, SGLang and the tpsbench engine have one).
+// endpoint (vLLM, SGLang, llama.cpp, TGI and the tpsbench engine have
+// one, in their own forms).
 type Tokenizer struct {
 	url, model, api, key string
 	http                 *http.Client
@@ -38,9 +39,14 @@ func NewTokenizer(ctx context.Context, rawURL, api, model, key string) (*Tokeniz
 // as the run sends it (a chat message or a bare prompt).
 func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 	body := map[string]any{"model": t.model}
-	if t.api == APIChat || t.api == APIResponses {
+	switch t.api {
+	case APIChat, APIResponses:
 		body["messages"] = []Message{{Role: "user", Content: text}}
-	} else {
+	case APILlamaCpp: // llama.cpp's /tokenize; its /completion adds BOS
+		body = map[string]any{"content": text, "add_special": true}
+	case APITGI: // TGI's /tokenize answers a list of tokens
+		body = map[string]any{"inputs": text}
+	default:
 		body["prompt"] = text
 	}
 	b, _ := json.Marshal(body)
@@ -60,11 +66,22 @@ func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 	if resp.StatusCode != http.StatusOK {
 		return 0, fmt.Errorf("tokenize: HTTP %d%s", resp.StatusCode, errorBody(resp.Body))
 	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return 0, fmt.Errorf("tokenize: %w", err)
+	}
+	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '[' {
+		var list []json.RawMessage // TGI: one object a token
+		if err := json.Unmarshal(d, &list); err != nil {
+			return 0, fmt.Errorf("tokenize: %w", err)
+		}
+		return len(list), nil
+	}
 	var out struct {
 		Count  *int  `json:"count"`
 		Tokens []int `json:"tokens"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&out); err != nil {
+	if err := json.Unmarshal(data, &out); err != nil {
 		return 0, fmt.Errorf("tokenize: %w", err)
 	}
 	if out.Count != nil {
