@@ -52,19 +52,7 @@ func DetectAPI(ctx context.Context, rawURL, apiKey string, headers http.Header) 
 func answers(ctx context.Context, u, field, apiKey string, headers http.Header) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return false, err
-	}
-	for k, vs := range headers {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := get(ctx, u, apiKey, headers)
 	if err != nil {
 		return false, fmt.Errorf("%s", describe(err))
 	}

@@ -49,10 +49,11 @@ func serverRoot(endpoint, api string) string {
 	return strings.TrimSuffix(endpoint, apiPaths[api])
 }
 
-func listModels(ctx context.Context, list, apiKey string, headers http.Header) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, list, nil)
+// get sends GET u with the run's headers and API key.
+func get(ctx context.Context, u, apiKey string, headers http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("listing models: %s", describe(err))
+		return nil, err
 	}
 	for k, vs := range headers {
 		for _, v := range vs {
@@ -62,7 +63,11 @@ func listModels(ctx context.Context, list, apiKey string, headers http.Header) (
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return http.DefaultClient.Do(req)
+}
+
+func listModels(ctx context.Context, list, apiKey string, headers http.Header) ([]string, error) {
+	resp, err := get(ctx, list, apiKey, headers)
 	if err != nil {
 		return nil, fmt.Errorf("listing models at %s: %s", Redact(list), describe(err))
 	}

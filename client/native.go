@@ -12,15 +12,13 @@ import (
 // output and reasoning tokens) and its end in response.completed or
 // response.incomplete. The stream has no [DONE]: its end is that event.
 func scanResponses(data []byte, ci *chunkInfo) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
 	var typ, delta, status, reason []byte
 	hasDelta := false
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "type":
 			return s.strInto(&typ)
@@ -59,9 +57,8 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 	if err != nil {
 		return err
 	}
-	s.ws()
-	if s.pos != len(s.b) {
-		return fmt.Errorf("%w: trailing bytes at %d", errSyntax, s.pos)
+	if err := s.end(); err != nil {
+		return err
 	}
 	switch string(typ) {
 	case "response.output_text.delta", "response.refusal.delta":
@@ -211,15 +208,13 @@ func (s *scanner) errorValue(ci *chunkInfo) error {
 // whole response): content, then a last event with stop: true, the
 // counts and the server's timings.
 func scanLlamaCpp(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
 	var stop bool
 	var stopType []byte
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "content":
 			return s.text(ci, false)
@@ -268,15 +263,13 @@ func scanLlamaCpp(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 // scanTGI reads one event of TGI's /generate_stream (a token each, the
 // last with the generated text and details), or /generate's response.
 func scanTGI(data []byte, ci *chunkInfo) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
 	var generated []byte
 	hasToken := false
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "token":
 			if s.peek() == '{' {
@@ -331,15 +324,13 @@ func scanTGI(data []byte, ci *chunkInfo) error {
 // the counts so far (meta_info), which prev (the text's length in the
 // event before) turns into this event's part.
 func scanSGLang(data []byte, ci *chunkInfo, prev *int) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
 	var text []byte
 	hasText := false
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "text":
 			if s.peek() == '"' {
@@ -436,6 +427,17 @@ func (s *scanner) msInto(dst *int64) error {
 	}
 	*dst = int64(v * 1e6)
 	return nil
+}
+
+// objectScanner starts reading one response object into a cleared ci.
+func objectScanner(data []byte, ci *chunkInfo) (scanner, error) {
+	*ci = chunkInfo{}
+	s := scanner{b: data}
+	s.ws()
+	if s.peek() != '{' {
+		return s, fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	}
+	return s, nil
 }
 
 // end checks that nothing follows the object.

@@ -34,11 +34,9 @@ func (c *HTTP) ollamaBody(req *Request) map[string]any {
 // scanOllama reads one Ollama response object into ci, and its server
 // timings into srv.
 func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
 	var done bool
 	var reason []byte
@@ -47,7 +45,7 @@ func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 		*dst = int64(n)
 		return err
 	}
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "response":
 			return s.text(ci, false)

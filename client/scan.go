@@ -106,13 +106,11 @@ func (s *scanner) enter() error {
 
 // scanChunk extracts a chunkInfo from one OpenAI response object.
 func scanChunk(data []byte, ci *chunkInfo) error {
-	*ci = chunkInfo{}
-	s := scanner{b: data}
-	s.ws()
-	if s.peek() != '{' {
-		return fmt.Errorf("%w: want an object at byte %d", errSyntax, s.pos)
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
 	}
-	err := s.object(func(key []byte) error {
+	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "id":
 			if s.peek() == '"' {
@@ -177,11 +175,7 @@ func scanChunk(data []byte, ci *chunkInfo) error {
 	if err != nil {
 		return err
 	}
-	s.ws()
-	if s.pos != len(s.b) {
-		return fmt.Errorf("%w: trailing bytes at %d", errSyntax, s.pos)
-	}
-	return nil
+	return s.end()
 }
 
 func (s *scanner) choice(ci *chunkInfo) error {
