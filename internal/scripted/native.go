@@ -153,18 +153,11 @@ func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string
 	}
 	d := dialects[api]
 	received := time.Now()
-	s.mu.Lock()
-	seq := s.seq
-	s.seq++
-	s.mu.Unlock()
-	sc := s.script(seq)
-	c := &call{id: fmt.Sprintf("cmpl-%d", seq), model: body.Model, sc: sc, prompt: sc.PromptTokens}
-	if sc.Status != 0 {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(sc.Status)
-		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test"}}`, sc.Status)
+	seq, sc, ok := s.next(w)
+	if !ok {
 		return
 	}
+	c := &call{id: fmt.Sprintf("cmpl-%d", seq), model: body.Model, sc: sc, prompt: sc.PromptTokens}
 	c.n = sc.Tokens
 	if c.n == 0 {
 		c.n = max(body.MaxOutputTokens, body.NPredict, body.Parameters.MaxNewTokens, body.SamplingParams.MaxNewTokens)

@@ -121,6 +121,23 @@ type requestBody struct {
 	Stream    bool   `json:"stream"`
 }
 
+// next numbers a request and gives its script; a script that fails the
+// request answers it here (ok false).
+func (s *Handler) next(w http.ResponseWriter) (seq int, sc Script, ok bool) {
+	s.mu.Lock()
+	seq = s.seq
+	s.seq++
+	s.mu.Unlock()
+	sc = s.script(seq)
+	if sc.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(sc.Status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test"}}`, sc.Status)
+		return seq, sc, false
+	}
+	return seq, sc, true
+}
+
 func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	var body requestBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -128,21 +145,14 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	received := time.Now()
-	s.mu.Lock()
-	seq := s.seq
-	s.seq++
-	s.mu.Unlock()
-	sc := s.script(seq)
+	seq, sc, ok := s.next(w)
+	if !ok {
+		return
+	}
 	if !chat {
 		sc.Reasoning = 0 // completions have no reasoning to report
 	}
 	id := fmt.Sprintf("cmpl-%d", seq)
-	if sc.Status != 0 {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(sc.Status)
-		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test"}}`, sc.Status)
-		return
-	}
 	n := sc.Tokens
 	if n == 0 {
 		n = body.MaxTokens
