@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -63,11 +64,13 @@ func HTML(w io.Writer, r *Report) error {
 		return fmt.Errorf("encoding chart data: %w", err)
 	}
 	var rows []tableRow
+	var notesText bytes.Buffer // what the text report notes: failures, sources, reasoning, replay
 	for i := range r.Steps {
 		rows = append(rows, row(&r.Steps[i]))
+		notes(&errWriter{w: &notesText}, &r.Steps[i], len(r.Steps) > 1)
 	}
 	return page.Execute(w, map[string]any{
-		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js),
+		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js), "Notes": notesText.String(),
 		"UPlotJS": template.JS(uplotJS), "UPlotCSS": template.CSS(uplotCSS), "License": uplotLicense,
 		"Charts": data.Charts,
 	})

@@ -337,3 +337,24 @@ func TestReasoningInText(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLNotes: the HTML report notes what the text report does (failures,
+// token sources, reasoning, a replay's faithfulness), escaped.
+func TestHTMLNotes(t *testing.T) {
+	var buf bytes.Buffer
+	if err := HTML(&buf, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	i := strings.Index(page, `<pre id="notes">`)
+	if i < 0 {
+		t.Fatal("no notes in the page")
+	}
+	notes := page[i:]
+	notes = notes[:strings.Index(notes, "</pre>")]
+	for _, want := range []string{"c=8: Failures (kept out of latency and TPS figures): timeout 1", "c=4: Replay of a trace, 8 requests", "c=8: Reasoning: 40 of 300 tokens"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}
