@@ -17,6 +17,9 @@ func dotF32AVX2(a, b *float32, n int) float32
 func dotF16AVX2(a *uint16, b *float32, n int) float32
 
 //go:noescape
+func maxF32AVX2(x *float32, n int) float32
+
+//go:noescape
 func dotQ8AVX2(w *byte, xq *int8, xd *float32, nb int) float32
 
 //go:noescape
@@ -62,6 +65,19 @@ func Kernels() string {
 		return "avx2"
 	}
 	return "go"
+}
+
+// maxF32 is the largest of x (which must not be empty or hold NaN).
+func maxF32(x []float32) float32 {
+	n := len(x) &^ 31
+	if !simd || n == 0 {
+		return maxF32Go(x)
+	}
+	m := maxF32AVX2(&x[0], n)
+	if n < len(x) {
+		m = max(m, maxF32Go(x[n:]))
+	}
+	return m
 }
 
 func dotF32(a, b []float32) float32 {

@@ -1063,3 +1063,37 @@ TEXT ·f32r4x4AVX512(SB), NOSPLIT, $0-48
 TEXT ·f16r4x4AVX512(SB), NOSPLIT, $0-48
 	R4X4(VCVTPH2PS, $1, $32)
 
+
+// func maxF32AVX2(x *float32, n int) float32
+// n a multiple of 32: four accumulators, so that no max waits for the one
+// before it.
+TEXT ·maxF32AVX2(SB), NOSPLIT, $0-20
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VMOVUPS 0(SI), Y0
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+maxloop:
+	CMPQ CX, $0
+	JLE maxdone
+	VMAXPS 0(SI), Y0, Y0
+	VMAXPS 32(SI), Y1, Y1
+	VMAXPS 64(SI), Y2, Y2
+	VMAXPS 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP maxloop
+maxdone:
+	VMAXPS Y1, Y0, Y0
+	VMAXPS Y3, Y2, Y2
+	VMAXPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSS X0, ret+16(FP)
+	VZEROUPPER
+	RET

@@ -6,6 +6,7 @@ package llama
 func Kernels() string { return "go" }
 
 func dotF32(a, b []float32) float32          { return dotF32Go(a, b) }
+func maxF32(x []float32) float32             { return maxF32Go(x) }
 func dotF16(a []uint16, b []float32) float32 { return dotF16Go(a, b) }
 func dotQ8(row []byte, x *q8Vec) float32     { return dotQ8Go(row, x) }
 func dotQ4(row []byte, x *q8Vec) float32     { return dotQ4Go(row, x) }

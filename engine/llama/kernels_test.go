@@ -203,3 +203,39 @@ func TestQuantizeMatchesPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxAndArgmax: the vector maximum and the first index holding it
+// agree with a plain scan, at every length around the vector widths, with
+// ties and infinities.
+func TestMaxAndArgmax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n < 140; n++ {
+		for trial := 0; trial < 4; trial++ {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64()) * 10
+				if trial == 1 {
+					x[i] = float32(rng.IntN(3)) // ties
+				}
+			}
+			if trial == 2 {
+				x[rng.IntN(n)] = float32(math.Inf(-1))
+			}
+			if trial == 3 {
+				x[rng.IntN(n)] = float32(math.Inf(1))
+			}
+			want, wantAt := x[0], 0
+			for i, v := range x {
+				if v > want {
+					want, wantAt = v, i
+				}
+			}
+			if got := maxF32(x); got != want {
+				t.Fatalf("n=%d trial %d: max %v, want %v", n, trial, got, want)
+			}
+			if got := argmax(x); got != wantAt {
+				t.Fatalf("n=%d trial %d: argmax %d, want %d", n, trial, got, wantAt)
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package llama
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -75,5 +77,58 @@ func TestLogprobs(t *testing.T) {
 	}
 	if _, top := Logprobs(logits, 0, 50); len(top) != len(logits) {
 		t.Errorf("more asked than the vocabulary: %d", len(top))
+	}
+}
+
+// BenchmarkSample: one token drawn from 32,000 logits, at temperature 1
+// (the server's default) and greedily.
+func BenchmarkSample(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	logits := make([]float32, 32000)
+	for i := range logits {
+		logits[i] = float32(r.NormFloat64()) * 3
+	}
+	for _, temp := range []float32{1, 0} {
+		b.Run(fmt.Sprintf("temperature%g", temp), func(b *testing.B) {
+			s := NewSampler(temp, 1, 0, 1)
+			for i := 0; i < b.N; i++ {
+				s.Sample(logits)
+			}
+		})
+	}
+}
+
+// TestDrawAll: the blocked draw picks the token a plain running sum picks,
+// at every vocabulary size around the block, and the last token for a
+// mass the sum cannot reach.
+func TestDrawAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 3, 63, 64, 65, 130, 1000, 32000} {
+		p := make([]float32, n)
+		total := 0.0
+		for i := range p {
+			p[i] = float32(rng.ExpFloat64())
+			if rng.IntN(10) == 0 {
+				p[i] = 0
+			}
+			total += float64(p[i])
+		}
+		for trial := 0; trial < 200; trial++ {
+			r := rng.Float64() * total
+			want, acc := n-1, 0.0
+			for i, v := range p {
+				acc += float64(v)
+				if r < acc {
+					want = i
+					break
+				}
+			}
+			if got := drawAll(p, r); got != want {
+				t.Fatalf("n=%d r=%v: token %d, want %d", n, r, got, want)
+			}
+		}
+		if got := drawAll(p, total*2); got != n-1 {
+			t.Errorf("n=%d: a mass past the sum drew %d, want the last", n, got)
+		}
 	}
 }
