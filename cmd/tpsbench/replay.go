@@ -103,6 +103,8 @@ func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
 		}
 		if err := r.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("the replay ended early: %w", err))
+		} else if st.Entries == 0 {
+			errs = append(errs, fmt.Errorf("%s: no request to replay (%d records skipped; a --trace-window past the trace's end holds none)", r.file.Name(), st.Skipped))
 		}
 	}
 	return errors.Join(errs...)

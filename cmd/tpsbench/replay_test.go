@@ -77,6 +77,7 @@ func TestReplayRefusals(t *testing.T) {
 		{[]string{"--trace", good, "--records", good}, 2, "--trace"},
 		// a line gone bad past the start: the figures come out, and the error names the line
 		{[]string{"--trace", bad}, 1, "bad.jsonl:2: input_length -3"},
+		{[]string{"--trace", good, "--trace-window", "1h-"}, 1, "good.jsonl: no request to replay"},
 	} {
 		code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "-q"}, c.args...)...)
 		if code != c.code || !strings.Contains(errs, c.want) {
