@@ -465,6 +465,13 @@ func TestBPETokenizationAgreesWithLlamaCpp(t *testing.T) {
 	}
 }
 
+// deepseekR1Template is the head of DeepSeek-R1's chat template, with the
+// markers llama.cpp recognises it by.
+const deepseekR1Template = "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}" +
+	"{{bos_token}}{{ns.system_prompt}}{%- for message in messages %}{%- if message['role'] == 'user' %}{{'<｜User｜>' + message['content']}}" +
+	"{%- endif %}{%- if message['role'] == 'assistant' %}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}{%- endif %}{%- endfor -%}" +
+	"{% if add_generation_prompt %}{{'<｜Assistant｜><think>\\n'}}{% endif %}"
+
 // TestChatPromptsAgreeWithLlamaCpp builds the prompt of the same
 // conversations in each chat format with llama.cpp's
 // llama_chat_apply_template and with package chat: byte for byte equal.
@@ -477,8 +484,10 @@ func TestChatPromptsAgreeWithLlamaCpp(t *testing.T) {
 			{Role: "user", Content: "Where is the treasure?"}},
 	}
 	// by llama.cpp's names, and by the Jinja source real models ship
-	sources := []string{"chatml", "llama3", "phi3", "gemma", "zephyr", "mistral-v7", "mistral-v7-tekken",
-		"mistral-v1", "mistral-v3", "mistral-v3-tekken", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip"}
+	sources := []string{"chatml", "llama3", "phi3", "phi4", "falcon3", "gemma", "zephyr", "deepseek2", "deepseek3", "mistral-v7", "mistral-v7-tekken",
+		"mistral-v1", "mistral-v3", "mistral-v3-tekken", "llama2", "llama2-sys", "llama2-sys-bos", "llama2-sys-strip",
+		// DeepSeek-R1-Distill-Qwen's template, as its GGUF files carry it
+		deepseekR1Template}
 	for _, pkg := range []string{"tokenizer-llama3", "tokenizer-qwen2_5"} {
 		config, err := os.ReadFile(filepath.Join("..", ".cache", "hftokenizers", "node_modules", "@lenml", pkg, "models", "tokenizer_config.json"))
 		var cfg struct {

@@ -42,7 +42,7 @@ var Plain = Template{"plain", func(b *strings.Builder, msgs []Message) {
 var byName = map[string]Template{}
 
 func init() {
-	for _, t := range []Template{chatML, llama3, phi3, gemma, zephyr, mistralV7, mistralV7Tekken,
+	for _, t := range []Template{chatML, llama3, phi3, phi4, falcon3, gemma, zephyr, deepseek2, deepseek3, mistralV7, mistralV7Tekken,
 		mistral("mistral-v1", " ", " ", false), mistral("mistral-v3", "", " ", true), mistral("mistral-v3-tekken", "", "", false),
 		llama2("llama2", false, false, false), llama2("llama2-sys", true, false, false),
 		llama2("llama2-sys-bos", true, true, false), llama2("llama2-sys-strip", true, false, true)} {
@@ -62,7 +62,9 @@ func Detect(source string) (Template, error) {
 	}
 	has := func(s string) bool { return strings.Contains(source, s) }
 	switch {
-	case has("<|im_start|>") && !has("<|im_sep|>") && !has("<end_of_utterance>"):
+	case has("<|im_start|>") && has("<|im_sep|>"):
+		return phi4, nil
+	case has("<|im_start|>") && !has("<end_of_utterance>"):
 		return chatML, nil
 	case strings.HasPrefix(source, "mistral") || has("[INST]"):
 		switch {
@@ -86,14 +88,46 @@ func Detect(source string) (Template, error) {
 		return byName["llama2"], nil
 	case has("<|assistant|>") && has("<|end|>"):
 		return phi3, nil
+	case has("<|assistant|>") && has("<|user|>") && has("</s>") && !has("[gMASK]<sop>"):
+		return falcon3, nil
+	case has("<|assistant|>") && has("<|user|>") && !has("[gMASK]<sop>"):
+		return Template{}, fmt.Errorf("chat template of the GLM-Edge family, which is not built here (recognised: %s)", recognised)
 	case has("<|user|>") && has("<|endoftext|>") && !has("<|assistant|>"):
 		return zephyr, nil
-	case has("<start_of_turn>"):
+	case has("<start_of_turn>") && !has("bos_token + message['role']"):
 		return gemma, nil
+	}
+	// families llama.cpp tells apart before Llama 3 and DeepSeek's, which
+	// are not built here: naming them is better than taking them for a
+	// later one
+	for _, u := range unsupported {
+		if has(u.a) && (u.b == "" || has(u.b)) {
+			return Template{}, fmt.Errorf("chat template of the %s family, which is not built here (recognised: %s)", u.name, recognised)
+		}
+	}
+	switch {
 	case has("<|start_header_id|>") && has("<|end_header_id|>"):
 		return llama3, nil
+	case has("'Assistant: ' + message['content'] + eos_token"):
+		return deepseek2, nil
+	case has("<｜Assistant｜>") && has("<｜User｜>") && has("<｜end▁of▁sentence｜>"):
+		return deepseek3, nil
 	}
-	return Template{}, fmt.Errorf("chat template of no known family (recognised: ChatML, Llama 2 and 3, Mistral, Phi-3, Gemma, Zephyr)")
+	return Template{}, fmt.Errorf("chat template of no known family (recognised: %s)", recognised)
+}
+
+// recognised names the families built here.
+const recognised = "ChatML, Llama 2 and 3, Mistral, Phi-3 and 4, Falcon 3, Gemma, Zephyr, DeepSeek V2 and V3/R1"
+
+// unsupported are the families llama.cpp checks between Gemma and Llama 3,
+// by its markers (a and, when set, b).
+var unsupported = []struct{ name, a, b string }{
+	{"Monarch", "bos_token + message['role']", ""},
+	{"Orion", "'\\n\\nAssistant: ' + eos_token", ""},
+	{"OpenChat", "GPT4 Correct ", ""},
+	{"Vicuna", "USER: ", "ASSISTANT: "},
+	{"DeepSeek Coder", "### Instruction:", "<|EOT|>"},
+	{"Command R", "<|START_OF_TURN_TOKEN|>", "<|USER_TOKEN|>"},
 }
 
 func trim(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
@@ -111,6 +145,44 @@ var llama3 = Template{"llama3", func(b *strings.Builder, msgs []Message) {
 	}
 	b.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
 }}
+
+var phi4 = Template{"phi4", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|im_start|>%s<|im_sep|>%s<|im_end|>", m.Role, m.Content)
+	}
+	b.WriteString("<|im_start|>assistant<|im_sep|>")
+}}
+
+var falcon3 = Template{"falcon3", func(b *strings.Builder, msgs []Message) {
+	for _, m := range msgs {
+		fmt.Fprintf(b, "<|%s|>\n%s\n", m.Role, m.Content)
+	}
+	b.WriteString("<|assistant|>\n")
+}}
+
+// deepseek2 and deepseek3 (DeepSeek-V3 and R1, and R1's distilled Qwen and
+// Llama models): system text alone, a user turn behind its marker, an
+// assistant turn closed by the end of sentence.
+var (
+	deepseek2 = deepseek("deepseek2", "User: ", "\n\n", "Assistant: ", "Assistant:")
+	deepseek3 = deepseek("deepseek3", "<｜User｜>", "", "<｜Assistant｜>", "<｜Assistant｜>")
+)
+
+func deepseek(name, user, afterUser, assistant, turn string) Template {
+	return Template{name, func(b *strings.Builder, msgs []Message) {
+		for _, m := range msgs {
+			switch m.Role {
+			case "system":
+				b.WriteString(m.Content + "\n\n")
+			case "user":
+				b.WriteString(user + m.Content + afterUser)
+			case "assistant":
+				b.WriteString(assistant + m.Content + "<｜end▁of▁sentence｜>")
+			}
+		}
+		b.WriteString(turn)
+	}}
+}
 
 var phi3 = Template{"phi3", func(b *strings.Builder, msgs []Message) {
 	for _, m := range msgs {

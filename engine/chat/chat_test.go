@@ -17,6 +17,10 @@ func TestDetect(t *testing.T) {
 		{"{%- if messages[0].role == 'system' %}[SYSTEM_PROMPT]{{ messages[0].content }}[/SYSTEM_PROMPT]{% endif %}[INST]", "mistral-v7"},
 		{"{{ bos_token }}{% for m in messages %}[INST] <<SYS>>\n{{ m.content }}\n<</SYS>>{% endfor %}", "llama2-sys"},
 		{"llama3", "llama3"},
+		{"{% for m in messages %}<|im_start|>{{ m.role }}<|im_sep|>{{ m.content }}<|im_end|>{% endfor %}", "phi4"},
+		{"{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n{% endfor %}<|user|><|assistant|></s>", "falcon3"},
+		{"{{'<｜User｜>' + message['content']}}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}", "deepseek3"},
+		{"{{ 'User: ' + message['content'] + '\n\n' }}{{ 'Assistant: ' + message['content'] + eos_token }}", "deepseek2"},
 	} {
 		got, err := Detect(c.source)
 		if err != nil || got.Name != c.want {
@@ -25,6 +29,11 @@ func TestDetect(t *testing.T) {
 	}
 	if _, err := Detect("{% for m in messages %}### {{ m.role }}: {{ m.content }}{% endfor %}"); err == nil || !strings.Contains(err.Error(), "no known family") {
 		t.Errorf("an unknown template: %v", err)
+	}
+	// a family llama.cpp tells apart before Llama 3's is named, not taken
+	// for Llama 3
+	if _, err := Detect("USER: {{ m }} ASSISTANT: <|start_header_id|><|end_header_id|>"); err == nil || !strings.Contains(err.Error(), "Vicuna") {
+		t.Errorf("a Vicuna template: %v", err)
 	}
 }
 
