@@ -40,6 +40,9 @@ type Options struct {
 	// Reasoning makes the first Reasoning tokens of every chat answer
 	// reasoning (server.Server.Reasoning), as a reasoning model's are.
 	Reasoning int
+	// ThinkTags splits chat answers at their </think> tag into reasoning
+	// and content (server.Server.ThinkTags): DeepSeek-R1, Qwen3.
+	ThinkTags bool
 }
 
 // Presets of the scheduler (docs/design.md): throughput first
@@ -134,6 +137,7 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	s := sched.New(m, opts.Sched)
 	srv := server.New(name, m, tok, s)
 	srv.Reasoning = opts.Reasoning
+	srv.ThinkTags = opts.ThinkTags
 	if source, err := f.String("tokenizer.chat_template"); err == nil {
 		if srv.Chat, err = chat.Detect(source); err != nil {
 			srv.Chat, srv.ChatNote = chat.Plain, err.Error()+": chat prompts are plain \"role: content\" lines"

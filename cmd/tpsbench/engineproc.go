@@ -26,6 +26,9 @@ func (e *engineFlags) serveArgs() []string {
 	if e.reasoning > 0 {
 		args = append(args, "--reasoning", strconv.Itoa(e.reasoning))
 	}
+	if e.parser != "" {
+		args = append(args, "--reasoning-parser", e.parser)
+	}
 	if e.preset != "" {
 		args = append(args, "--preset", e.preset)
 	}

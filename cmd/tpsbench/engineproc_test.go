@@ -47,7 +47,8 @@ func TestServeArgs(t *testing.T) {
 		{[]string{"--engine-preset", "latency"}, []string{"--preset latency"}, []string{"--max-num-seqs", "--enable-chunked-prefill", "--max-prefill-tokens"}},
 		{[]string{"--engine-preset", "latency", "--engine-max-num-seqs", "8"}, []string{"--preset latency", "--max-num-seqs 8"}, []string{"--max-prefill-tokens"}},
 		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--enable-prefix-caching=true", "--kv-cache-mb 64"}, []string{"--reasoning"}},
-		{[]string{"--engine-reasoning", "12"}, []string{"--reasoning 12"}, nil},
+		{[]string{"--engine-reasoning", "12"}, []string{"--reasoning 12"}, []string{"--reasoning-parser"}},
+		{[]string{"--engine-reasoning-parser", "qwen3"}, []string{"--reasoning-parser qwen3"}, nil},
 	}
 	for _, c := range cases {
 		f, _ := runFlagsFrom(t, c.args...)

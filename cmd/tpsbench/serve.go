@@ -28,6 +28,7 @@ type engineFlags struct {
 	prefix     bool
 	kvCacheMB  int
 	reasoning  int
+	parser     string
 	changed    func(name string) bool
 }
 
@@ -44,6 +45,7 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.BoolVar(&e.prefix, prefix+"enable-prefix-caching", false, "reuse the KV cache of prompt blocks seen before (16-token blocks, hash-chained as in vLLM)")
 	f.IntVar(&e.kvCacheMB, prefix+"kv-cache-mb", 256, "memory for the prefix cache; least recently used blocks are evicted past it")
 	f.IntVar(&e.reasoning, prefix+"reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content, as a reasoning model does (to try reasoning figures end to end)")
+	f.StringVar(&e.parser, prefix+"reasoning-parser", "", "split chat answers at their </think> tag into reasoning_content and content, as vLLM's reasoning parsers do: deepseek_r1 (DeepSeek-R1 and its distilled models) or qwen3")
 	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
 }
 
@@ -83,6 +85,9 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if e.reasoning < 0 {
 		return engine.Options{}, usagef("engine reasoning must not be negative")
 	}
+	if e.parser != "" && e.parser != "deepseek_r1" && e.parser != "qwen3" {
+		return engine.Options{}, usagef("reasoning parser %q: want deepseek_r1 or qwen3", e.parser)
+	}
 	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill,
 		PrefixCaching: e.prefix, PrefixCacheBytes: e.kvCacheMB << 20}
 	if e.preset != "" {
@@ -105,7 +110,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if opts.MaxPrefillTokens < 1 {
 		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts, Reasoning: e.reasoning}, nil
+	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != ""}, nil
 }
 
 func newServeCmd() *cobra.Command {

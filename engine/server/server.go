@@ -53,6 +53,12 @@ type Server struct {
 	// serves a reasoning model (DeepSeek-R1, Qwen3). It lets a client's
 	// reasoning figures be tried end to end with any model.
 	Reasoning int
+	// ThinkTags splits every chat answer at its </think> tag, as vLLM's
+	// deepseek_r1 and qwen3 reasoning parsers do: before it (an opening
+	// <think> dropped) is reasoning_content, after it the content. For
+	// models that reason in those tags: DeepSeek-R1 and its distilled
+	// models, Qwen3.
+	ThinkTags bool
 }
 
 // New makes a server for a model; it takes ownership of the scheduler.
@@ -428,6 +434,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	if chat {
 		out.reasoning = s.Reasoning
+		if s.ThinkTags {
+			out.thinking = thinkOpening
+		}
 	}
 	out.begin()
 	var first, prev time.Time
@@ -480,6 +489,9 @@ type response struct {
 
 	reasoning int             // the first tokens that are reasoning (Server.Reasoning)
 	reasoned  strings.Builder // their text
+	thinking  thinkState      // where the answer is against its think tags (Server.ThinkTags)
+	thinkHeld string          // text held back: it may be the start of a tag
+	thought   int             // tokens made inside the think tags
 	text      strings.Builder // the answer generated (whole responses, stop matching)
 	pending   []byte          // bytes of an unfinished UTF-8 character
 	held      string          // text held back because it may start a stop string
@@ -522,6 +534,12 @@ func (o *response) token(t int, lp *sched.Logprob) bool {
 		o.think(text) // stop strings end answers, not reasoning
 		return false
 	}
+	if o.thinking != thinkDone {
+		o.thought++ // the token that closes the tags is reasoning too
+		if text = o.splitThink(text); text == "" {
+			return false
+		}
+	}
 	piece := o.held + text
 	o.held = ""
 	for _, st := range o.stops {
@@ -555,6 +573,53 @@ func (o *response) emit(piece string) {
 	}
 }
 
+// thinkState is where an answer is against its think tags.
+type thinkState uint8
+
+const (
+	thinkDone    thinkState = iota // no tags, or past </think>: the answer
+	thinkOpening                   // before anything: an opening <think> may come
+	thinkInside                    // inside the tags: reasoning
+)
+
+const (
+	thinkOpen  = "<think>"
+	thinkClose = "</think>"
+)
+
+// splitThink takes text made inside (or before) the think tags: it sends
+// the reasoning on, holds back what may be the start of a tag, and
+// returns the answer's text once </think> has passed.
+func (o *response) splitThink(text string) string {
+	buf := o.thinkHeld + text
+	o.thinkHeld = ""
+	if o.thinking == thinkOpening {
+		lead := strings.TrimLeft(buf, " \t\r\n")
+		switch {
+		case strings.HasPrefix(lead, thinkOpen):
+			buf = lead[len(thinkOpen):] // the model opened the tags itself (Qwen3)
+		case strings.HasPrefix(thinkOpen, lead):
+			o.thinkHeld = buf // "<thi": wait for the rest
+			return ""
+		}
+		o.thinking = thinkInside
+	}
+	if i := strings.Index(buf, thinkClose); i >= 0 {
+		o.think(buf[:i])
+		o.thinking = thinkDone
+		return buf[i+len(thinkClose):]
+	}
+	for k := min(len(thinkClose)-1, len(buf)); k > 0; k-- {
+		if strings.HasSuffix(buf, thinkClose[:k]) {
+			o.thinkHeld = buf[len(buf)-k:]
+			buf = buf[:len(buf)-k]
+			break
+		}
+	}
+	o.think(buf)
+	return ""
+}
+
 // think adds reasoning text.
 func (o *response) think(text string) {
 	o.reasoned.WriteString(text)
@@ -575,6 +640,8 @@ func (o *response) usageJSON() map[string]any {
 	u := map[string]any{"prompt_tokens": o.prompt, "completion_tokens": o.made, "total_tokens": o.prompt + o.made}
 	if o.reasoning > 0 {
 		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": min(o.made, o.reasoning)}
+	} else if o.thought > 0 {
+		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": o.thought}
 	}
 	return u
 }
@@ -613,6 +680,10 @@ func (o *response) end(reason string) {
 		return
 	}
 	o.ended = true
+	if o.thinkHeld != "" { // a tag that never finished: reasoning after all
+		o.think(o.thinkHeld)
+		o.thinkHeld = ""
+	}
 	if reason != "stop" || o.held != "" {
 		// what was held back for a stop string that never came, and any
 		// unfinished character, is text after all
@@ -648,7 +719,7 @@ func (o *response) whole(reason string) {
 	obj := "text_completion"
 	if o.chat {
 		msg := map[string]any{"role": "assistant", "content": o.text.String()}
-		if o.reasoning > 0 {
+		if o.reasoning > 0 || o.thought > 0 {
 			msg["reasoning_content"] = o.reasoned.String()
 		}
 		choice["message"] = msg
