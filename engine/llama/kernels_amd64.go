@@ -273,7 +273,7 @@ func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 // whether the packed ones can.
 var (
 	avx512 = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
-	vnni   = avx512 && cpu.X86.HasAVX512VNNI
+	vnni   = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
 )
 
 //go:noescape
@@ -544,4 +544,50 @@ func dotBF16(row []byte, x []float32) float32 {
 		s += dotBF16Go(row[2*n:], x[n:])
 	}
 	return s
+}
+
+// k32Input is one input of the packed Q4_K kernels: its Q8_K quants and
+// scales and its 32-value sums (q8kVec.s32).
+type k32Input struct {
+	q   *int8
+	d   *float32
+	s32 *int16
+}
+
+//go:noescape
+func q4kr16x4VNNI(w *byte, in *[4]k32Input, nb int, out *float32, ostride int)
+
+//go:noescape
+func q4kr16x1VNNI(w *byte, xq *int8, xd *float32, s32 *int16, nb int, out *float32)
+
+// q4kr16x4 computes a packed Q4_K group of 16 rows against four inputs:
+// out[k*stride+r] = row r · ins[k].
+func q4kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	_ = out[3*stride+q4GroupRows-1]
+	if !vnni {
+		for k := range 4 {
+			q4kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
+		}
+		return
+	}
+	nb := len(ins[0].q8k.d)
+	_ = w[nb*q4KGroupBlock-1]
+	var in [4]k32Input
+	for k := range in {
+		x := &ins[k].q8k
+		_, _, _ = x.q[nb*qkK-1], x.d[nb-1], x.s32[8*nb-1]
+		in[k] = k32Input{&x.q[0], &x.d[0], &x.s32[0]}
+	}
+	q4kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
+}
+
+// q4kr16x1 computes a packed Q4_K group of 16 rows against one input.
+func q4kr16x1(w []byte, x *q8kVec, out *[16]float32) {
+	if !vnni {
+		q4kr16x1Go(w, x, out)
+		return
+	}
+	nb := len(x.d)
+	_, _, _, _ = w[nb*q4KGroupBlock-1], x.q[nb*qkK-1], x.d[nb-1], x.s32[8*nb-1]
+	q4kr16x1VNNI(&w[0], &x.q[0], &x.d[0], &x.s32[0], nb, &out[0])
 }

@@ -57,3 +57,11 @@ func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }
 func (f block32) dot(row []byte, x *q8Vec) float32 { return f.dotGo(row, x) }
 
 func dotBF16(row []byte, x []float32) float32 { return dotBF16Go(row, x) }
+
+func q4kr16x1(w []byte, x *q8kVec, out *[16]float32) { q4kr16x1Go(w, x, out) }
+
+func q4kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	for k := range 4 {
+		q4kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
+	}
+}

@@ -297,6 +297,7 @@ type q8kVec struct {
 	q     []int8
 	d     []float32
 	bsums []int16 // the sum of each 16 quants
+	s32   []int16 // the sum of each 32, for packed Q4_K (sums32)
 }
 
 // quantize quantizes x (len a multiple of 256) as llama.cpp's

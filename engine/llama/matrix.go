@@ -25,7 +25,7 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0 or Q8_0 matrix repacked for the VNNI kernels (packed.go),
+	// packed is a Q4_0, Q8_0 or Q4_K matrix repacked for the VNNI kernels (packed.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
 	// format computes with the formats of rowFormats; nil for the four
@@ -63,6 +63,9 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		}
 		m.q, m.format = t.Data, &rf
 		switch {
+		case t.Type == gguf.Q4_K && vnni && packable(t.Type, m.Rows, m.Cols):
+			// the file's layout stays for single rows (embeddings)
+			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		case t.Type == gguf.Q4_K && simd:
 			m.q, m.format = repackK(t.Data, q4KBytes), &q4KPacked
 			m.rowBytes = m.Cols / qkK * q4KPackedBytes
@@ -105,6 +108,15 @@ func (in *vecInput) prepare(x []float32, form int, scratch []float32) {
 		}
 	case formQ8K:
 		in.q8k.quantize(x)
+	case formPackedQ4K:
+		in.q8k.quantize(x)
+		in.q8k.sums32()
+	case formPackedQ4:
+		in.q8.quantize(x)
+		in.q8.scaleBias(packOffset(typeQ4_0))
+	case formPackedQ8:
+		in.q8.quantize(x)
+		in.q8.scaleBias(packOffset(typeQ8_0))
 	case formQ8_1:
 		in.q8.quantize(x)
 		in.q8.blockSums(x)

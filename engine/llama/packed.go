@@ -37,25 +37,47 @@ const (
 	q4GroupNib   = 2 * q4GroupRows       // weights start after the scales
 )
 
-// packable reports whether a matrix fits the packed layout: Q4_0 or Q8_0,
-// rows in whole groups.
+// packable reports whether a matrix fits a packed layout: Q4_0, Q8_0 or
+// Q4_K (packedk.go), rows in whole groups.
 func packable(typ gguf.TensorType, rows, cols int) bool {
-	return (typ == typeQ4_0 || typ == typeQ8_0) && rows%q4GroupRows == 0 && cols%qk == 0
+	switch typ {
+	case typeQ4_0, typeQ8_0:
+		return rows%q4GroupRows == 0 && cols%qk == 0
+	case gguf.Q4_K:
+		return rows%q4GroupRows == 0 && cols%qkK == 0
+	}
+	return false
 }
 
-// pack repacks a Q4_0 or Q8_0 matrix for the VNNI kernels, its groups
-// spread over the CPUs: a 7B model's weights are gigabytes.
+// packedBlock is the size of a packed group's block (a super-block for
+// Q4_K) and the values it holds a row.
+func packedBlock(typ gguf.TensorType) (bytes, values int) {
+	switch typ {
+	case typeQ8_0:
+		return q8GroupBlock, qk
+	case gguf.Q4_K:
+		return q4KGroupBlock, qkK
+	}
+	return q4GroupBlock, qk
+}
+
+// pack repacks a Q4_0, Q8_0 or Q4_K matrix for the VNNI kernels, its
+// groups spread over the CPUs: a 7B model's weights are gigabytes.
 func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
-	out := make([]byte, len(q))
+	block, values := packedBlock(typ)
+	out := make([]byte, rows/q4GroupRows*cols/values*block)
 	groups := rows / q4GroupRows
 	workers := min(runtime.GOMAXPROCS(0), groups)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for g := w; g < groups; g += workers {
-				if typ == typeQ8_0 {
+				switch typ {
+				case typeQ8_0:
 					packQ8Group(out, q, g, cols)
-				} else {
+				case gguf.Q4_K:
+					packQ4KGroup(out, q, g, cols)
+				default:
 					packQ4Group(out, q, g, cols)
 				}
 			}
@@ -168,11 +190,9 @@ func r16x1Go(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
 // rowsPacked computes out[b*m.Rows+r] = row r · ins[b] for the rows of
 // groups [lo, hi) of a packed matrix.
 func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
-	nb, rows := m.Cols/qk, m.Rows
-	block, x4, x1 := q4GroupBlock, q4r16x4, q4r16x1
-	if m.Type == typeQ8_0 {
-		block, x4, x1 = q8GroupBlock, q8r16x4, q8r16x1
-	}
+	rows := m.Rows
+	block, values := packedBlock(m.Type)
+	nb := m.Cols / values
 	// inputs in tiles that stay in cache while the rows stream past, as
 	// in rowsBatch; quantized inputs are a quarter of float ones, so a
 	// tile holds 64 (a whole throughput-preset batch meets each weight once)
@@ -184,10 +204,25 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 			r0 := g * q4GroupRows
 			b := t
 			for ; b+4 <= end; b += 4 {
-				x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				switch m.Type {
+				case gguf.Q4_K:
+					q4kr16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				case typeQ8_0:
+					q8r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				default:
+					q4r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				}
 			}
 			for ; b < end; b++ {
-				x1(w, &ins[b].q8, (*[q4GroupRows]float32)(out[b*rows+r0:]))
+				o := (*[q4GroupRows]float32)(out[b*rows+r0:])
+				switch m.Type {
+				case gguf.Q4_K:
+					q4kr16x1(w, &ins[b].q8k, o)
+				case typeQ8_0:
+					q8r16x1(w, &ins[b].q8, o)
+				default:
+					q4r16x1(w, &ins[b].q8, o)
+				}
 			}
 		}
 	}

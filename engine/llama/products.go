@@ -1,6 +1,10 @@
 package llama
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+)
 
 // Product multiplies the weight matrix of the named tensor by x as a
 // forward pass does (x converted to the weight's input form, the
@@ -84,12 +88,14 @@ func (p *pass) productUnits(lo, hi int) {
 // matrix (formats.go).
 func inputForm(w *Matrix) int {
 	switch {
-	case w.format != nil:
-		return w.format.form
 	case w.packed != nil && w.Type == typeQ8_0:
 		return formPackedQ8
+	case w.packed != nil && w.Type == gguf.Q4_K:
+		return formPackedQ4K
 	case w.packed != nil:
 		return formPackedQ4
+	case w.format != nil:
+		return w.format.form
 	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
 		return formQ8_0
 	case w.Type == typeF16:
@@ -110,11 +116,6 @@ func (p *pass) prepareRange(lo, hi int) {
 	w, cols := p.mm.prep, p.mm.prep.Cols
 	for b := lo; b < hi; b++ {
 		in, x := &p.mm.ins[b], p.mm.x[b*cols:(b+1)*cols]
-		if w.packed != nil {
-			in.q8.quantize(x)
-			in.q8.scaleBias(packOffset(w.Type))
-			continue
-		}
 		in.prepare(x, inputForm(w), p.st.half[b*cols:(b+1)*cols])
 	}
 }
