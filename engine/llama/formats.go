@@ -9,15 +9,16 @@ import (
 // The forms activations take for products with a matrix (inputForm):
 // products of matrices with the same form share their prepared inputs.
 const (
-	formF32       = iota // as is
-	formF16              // rounded to F16
-	formQ8_0             // quantized to Q8_0 blocks
-	formPackedQ4         // Q8_0 with the packed Q4_0 kernels' scales and biases
-	formPackedQ8         // Q8_0 with the packed Q8_0 kernels' scales and biases
-	formQ8_1             // Q8_0 and each block's d*sum(q)
-	formQ8K              // quantized to Q8_K super-blocks
-	formBF16             // rounded to bfloat16
-	formPackedQ4K        // Q8_K with each 32 values' sum, for packed Q4_K
+	formF32        = iota // as is
+	formF16               // rounded to F16
+	formQ8_0              // quantized to Q8_0 blocks
+	formPackedQ4          // Q8_0 with the packed Q4_0 kernels' scales and biases
+	formPackedQ8          // Q8_0 with the packed Q8_0 kernels' scales and biases
+	formQ8_1              // Q8_0 and each block's d*sum(q)
+	formQ8K               // quantized to Q8_K super-blocks
+	formBF16              // rounded to bfloat16
+	formPackedQ4K         // Q8_K with each 32 values' sum, for packed Q4_K
+	formPackedQ5_0        // Q8_0 with the packed Q5_0 kernels' scales and biases
 )
 
 // rowFormat computes with a format that has no hand-tiled kernel: a row's

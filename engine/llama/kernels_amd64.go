@@ -269,6 +269,12 @@ func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 //go:noescape
 func q8r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
+//go:noescape
+func q5r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+
+//go:noescape
+func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+
 // avx512 reports whether the 512-bit kernels can run here, and vnni
 // whether the packed ones can.
 var (
@@ -320,27 +326,27 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 
 // q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].
-func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, false, ins, out, stride) }
+func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, typeQ4_0, ins, out, stride) }
 
 // q8r16x4 is q4r16x4 for packed Q8_0.
-func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, true, ins, out, stride) }
+func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, typeQ8_0, ins, out, stride) }
+
+// q5r16x4 is q4r16x4 for packed Q5_0.
+func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, gguf.Q5_0, ins, out, stride) }
 
 // r16x4 runs the four-input kernel of a packed group's format. The
 // assembly is called directly, never through a function value, which
 // would move the pointer arrays to the heap on every call.
-func r16x4(w []byte, q8 bool, ins []vecInput, out []float32, stride int) {
+func r16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
 	if !vnni {
 		for k := range 4 {
-			r16x1Go(w, q8, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+			r16x1Go(w, typ, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 		}
 		return
 	}
 	nb := len(ins[0].q8.d)
-	block := q4GroupBlock
-	if q8 {
-		block = q8GroupBlock
-	}
+	block, _ := packedBlock(typ)
 	_ = w[nb*block-1]
 	var xq [4]*int8
 	var xsb [4]*uint32
@@ -349,35 +355,41 @@ func r16x4(w []byte, q8 bool, ins []vecInput, out []float32, stride int) {
 		_, _ = x.q[nb*qk-1], x.sb[2*nb-1]
 		xq[k], xsb[k] = &x.q[0], &x.sb[0]
 	}
-	if q8 {
+	switch typ {
+	case typeQ8_0:
 		q8r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
-	} else {
+	case gguf.Q5_0:
+		q5r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	default:
 		q4r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
 	}
 }
 
 // q4r16x1 computes a packed Q4_0 group of 16 rows against one input.
-func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, false, x, out) }
+func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, typeQ4_0, x, out) }
 
 // q8r16x1 is q4r16x1 for packed Q8_0.
-func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, true, x, out) }
+func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, typeQ8_0, x, out) }
+
+// q5r16x1 is q4r16x1 for packed Q5_0.
+func q5r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, gguf.Q5_0, x, out) }
 
 // r16x1 runs the one-input kernel of a packed group's format, calling the
 // assembly directly (see r16x4).
-func r16x1(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
+func r16x1(w []byte, typ gguf.TensorType, x *q8Vec, out *[16]float32) {
 	if !vnni {
-		r16x1Go(w, q8, x, out)
+		r16x1Go(w, typ, x, out)
 		return
 	}
 	nb := len(x.d)
-	block := q4GroupBlock
-	if q8 {
-		block = q8GroupBlock
-	}
+	block, _ := packedBlock(typ)
 	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	if q8 {
+	switch typ {
+	case typeQ8_0:
 		q8r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
-	} else {
+	case gguf.Q5_0:
+		q5r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+	default:
 		q4r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 	}
 }

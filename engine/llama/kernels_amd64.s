@@ -629,6 +629,8 @@ d4q4done:
 	RET
 
 
+DATA five16<>+0(SB)/4, $0x10101010
+GLOBL five16<>(SB), RODATA|NOPTR, $4
 DATA nib32<>+0(SB)/4, $0x0f0f0f0f
 GLOBL nib32<>(SB), RODATA|NOPTR, $4
 
@@ -690,6 +692,35 @@ GLOBL shift0x4<>(SB), RODATA|NOPTR, $64
 	Q4RUN(5, Z21) \
 	Q4RUN(6, Z22) \
 	Q4RUN(7, Z23) \
+	VCVTPH2PS (SI), Z24
+
+// Run g of a packed Q5_0 block: Q4RUN's nibbles, and 16 added to the
+// bytes whose fifth bit is set (Z27 holds 16 in every byte).
+#define Q5RUN(g, zw) \
+	Q4RUN(g, zw) \
+	KMOVQ (288+8*g)(SI), K1 \
+	VPADDB Z27, zw, K1, zw
+
+// Blocks ahead (16) fetched as Q4PREFETCH does.
+#define Q5PREFETCH \
+	PREFETCHT0 5632(SI) \
+	PREFETCHT0 5696(SI) \
+	PREFETCHT0 5760(SI) \
+	PREFETCHT0 5824(SI) \
+	PREFETCHT0 5888(SI) \
+	PREFETCHT0 5952(SI)
+
+#define Q5BLOCK \
+	Q5PREFETCH \
+	VPBROADCASTD five16<>(SB), Z27 \
+	Q5RUN(0, Z16) \
+	Q5RUN(1, Z17) \
+	Q5RUN(2, Z18) \
+	Q5RUN(3, Z19) \
+	Q5RUN(4, Z20) \
+	Q5RUN(5, Z21) \
+	Q5RUN(6, Z22) \
+	Q5RUN(7, Z23) \
 	VCVTPH2PS (SI), Z24
 
 // A packed Q8_0 block (see packed.go): its eight runs of offset weights,
@@ -805,6 +836,16 @@ TEXT ·q4r16x4VNNI(SB), NOSPLIT, $0-48
 // Sixteen packed Q4_0 rows against one input: out[r] = row r · input.
 TEXT ·q4r16x1VNNI(SB), NOSPLIT, $0-40
 	R16X1(Q4BLOCK, $288)
+
+// func q5r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+// q4r16x4VNNI for a packed Q5_0 group. Needs AVX512BW besides.
+TEXT ·q5r16x4VNNI(SB), NOSPLIT, $0-48
+	R16X4(Q5BLOCK, $352)
+
+// func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+// q4r16x1VNNI for a packed Q5_0 group.
+TEXT ·q5r16x1VNNI(SB), NOSPLIT, $0-40
+	R16X1(Q5BLOCK, $352)
 
 // func q8r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
 // q4r16x4VNNI for a packed Q8_0 group.

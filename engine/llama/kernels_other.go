@@ -24,6 +24,7 @@ const (
 
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }
 func q8r16x1(w []byte, x *q8Vec, out *[16]float32) { q8r16x1Go(w, x, out) }
+func q5r16x1(w []byte, x *q8Vec, out *[16]float32) { q5r16x1Go(w, x, out) }
 
 func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 	for k := range 4 {
@@ -34,6 +35,12 @@ func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 	for k := range 4 {
 		q8r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
+	}
+}
+
+func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	for k := range 4 {
+		q5r16x1Go(w, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 	}
 }
 

@@ -25,7 +25,7 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0, Q8_0 or Q4_K matrix repacked for the VNNI kernels (packed.go),
+	// packed is a Q4_0, Q8_0, Q5_0 or Q4_K matrix repacked for the VNNI kernels (packed.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
 	// format computes with the formats of rowFormats; nil for the four
@@ -63,7 +63,7 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		}
 		m.q, m.format = t.Data, &rf
 		switch {
-		case t.Type == gguf.Q4_K && vnni && packable(t.Type, m.Rows, m.Cols):
+		case (t.Type == gguf.Q4_K || t.Type == gguf.Q5_0) && vnni && packable(t.Type, m.Rows, m.Cols):
 			// the file's layout stays for single rows (embeddings)
 			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		case t.Type == gguf.Q4_K && simd:
@@ -117,6 +117,9 @@ func (in *vecInput) prepare(x []float32, form int, scratch []float32) {
 	case formPackedQ8:
 		in.q8.quantize(x)
 		in.q8.scaleBias(packOffset(typeQ8_0))
+	case formPackedQ5_0:
+		in.q8.quantize(x)
+		in.q8.scaleBias(packOffset(gguf.Q5_0))
 	case formQ8_1:
 		in.q8.quantize(x)
 		in.q8.blockSums(x)

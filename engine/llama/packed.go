@@ -29,11 +29,20 @@ import (
 // hold row r's four weights at 4r, each plus 128, so that they are the
 // unsigned operand as the nibbles are; the input's bias is then minus 128
 // times its sum.
+//
+// Q5_0 (which llama-quantize's Q4_K_M puts in rows not a multiple of 256,
+// as in Qwen2.5-0.5B's) packs its nibbles as Q4_0 does and then, for each
+// run, eight bytes of fifth bits: bit 4r+j is the fifth bit of the value
+// whose nibble is byte 4r+j of the run's register, so that the bits load
+// as a mask that adds 16 to those bytes. 352 bytes a group and block, the
+// file's size; the input's bias is minus 16 times its sum.
 
 const (
 	q4GroupRows  = 16
 	q4GroupBlock = q4GroupRows * q4Bytes // 288: scales, then nibbles
 	q8GroupBlock = q4GroupRows * q8Bytes // 544: scales, then weights
+	q5GroupBlock = q4GroupRows * q5_0Bytes // 352: scales, nibbles, fifth bits
+	q5GroupHigh  = q4GroupBlock            // where the fifth bits start
 	q4GroupNib   = 2 * q4GroupRows       // weights start after the scales
 )
 
@@ -41,7 +50,7 @@ const (
 // Q4_K (packedk.go), rows in whole groups.
 func packable(typ gguf.TensorType, rows, cols int) bool {
 	switch typ {
-	case typeQ4_0, typeQ8_0:
+	case typeQ4_0, typeQ8_0, gguf.Q5_0:
 		return rows%q4GroupRows == 0 && cols%qk == 0
 	case gguf.Q4_K:
 		return rows%q4GroupRows == 0 && cols%qkK == 0
@@ -57,6 +66,8 @@ func packedBlock(typ gguf.TensorType) (bytes, values int) {
 		return q8GroupBlock, qk
 	case gguf.Q4_K:
 		return q4KGroupBlock, qkK
+	case gguf.Q5_0:
+		return q5GroupBlock, qk
 	}
 	return q4GroupBlock, qk
 }
@@ -77,6 +88,8 @@ func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
 					packQ8Group(out, q, g, cols)
 				case gguf.Q4_K:
 					packQ4KGroup(out, q, g, cols)
+				case gguf.Q5_0:
+					packQ5Group(out, q, g, cols)
 				default:
 					packQ4Group(out, q, g, cols)
 				}
@@ -125,6 +138,31 @@ func packQ4Group(out, q []byte, g, cols int) {
 	}
 }
 
+// packQ5Group repacks 16-row group g of Q5_0 rows into the layout above.
+func packQ5Group(out, q []byte, g, cols int) {
+	nb := cols / qk
+	rowBytes := nb * q5_0Bytes
+	var vals [q4GroupRows][qk]int8
+	for b := 0; b < nb; b++ {
+		dst := out[(g*nb+b)*q5GroupBlock:][:q5GroupBlock]
+		for r := range q4GroupRows {
+			blk := q[(g*q4GroupRows+r)*rowBytes+b*q5_0Bytes:][:q5_0Bytes]
+			copy(dst[2*r:], blk[:2])
+			bQ5_0.unpack(blk, &vals[r])
+		}
+		for e := range qk {
+			run := e / 4
+			for r := range q4GroupRows {
+				u := byte(vals[r][e] + 16) // 0..31
+				lane := 4*(r%8) + e%4
+				dst[q4GroupNib+32*run+lane] |= (u & 15) << (4 * (r / 8))
+				bit := 4*r + e%4
+				dst[q5GroupHigh+8*run+bit/8] |= (u >> 4) << (bit % 8)
+			}
+		}
+	}
+}
+
 // nibbles unpacks a Q4_0 block's 32 elements.
 func nibbles(dst *[qk]byte, blk []byte) {
 	for j := 0; j < qk/2; j++ {
@@ -150,16 +188,16 @@ func (v *q8Vec) scaleBias(offset int32) {
 
 // q4r16x1Go is the portable form of the packed Q4_0 kernel: 16 rows of a
 // packed group against one input, lane by lane as the assembly goes.
-func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, false, x, out) }
+func q4r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, typeQ4_0, x, out) }
 
 // q8r16x1Go is q4r16x1Go for packed Q8_0.
-func q8r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, true, x, out) }
+func q8r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, typeQ8_0, x, out) }
 
-func r16x1Go(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
-	block := q4GroupBlock
-	if q8 {
-		block = q8GroupBlock
-	}
+// q5r16x1Go is q4r16x1Go for packed Q5_0.
+func q5r16x1Go(w []byte, x *q8Vec, out *[16]float32) { r16x1Go(w, gguf.Q5_0, x, out) }
+
+func r16x1Go(w []byte, typ gguf.TensorType, x *q8Vec, out *[16]float32) {
+	block, _ := packedBlock(typ)
 	*out = [16]float32{}
 	for b := range x.d {
 		blk := w[b*block:][:block]
@@ -169,7 +207,7 @@ func r16x1Go(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
 			for run := 0; run < qk/4; run++ {
 				for j := 0; j < 4; j++ {
 					var u byte // the weight, as the unsigned operand
-					if q8 {
+					if typ == typeQ8_0 {
 						u = blk[q4GroupNib+64*run+4*r+j]
 					} else {
 						u = blk[q4GroupNib+32*run+4*(r%8)+j]
@@ -177,6 +215,9 @@ func r16x1Go(w []byte, q8 bool, x *q8Vec, out *[16]float32) {
 							u >>= 4
 						}
 						u &= 0xf
+						if bit := 4*r + j; typ == gguf.Q5_0 {
+							u |= (blk[q5GroupHigh+8*run+bit/8] >> (bit % 8) & 1) << 4
+						}
 					}
 					dot += int32(u) * int32(xq[4*run+j])
 				}
@@ -209,6 +250,8 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 					q4kr16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 				case typeQ8_0:
 					q8r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				case gguf.Q5_0:
+					q5r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 				default:
 					q4r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 				}
@@ -220,6 +263,8 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 					q4kr16x1(w, &ins[b].q8k, o)
 				case typeQ8_0:
 					q8r16x1(w, &ins[b].q8, o)
+				case gguf.Q5_0:
+					q5r16x1(w, &ins[b].q8, o)
 				default:
 					q4r16x1(w, &ins[b].q8, o)
 				}
@@ -230,8 +275,11 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 
 // packOffset is what a packed weight of the type carries over its value.
 func packOffset(typ gguf.TensorType) int32 {
-	if typ == typeQ8_0 {
+	switch typ {
+	case typeQ8_0:
 		return 128
+	case gguf.Q5_0:
+		return 16
 	}
 	return 8
 }

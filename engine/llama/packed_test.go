@@ -22,10 +22,13 @@ func TestPackedKernels(t *testing.T) {
 		x1, go1  func([]byte, *q8Vec, *[16]float32)
 		dot      func([]byte, *q8Vec) float32
 	}
-	for _, typ := range []gguf.TensorType{gguf.Q4_0, gguf.Q8_0} {
+	for _, typ := range []gguf.TensorType{gguf.Q4_0, gguf.Q8_0, gguf.Q5_0} {
 		k := kernels{QuantizeQ4_0, q4GroupBlock, q4r16x4, q4r16x1, q4r16x1Go, dotQ4Go}
-		if typ == gguf.Q8_0 {
+		switch typ {
+		case gguf.Q8_0:
 			k = kernels{QuantizeQ8_0, q8GroupBlock, q8r16x4, q8r16x1, q8r16x1Go, dotQ8Go}
+		case gguf.Q5_0:
+			k = kernels{quantizeQ5_0Test(rng), q5GroupBlock, q5r16x4, q5r16x1, q5r16x1Go, bQ5_0.dotGo}
 		}
 		for _, cols := range []int{32, 96, 768, 2048} {
 			t.Run(fmt.Sprintf("%s/%d", typ, cols), func(t *testing.T) {
@@ -138,6 +141,14 @@ func TestPackedQ4KKernels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// quantizeQ5_0Test makes Q5_0 rows of x's length with random quants and
+// fifth bits (the engine has no Q5_0 quantizer: llama-quantize writes them).
+func quantizeQ5_0Test(rng *rand.Rand) func([]byte, []float32) []byte {
+	return func(dst []byte, x []float32) []byte {
+		return append(dst, randomRow(rng, gguf.Q5_0, len(x))...)
 	}
 }
 

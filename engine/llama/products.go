@@ -92,6 +92,8 @@ func inputForm(w *Matrix) int {
 		return formPackedQ8
 	case w.packed != nil && w.Type == gguf.Q4_K:
 		return formPackedQ4K
+	case w.packed != nil && w.Type == gguf.Q5_0:
+		return formPackedQ5_0
 	case w.packed != nil:
 		return formPackedQ4
 	case w.format != nil:
