@@ -326,13 +326,19 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 
 // q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].
-func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, typeQ4_0, ins, out, stride) }
+func q4r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	r16x4(w, typeQ4_0, ins, out, stride)
+}
 
 // q8r16x4 is q4r16x4 for packed Q8_0.
-func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, typeQ8_0, ins, out, stride) }
+func q8r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	r16x4(w, typeQ8_0, ins, out, stride)
+}
 
 // q5r16x4 is q4r16x4 for packed Q5_0.
-func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) { r16x4(w, gguf.Q5_0, ins, out, stride) }
+func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	r16x4(w, gguf.Q5_0, ins, out, stride)
+}
 
 // r16x4 runs the four-input kernel of a packed group's format. The
 // assembly is called directly, never through a function value, which

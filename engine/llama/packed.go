@@ -39,11 +39,11 @@ import (
 
 const (
 	q4GroupRows  = 16
-	q4GroupBlock = q4GroupRows * q4Bytes // 288: scales, then nibbles
-	q8GroupBlock = q4GroupRows * q8Bytes // 544: scales, then weights
+	q4GroupBlock = q4GroupRows * q4Bytes   // 288: scales, then nibbles
+	q8GroupBlock = q4GroupRows * q8Bytes   // 544: scales, then weights
 	q5GroupBlock = q4GroupRows * q5_0Bytes // 352: scales, nibbles, fifth bits
 	q5GroupHigh  = q4GroupBlock            // where the fifth bits start
-	q4GroupNib   = 2 * q4GroupRows       // weights start after the scales
+	q4GroupNib   = 2 * q4GroupRows         // weights start after the scales
 )
 
 // packable reports whether a matrix fits a packed layout: Q4_0, Q8_0 or
