@@ -288,16 +288,19 @@ func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out 
 //go:noescape
 func f16r4x4AVX512(w *uint16, wstride int, x *float32, xstride int, n int, out *[16]float32)
 
-// tile4x4 computes F32 or F16 rows [lo, done) against the inputs in fours,
+//go:noescape
+func bf16r4x4AVX512(w *byte, wstride int, x *float32, xstride int, n int, out *[16]float32)
+
+// tile4x4 computes F32, F16 or BF16 rows [lo, done) against the inputs in fours,
 // four rows and four inputs a kernel call, and returns done: lo where it
 // cannot (another format, no AVX-512, inputs not in one buffer).
 func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done int) {
 	n, rows, quads := m.Cols, m.Rows, len(ins)/4
-	if !avx512 || (m.Type != typeF32 && m.Type != typeF16) || quads == 0 || n%16 != 0 {
+	if !avx512 || (m.Type != typeF32 && m.Type != typeF16 && m.Type != gguf.BF16) || quads == 0 || n%16 != 0 {
 		return lo
 	}
-	// the inputs are consecutive rows of one buffer (F16's are the
-	// activations rounded to F16, side by side in the step's scratch)
+	// the inputs are consecutive rows of one buffer (F16's and BF16's are
+	// the activations rounded, side by side in the step's scratch)
 	f0 := unsafe.Pointer(&ins[0].f[0])
 	for k := 1; k < 4*quads; k++ {
 		if len(ins[k].f) != n || unsafe.Pointer(&ins[k].f[0]) != unsafe.Add(f0, 4*k*n) {
@@ -308,10 +311,14 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 	r := lo
 	for ; r+4 <= hi; r += 4 {
 		for b := 0; b < 4*quads; b += 4 {
-			if m.Type == typeF16 {
+			switch m.Type {
+			case typeF16:
 				_ = m.f16[(r+4)*n-1]
 				f16r4x4AVX512(&m.f16[r*n], n, &ins[b].f[0], n, n, &o16)
-			} else {
+			case gguf.BF16:
+				_ = m.q[(r+4)*m.rowBytes-1]
+				bf16r4x4AVX512(&m.q[r*m.rowBytes], n, &ins[b].f[0], n, n, &o16)
+			default:
 				_ = m.f32[(r+4)*n-1]
 				f32r4x4AVX512(&m.f32[r*n], n, &ins[b].f[0], n, n, &o16)
 			}

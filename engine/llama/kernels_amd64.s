@@ -48,7 +48,12 @@
 	FOLD128(Z0, Z8, $0x88, $0xDD) \
 	VMOVUPS Z0, (out)
 
-#define R4X4(LOAD, WSHIFT, WSTEP) \
+// BF16 weights widen to float32 by a shift after they load zero-extended
+// (BF16WIDEN); F32 and F16 ones need nothing more (NOWIDEN).
+#define NOWIDEN(z)
+#define BF16WIDEN(z) VPSLLD $16, z, z
+
+#define R4X4(LOAD, WIDEN, WSHIFT, WSTEP) \
 	MOVQ w+0(FP), SI \
 	MOVQ wstride+8(FP), R8 \
 	SHLQ WSHIFT, R8 \
@@ -81,6 +86,10 @@ loop: \
 	LOAD (SI)(R8*1), Z17 \
 	LOAD (R9), Z18 \
 	LOAD (R9)(R8*1), Z19 \
+	WIDEN(Z16) \
+	WIDEN(Z17) \
+	WIDEN(Z18) \
+	WIDEN(Z19) \
 	VMOVUPS (DI), Z20 \
 	VMOVUPS (DI)(R10*1), Z21 \
 	VMOVUPS (R11), Z22 \
@@ -1097,12 +1106,17 @@ silufone:
 // of 16). Each 16 floats of a row meet the four inputs from registers:
 // two multiply-adds a load. Needs AVX512F and AVX512VL.
 TEXT ·f32r4x4AVX512(SB), NOSPLIT, $0-48
-	R4X4(VMOVUPS, $2, $64)
+	R4X4(VMOVUPS, NOWIDEN, $2, $64)
 
 // func f16r4x4AVX512(w *uint16, wstride int, x *float32, xstride int, n int, out *[16]float32)
 // f32r4x4AVX512 for F16 rows (converted 16 at a time as they load).
 TEXT ·f16r4x4AVX512(SB), NOSPLIT, $0-48
-	R4X4(VCVTPH2PS, $1, $32)
+	R4X4(VCVTPH2PS, NOWIDEN, $1, $32)
+
+// func bf16r4x4AVX512(w *uint16, wstride int, x *float32, xstride int, n int, out *[16]float32)
+// f32r4x4AVX512 for BF16 rows (widened 16 at a time as they load).
+TEXT ·bf16r4x4AVX512(SB), NOSPLIT, $0-48
+	R4X4(VPMOVZXWD, BF16WIDEN, $1, $32)
 
 
 // func maxF32AVX2(x *float32, n int) float32
