@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -75,6 +76,8 @@ func FuzzBuildModel(f *testing.F) {
 		{Name: "fuzz-qwen2", Arch: "qwen2", Untied: true, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
 		{Name: "fuzz-qwen3", Arch: "qwen3", HeadDim: 32, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
 		{Name: "fuzz-llama31", RopeFreqs: true, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
+		{Name: "fuzz-longrope", Arch: "phi3", RopeScaling: "longrope", OrigContext: 4, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 2, Vocab: 340, Context: 8},
+		{Name: "fuzz-yarn", Arch: "qwen2", RopeScaling: "yarn", RopeFactor: 4, OrigContext: 4, Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Vocab: 340, Context: 8},
 		{Name: "fuzz-bpe", Dim: 32, Hidden: 32, Layers: 1, Heads: 2, KVHeads: 1, Context: 8, Tokenizer: synth.ByteLevelVocabulary([]string{"the", " the", "cat", " cat", " sat"})},
 	} {
 		b, err := synth.Bytes(shape, gguf.F32, 1)
@@ -82,6 +85,13 @@ func FuzzBuildModel(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+		if shape.RopeScaling != "" {
+			arch := shape.Arch
+			f.Add(withMetadata(f, b, arch+".rope.scaling.original_context_length", uint32(0)))
+			f.Add(withMetadata(f, b, arch+".rope.scaling.factor", float32(-3)))
+			f.Add(withMetadata(f, b, arch+".rope.scaling.attn_factor", float32(math.Inf(1))))
+			f.Add(withMetadata(f, b, arch+".rope.scaling.type", "su"))
+		}
 		if shape.Tokenizer != nil {
 			f.Add(withMetadata(f, b, "tokenizer.ggml.pre", "no-such-pre"))
 			f.Add(withMetadata(f, b, "tokenizer.ggml.merges", gguf.Strings([]string{"nospace"})))

@@ -595,6 +595,13 @@ var architectureShapes = []synth.Shape{
 	{Name: "phi", Arch: "phi3", Untied: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 256},
 	{Name: "qwen2", Arch: "qwen2", Untied: true, Dim: 128, Hidden: 352, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 	{Name: "llama31", RopeFreqs: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 256},
+	// Phi-3.5's long-context RoPE: the long factors where the context is
+	// longer than the original (llama.cpp's, in llamaref, is 512), the
+	// short ones where it is not; and YaRN as Qwen's long-context files
+	// set it
+	{Name: "phi-longrope-long", Arch: "phi3", RopeScaling: "longrope", OrigContext: 64, Untied: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 1024},
+	{Name: "phi-longrope-short", Arch: "phi3", RopeScaling: "longrope", OrigContext: 1024, Untied: true, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 1024},
+	{Name: "qwen2-yarn", Arch: "qwen2", RopeScaling: "yarn", RopeFactor: 4, OrigContext: 64, Dim: 128, Hidden: 384, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 256},
 }
 
 // TestArchitecturesAgreeWithLlamaCpp holds each architecture to llama.cpp:

@@ -42,38 +42,96 @@ func architectureNames() string {
 	return strings.Join(names, ", ")
 }
 
-// readRopeScaling reads linear RoPE scaling (positions divided by the
-// factor); the other schemes change more than positions and are refused.
+// readRopeScaling reads RoPE scaling as llama.cpp does for these
+// families: linear (positions divided by the factor), YaRN (with its
+// correction dimensions from the original context and llama.cpp's betas,
+// 32 and 1), and the attention factor that multiplies every rotated pair.
+// Phi-3's long-context factors are tensors (readRopeFreqs).
 func readRopeScaling(f *gguf.File, arch string, c *Config) error {
 	c.RopeScale = 1
+	if v, err := f.Float(key(arch, "rope.scaling.attn_factor")); err == nil {
+		if !(v > 0 && v < 1e3) {
+			return fmt.Errorf("%s = %v is out of range", key(arch, "rope.scaling.attn_factor"), v)
+		}
+		c.RopeAttnFactor = float32(v)
+	}
 	typ, err := f.String(key(arch, "rope.scaling.type"))
-	if err != nil || typ == "none" {
+	if err != nil || typ == "none" || typ == "longrope" {
 		return nil
 	}
-	if typ != "linear" {
-		return fmt.Errorf("%s = %q: only linear RoPE scaling is supported", key(arch, "rope.scaling.type"), typ)
+	if typ != "linear" && typ != "yarn" {
+		return fmt.Errorf("%s = %q: linear and yarn RoPE scaling are supported", key(arch, "rope.scaling.type"), typ)
 	}
 	factor, err := f.Float(key(arch, "rope.scaling.factor"))
-	if err != nil || !(factor >= 1 && factor <= 1<<16) {
-		return fmt.Errorf("%s: want a factor of 1 or more with linear RoPE scaling", key(arch, "rope.scaling.factor"))
+	if err != nil || factor == 0 {
+		return nil // no factor: llama.cpp scales by 1
+	}
+	if !(factor >= 1 && factor <= 1<<16) {
+		return fmt.Errorf("%s: want a factor of 1 or more with %s RoPE scaling", key(arch, "rope.scaling.factor"), typ)
 	}
 	c.RopeScale = float32(1 / factor)
+	if typ == "yarn" {
+		orig, err := origContext(f, arch, c)
+		if err != nil {
+			return err
+		}
+		c.RopeYaRN, c.RopeYaRNDims = true, yarnCorrDims(c.RopeDim, orig, c.RopeBase, 32, 1)
+	}
 	return nil
 }
 
-// readRopeFreqs reads rope_freqs.weight, the per-pair divisors of the
-// rotation frequencies with which Llama 3.1 and later files carry their
-// RoPE scaling.
-func readRopeFreqs(f *gguf.File, c *Config) error {
-	if f.Tensor("rope_factors_long.weight") != nil {
-		return fmt.Errorf("tensor rope_factors_long.weight: Phi-3's long-context RoPE scaling is not supported")
+// origContext is the context the model was trained at before its RoPE
+// scaling (rope.scaling.original_context_length, else context_length).
+func origContext(f *gguf.File, arch string, c *Config) (int, error) {
+	v, err := f.Uint(key(arch, "rope.scaling.original_context_length"))
+	if err != nil {
+		return c.Context, nil
 	}
-	t := f.Tensor("rope_freqs.weight")
+	if v == 0 || v > 1<<24 {
+		return 0, fmt.Errorf("%s = %d is out of range", key(arch, "rope.scaling.original_context_length"), v)
+	}
+	return int(v), nil
+}
+
+// yarnCorrDims are YaRN's correction dimensions, in float32 as ggml's
+// ggml_rope_yarn_corr_dims: the pairs below the first turn more than
+// betaFast times over the original context and keep their angle; those
+// above the second, fewer than betaSlow times, are scaled.
+func yarnCorrDims(dims, origCtx int, base, betaFast, betaSlow float32) [2]float32 {
+	dim := func(rot float32) float32 {
+		return float32(dims) * float32(math.Log(float64(float32(origCtx)/(rot*2*math.Pi)))) / (2 * float32(math.Log(float64(base))))
+	}
+	start := float32(math.Floor(float64(dim(betaFast))))
+	end := float32(math.Ceil(float64(dim(betaSlow))))
+	return [2]float32{max(0, start), min(float32(dims-1), end)}
+}
+
+// readRopeFreqs reads the per-pair divisors of the rotation frequencies:
+// rope_freqs.weight (Llama 3.1 and later), or Phi-3's rope_factors_long
+// and rope_factors_short, the long ones where the context the engine
+// serves (the file's whole context) is longer than the original one, as
+// llama.cpp chooses by its context size.
+func readRopeFreqs(f *gguf.File, arch string, c *Config) error {
+	name := "rope_freqs.weight"
+	if f.Tensor(name) == nil && f.Tensor("rope_factors_long.weight") != nil {
+		orig, err := origContext(f, arch, c)
+		if err != nil {
+			return err
+		}
+		name = "rope_factors_short.weight"
+		if c.Context > orig {
+			name = "rope_factors_long.weight"
+		}
+	}
+	t := f.Tensor(name)
 	if t == nil {
+		if name != "rope_freqs.weight" {
+			return fmt.Errorf("tensor %s is missing (the file has rope_factors_long.weight)", name)
+		}
 		return nil
 	}
 	if t.Type != gguf.F32 || len(t.Dims) != 1 || int(t.Dims[0]) != c.RopeDim/2 {
-		return fmt.Errorf("tensor rope_freqs.weight: want %d F32 values, have %v of %s", c.RopeDim/2, t.Dims, t.Type)
+		return fmt.Errorf("tensor %s: want %d F32 values, have %v of %s", name, c.RopeDim/2, t.Dims, t.Type)
 	}
 	m, err := newMatrix(t)
 	if err != nil {
@@ -82,7 +140,7 @@ func readRopeFreqs(f *gguf.File, c *Config) error {
 	c.RopeFreqs = slices.Clone(m.f32)
 	for i, v := range c.RopeFreqs {
 		if !(v > 0) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("tensor rope_freqs.weight: value %d is %v", i, v)
+			return fmt.Errorf("tensor %s: value %d is %v", name, i, v)
 		}
 	}
 	return nil

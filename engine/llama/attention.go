@@ -107,19 +107,41 @@ func (p *pass) attend(lo, hi int) {
 }
 
 // ropeAngles writes the cosine and sine of each rotated pair's angle at
-// pos (RopeDim values): pair i turns by pos * base^(-2i/RopeDim), times
-// RopeScale and over RopeFreqs[i] where the model has them. Every layer's
-// q and k of an entry rotate by these.
-func ropeAngles(cs []float32, c Config, pos int) {
-	dims := c.RopeDim
-	for i := 0; i < dims; i += 2 {
-		theta := float64(pos) * float64(c.RopeScale) * math.Pow(float64(c.RopeBase), -float64(i)/float64(dims))
-		if c.RopeFreqs != nil {
-			theta /= float64(c.RopeFreqs[i/2])
-		}
+// pos (RopeDim values), times its magnitude (ropeAngle). Every layer's q
+// and k of an entry rotate by these; a layer that slides by its own base.
+func ropeAngles(cs []float32, c Config, pos int, slides bool) {
+	for i := 0; i < c.RopeDim; i += 2 {
+		theta, mag := c.ropeAngle(pos, i, slides)
 		sin, cos := math.Sincos(theta)
-		cs[i], cs[i+1] = float32(cos), float32(sin)
+		cs[i], cs[i+1] = float32(cos*mag), float32(sin*mag)
 	}
+}
+
+// ropeAngle is the angle by which pair i/2 of a head turns at pos, as
+// ggml's rope computes it: pos * base^(-i/RopeDim), over RopeFreqs[i/2];
+// times RopeScale, or with YaRN blended between that and the unscaled
+// angle; and the magnitude the pair is scaled by. A layer that slides
+// (gemma3) turns by RopeBaseSWA, unscaled.
+func (c Config) ropeAngle(pos, i int, slides bool) (theta, mag float64) {
+	base, scale := float64(c.RopeBase), float64(c.RopeScale)
+	if slides {
+		base, scale = float64(c.RopeBaseSWA), 1
+	}
+	extrap := float64(pos) * math.Pow(base, -float64(i)/float64(c.RopeDim))
+	if c.RopeFreqs != nil {
+		extrap /= float64(c.RopeFreqs[i/2])
+	}
+	theta, mag = extrap*scale, 1
+	if c.RopeAttnFactor != 0 {
+		mag = float64(c.RopeAttnFactor)
+	}
+	if c.RopeYaRN {
+		low, high := float64(c.RopeYaRNDims[0]), float64(c.RopeYaRNDims[1])
+		mix := 1 - min(1, max(0, (float64(i/2)-low)/max(0.001, high-low)))
+		theta = theta*(1-mix) + extrap*mix
+		mag *= 1 + 0.1*math.Log(1/scale)
+	}
+	return theta, mag
 }
 
 // rope rotates the first dims values of each head by the angles of cs:

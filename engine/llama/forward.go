@@ -124,12 +124,10 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
 		}
 	}
-	cSWA := c // the layers that slide turn by their own base, unscaled (gemma3)
-	cSWA.RopeBase, cSWA.RopeScale = c.RopeBaseSWA, 1
 	for i := range entries {
-		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i])
+		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], false)
 		if c.Window > 0 {
-			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], cSWA, st.pos[i])
+			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], true)
 		}
 	}
 	// Attention tasks: each entry's heads, split into groups enough to

@@ -96,6 +96,8 @@ func TestArchitecturesMatchReference(t *testing.T) {
 		{Name: "gemma3", Arch: "gemma3", HeadDim: 32, SlidingWindow: 3, SWAPattern: 2, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
 		{Name: "phi3", Arch: "phi3", Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 64},
 		{Name: "llama31", RopeFreqs: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 1, Vocab: 512, Context: 64},
+		{Name: "phi3-longrope", Arch: "phi3", RopeScaling: "longrope", OrigContext: 16, Untied: true, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 4, Vocab: 512, Context: 64},
+		{Name: "qwen2-yarn", Arch: "qwen2", RopeScaling: "yarn", RopeFactor: 4, OrigContext: 16, Dim: 64, Hidden: 192, Layers: 2, Heads: 4, KVHeads: 2, Vocab: 512, Context: 64},
 	} {
 		t.Run(shape.Name, func(t *testing.T) {
 			b, err := synth.Bytes(shape, gguf.F32, 1)

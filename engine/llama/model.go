@@ -42,9 +42,18 @@ type Config struct {
 	// (2i, 2i+1)
 	RopeNeox bool
 	// RopeScale multiplies positions (linear RoPE scaling); RopeFreqs,
-	// when set, divides pair i's frequency (rope_freqs.weight)
+	// when set, divides pair i's frequency (rope_freqs.weight, or Phi-3's
+	// rope_factors_long or _short)
 	RopeScale float32
 	RopeFreqs []float32
+	// RopeYaRN blends each pair's scaled angle with its unscaled one, by
+	// YaRN's ramp between the correction dimensions RopeYaRNDims, and
+	// scales its magnitude by 1 + 0.1 ln(1/RopeScale)
+	RopeYaRN     bool
+	RopeYaRNDims [2]float32
+	// RopeAttnFactor multiplies every rotated pair (rope.scaling.attn_factor,
+	// Phi-3's long-context correction; 0: 1)
+	RopeAttnFactor float32
 	// KeyLength is attention.key_length, a head size not tied to Dim/Heads
 	// (0: Dim/Heads)
 	KeyLength int
@@ -241,7 +250,7 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 	if err := readRopeScaling(f, arch, &c); err != nil {
 		return c, err
 	}
-	if err := readRopeFreqs(f, &c); err != nil {
+	if err := readRopeFreqs(f, arch, &c); err != nil {
 		return c, err
 	}
 	if a.gemma > 0 {

@@ -130,21 +130,15 @@ func (r *Reference) postNorm(x []float64, name string) []float64 {
 }
 
 // rope turns each head's pairs (2i, 2i+1), or (i, i+RopeDim/2) for neox,
-// i < RopeDim/2, by pos * RopeScale * base^(-2i/RopeDim) / RopeFreqs[i];
-// a layer that slides turns by RopeBaseSWA, unscaled.
+// i < RopeDim/2, by the angle and magnitude of Config.ropeAngle (held to
+// llama.cpp's by the conformance tests) in float64.
 func (r *Reference) rope(x []float64, pos int, slides bool) {
 	hd, dims := r.c.HeadDim(), r.c.RopeDim
-	base, scale := float64(r.c.RopeBase), float64(r.c.RopeScale)
-	if slides {
-		base, scale = float64(r.c.RopeBaseSWA), 1
-	}
 	for h := 0; h < len(x)/hd; h++ {
 		for i := 0; i < dims; i += 2 {
-			theta := float64(pos) * scale * math.Pow(base, -float64(i)/float64(dims))
-			if r.c.RopeFreqs != nil {
-				theta /= float64(r.c.RopeFreqs[i/2])
-			}
+			theta, mag := r.c.ropeAngle(pos, i, slides)
 			sin, cos := math.Sincos(theta)
+			sin, cos = sin*mag, cos*mag
 			ia, ib := h*hd+i, h*hd+i+1
 			if r.c.RopeNeox {
 				ia, ib = h*hd+i/2, h*hd+i/2+dims/2

@@ -40,6 +40,14 @@ type Shape struct {
 	// RopeFreqs writes rope_freqs.weight, the frequency divisors with
 	// which Llama 3.1 and later files carry their RoPE scaling
 	RopeFreqs bool
+	// RopeScaling writes long-context RoPE scaling: "linear" or "yarn"
+	// (rope.scaling.type, with RopeFactor), or "longrope" (Phi-3's
+	// rope_factors_long and rope_factors_short tensors and the attention
+	// factor its converter computes); OrigContext is the context before
+	// the scaling (rope.scaling.original_context_length)
+	RopeScaling string
+	RopeFactor  float32
+	OrigContext int
 	// SlidingWindow and SWAPattern, for gemma2 and gemma3, set
 	// attention.sliding_window and attention.sliding_window_pattern (0:
 	// the file says nothing, llama.cpp's defaults hold)
@@ -176,6 +184,25 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		{Key: arch + ".attention.value_length", Value: uint32(hd)},
 		{Key: arch + ".vocab_size", Value: uint32(p.Vocab)},
 	}
+	switch p.RopeScaling {
+	case "":
+	case "linear", "yarn":
+		md = append(md, gguf.KV{Key: arch + ".rope.scaling.type", Value: p.RopeScaling},
+			gguf.KV{Key: arch + ".rope.scaling.factor", Value: p.RopeFactor})
+	case "longrope":
+		// as convert_hf_to_gguf.py's Phi-3: sqrt(1 + ln(scale)/ln(original))
+		scale := float64(p.Context) / float64(p.OrigContext)
+		attn := 1.0
+		if scale > 1 {
+			attn = math.Sqrt(1 + math.Log(scale)/math.Log(float64(p.OrigContext)))
+		}
+		md = append(md, gguf.KV{Key: arch + ".rope.scaling.attn_factor", Value: float32(attn)})
+	default:
+		return fmt.Errorf("RoPE scaling %q: synth writes linear, yarn and longrope", p.RopeScaling)
+	}
+	if p.RopeScaling != "" {
+		md = append(md, gguf.KV{Key: arch + ".rope.scaling.original_context_length", Value: uint32(p.OrigContext)})
+	}
 	if p.SlidingWindow > 0 {
 		md = append(md, gguf.KV{Key: arch + ".attention.sliding_window", Value: uint32(p.SlidingWindow)})
 	}
@@ -254,6 +281,12 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 		// from 1 (high frequencies, unscaled) to 8 (low ones), as Llama
 		// 3.1's scaling with a factor of 8
 		vector("rope_freqs.weight", hd/2, 1, 7)
+	}
+	if p.RopeScaling == "longrope" {
+		// Phi-3.5-mini's factors run from about 1 to 1.2 (short) and 1 to
+		// 60 (long)
+		vector("rope_factors_long.weight", hd/2, 1, 59)
+		vector("rope_factors_short.weight", hd/2, 1, 0.2)
 	}
 	return gguf.Write(w, md, tensors)
 }
