@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-3}
 presets=${PRESETS:-"15m 110m"}
-formats=${FORMATS:-"f32 f16 q8_0 q4_0 q4_k_m q5_k_m q6_k"}
+formats=${FORMATS:-"f32 f16 bf16 q8_0 q4_0 q4_k_m q5_k_m q6_k"}
 big_presets=${BIG_PRESETS:-"qwen2.5-0.5b llama-3.2-1b"}
 big_formats=${BIG_FORMATS:-"q4_k_m q5_k_m q6_k"}
 out=bench/out
