@@ -43,7 +43,6 @@ func (p *pass) attend(lo, hi int) {
 	if scale == 0 {
 		scale = float32(1 / math.Sqrt(float64(hd)))
 	}
-	var four [4]float32
 	// scores of a group's heads, in a buffer of this thread's own
 	slot := a.claim()
 	defer a.busy[slot].Store(false)
@@ -70,15 +69,7 @@ func (p *pass) attend(lo, hi int) {
 			for h := h0; h < h1; h++ {
 				q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
 				kvOff := (h / group) * hd
-				att := scores(h)
-				t := tb
-				for ; t+4 <= te; t += 4 { // four cached keys a call
-					dot4Strided(q, kc[t*kvDim+kvOff:], kvDim, &four)
-					att[t], att[t+1], att[t+2], att[t+3] = four[0]*scale, four[1]*scale, four[2]*scale, four[3]*scale
-				}
-				for ; t < te; t++ {
-					att[t] = dotF32(q, kc[t*kvDim+kvOff:t*kvDim+kvOff+hd]) * scale
-				}
+				scoresStrided(q, kc[tb*kvDim+kvOff:], kvDim, scale, scores(h)[tb:te])
 			}
 		}
 		for h := h0; h < h1; h++ {
@@ -93,14 +84,7 @@ func (p *pass) attend(lo, hi int) {
 			for h := h0; h < h1; h++ {
 				out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
 				kvOff := (h / group) * hd
-				att := scores(h)
-				t := tb
-				for ; t+4 <= te; t += 4 { // four cached values a call
-					axpy4Strided((*[4]float32)(att[t:]), vc[t*kvDim+kvOff:], kvDim, out)
-				}
-				for ; t < te; t++ {
-					axpy(att[t], vc[t*kvDim+kvOff:t*kvDim+kvOff+hd], out)
-				}
+				accumulateStrided(scores(h)[tb:te], vc[tb*kvDim+kvOff:], kvDim, out)
 			}
 		}
 	}
@@ -164,18 +148,11 @@ func rope(x []float32, heads, hd int, cs []float32, neox bool) {
 	}
 }
 
+// softmax turns attention scores into weights in place, the exponentials
+// eight at a time as sampling takes them (expShift): one at a time, they
+// were most of the attention's time at short contexts.
 func softmax(x []float32) {
-	mx := x[0]
-	for _, v := range x[1:] {
-		mx = max(mx, v)
-	}
-	var sum float64
-	for i, v := range x {
-		e := exp32(v - mx)
-		x[i] = e
-		sum += float64(e)
-	}
-	inv := float32(1 / sum)
+	inv := float32(1 / expShift(x, x, maxF32(x), 1))
 	for i := range x {
 		x[i] *= inv
 	}

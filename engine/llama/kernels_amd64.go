@@ -218,29 +218,49 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool {
 	return false
 }
 
-// dot4Strided sets out[k] = q · base[k*stride : k*stride+len(q)] for k < 4.
-func dot4Strided(q, base []float32, stride int, out *[4]float32) {
-	n := len(q)
-	_ = base[3*stride+n-1]
-	if simd && n%8 == 0 {
-		dot4F32AVX2(&q[0], &base[0], stride, n, out)
+//go:noescape
+func scoresAVX2(q, k *float32, stride, hd, n int, scale float32, out *float32)
+
+// scoresStrided sets out[t] = scale * q · base[t*stride : t*stride+len(q)]
+// for t < len(out): a head's attention scores over a block of cached
+// keys, in one call.
+func scoresStrided(q, base []float32, stride int, scale float32, out []float32) {
+	n, hd := len(out), len(q)
+	if n == 0 || hd == 0 {
 		return
 	}
-	dot4StridedGo(q, base, stride, out)
+	_ = base[(n-1)*stride+hd-1]
+	t := 0
+	if simd && hd%8 == 0 {
+		if t = n &^ 3; t > 0 {
+			scoresAVX2(&q[0], &base[0], stride, hd, t, scale, &out[0])
+		}
+	}
+	if t < n {
+		scoresStridedGo(q, base[t*stride:], stride, scale, out[t:])
+	}
 }
 
 //go:noescape
-func axpy4AVX2(a *[4]float32, v *float32, stride, n int, y *float32)
+func accumulateAVX2(a, v *float32, stride, hd, n int, y *float32)
 
-// axpy4Strided adds a[k]*v[k*stride : k*stride+len(y)] to y for k < 4.
-func axpy4Strided(a *[4]float32, v []float32, stride int, y []float32) {
-	n := len(y)
-	_ = v[3*stride+n-1]
-	if simd && n%8 == 0 && n > 0 {
-		axpy4AVX2(a, &v[0], stride, n, &y[0])
+// accumulateStrided adds a[t] * v[t*stride : t*stride+len(y)] to y for
+// t < len(a): a head's output over a block of cached values, in one call.
+func accumulateStrided(a, v []float32, stride int, y []float32) {
+	n, hd := len(a), len(y)
+	if n == 0 || hd == 0 {
 		return
 	}
-	axpy4StridedGo(a, v, stride, y)
+	_ = v[(n-1)*stride+hd-1]
+	t := 0
+	if simd && hd%8 == 0 {
+		if t = n &^ 3; t > 0 {
+			accumulateAVX2(&a[0], &v[0], stride, hd, t, &y[0])
+		}
+	}
+	if t < n {
+		accumulateStridedGo(a[t:], v[t*stride:], stride, y)
+	}
 }
 
 //go:noescape

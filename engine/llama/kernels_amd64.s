@@ -989,40 +989,6 @@ q8qdone:
 	VZEROUPPER
 	RET
 
-// func axpy4AVX2(a *[4]float32, v *float32, stride, n int, y *float32)
-// y += a[0]*v + a[1]*v[stride:] + a[2]*v[2*stride:] + a[3]*v[3*stride:]
-// over n floats (a multiple of 8; stride in elements): four cached values
-// into one attention output, which is loaded and stored once for all.
-TEXT ·axpy4AVX2(SB), NOSPLIT, $0-40
-	MOVQ a+0(FP), AX
-	VBROADCASTSS 0(AX), Y0
-	VBROADCASTSS 4(AX), Y1
-	VBROADCASTSS 8(AX), Y2
-	VBROADCASTSS 12(AX), Y3
-	MOVQ v+8(FP), SI
-	MOVQ stride+16(FP), R8
-	SHLQ $2, R8
-	LEAQ (SI)(R8*2), R9
-	MOVQ n+24(FP), CX
-	MOVQ y+32(FP), DI
-axpy4loop:
-	CMPQ CX, $0
-	JLE axpy4done
-	VMOVUPS (DI), Y4
-	VFMADD231PS (SI), Y0, Y4
-	VFMADD231PS (SI)(R8*1), Y1, Y4
-	VFMADD231PS (R9), Y2, Y4
-	VFMADD231PS (R9)(R8*1), Y3, Y4
-	VMOVUPS Y4, (DI)
-	ADDQ $32, SI
-	ADDQ $32, R9
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP axpy4loop
-axpy4done:
-	VZEROUPPER
-	RET
-
 DATA expconst<>+0(SB)/4, $0x3fb8aa3b  // log2(e)
 DATA expconst<>+4(SB)/4, $0x3f318000  // ln2 high part, 0.693359375
 DATA expconst<>+8(SB)/4, $0xb95e8083  // ln2 low part, -2.12194440e-4

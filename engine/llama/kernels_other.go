@@ -50,11 +50,11 @@ func siluMul(gate, up []float32) { siluMulGo(gate, up) }
 
 func axpy(a float32, x, y []float32) { axpyGo(a, x, y) }
 
-func dot4Strided(q, base []float32, stride int, out *[4]float32) { dot4StridedGo(q, base, stride, out) }
-
-func axpy4Strided(a *[4]float32, v []float32, stride int, y []float32) {
-	axpy4StridedGo(a, v, stride, y)
+func scoresStrided(q, base []float32, stride int, scale float32, out []float32) {
+	scoresStridedGo(q, base, stride, scale, out)
 }
+
+func accumulateStrided(a, v []float32, stride int, y []float32) { accumulateStridedGo(a, v, stride, y) }
 
 // Sum adds a vector's values (the bandwidth probe of roofline).
 func Sum(a []float32) float32 { return sumGo(a) }

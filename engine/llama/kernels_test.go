@@ -48,16 +48,25 @@ func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 		for i := range g1 {
 			check("silu", g1[i], g2[i], 1+math.Abs(float64(g2[i])))
 		}
-		if n >= 8 { // four strided rows into one output, as attention reads values
-			rows, coef := make([]float32, 4*n), [4]float32{0.5, -1.25, 2, 0.125}
-			for i := range rows {
-				rows[i] = r.Float32()*2 - 1
-			}
-			y1, y2 = append(y1[:0], b[:n/4]...), append(y2[:0], b[:n/4]...)
-			axpy4Strided(&coef, rows, n, y1)
-			axpy4StridedGo(&coef, rows, n, y2)
-			for i := range y1 {
-				check("axpy4", y1[i], y2[i], 4)
+		if n >= 8 { // strided rows (cached keys and values) against one vector, as attention reads them
+			for _, rowsN := range []int{1, 4, 7, 16} {
+				hd := n / 4
+				rows := make([]float32, rowsN*n)
+				for i := range rows {
+					rows[i] = r.Float32()*2 - 1
+				}
+				s1, s2 := make([]float32, rowsN), make([]float32, rowsN)
+				scoresStrided(b[:hd], rows, n, 0.3, s1)
+				scoresStridedGo(b[:hd], rows, n, 0.3, s2)
+				for i := range s1 {
+					check("scores", s1[i], s2[i], math.Sqrt(float64(hd)))
+				}
+				y1, y2 = append(y1[:0], b[:hd]...), append(y2[:0], b[:hd]...)
+				accumulateStrided(s2, rows, n, y1)
+				accumulateStridedGo(s2, rows, n, y2)
+				for i := range y1 {
+					check("accumulate", y1[i], y2[i], float64(rowsN))
+				}
 			}
 		}
 		check("f16", dotF16(h, b), dotF16Go(h, b), math.Sqrt(float64(n)))

@@ -289,15 +289,15 @@ func axpyGo(a float32, x, y []float32) {
 	}
 }
 
-func dot4StridedGo(q, base []float32, stride int, out *[4]float32) {
-	for k := 0; k < 4; k++ {
-		out[k] = dotF32Go(q, base[k*stride:k*stride+len(q)])
+func scoresStridedGo(q, base []float32, stride int, scale float32, out []float32) {
+	for t := range out {
+		out[t] = dotF32Go(q, base[t*stride:t*stride+len(q)]) * scale
 	}
 }
 
-func axpy4StridedGo(a *[4]float32, v []float32, stride int, y []float32) {
-	for k := 0; k < 4; k++ {
-		axpyGo(a[k], v[k*stride:k*stride+len(y)], y)
+func accumulateStridedGo(a, v []float32, stride int, y []float32) {
+	for t, w := range a {
+		axpyGo(w, v[t*stride:t*stride+len(y)], y)
 	}
 }
 
