@@ -22,8 +22,8 @@ func (m *Model) NewSequence(capacity int) *Sequence {
 	capacity = min(max(capacity, 1), m.Context)
 	s := &Sequence{m: m, k: make([][]float32, m.Layers), v: make([][]float32, m.Layers)}
 	for l := range s.k {
-		s.k[l] = make([]float32, 0, capacity*m.KVDim())
-		s.v[l] = make([]float32, 0, capacity*m.KVDim())
+		s.k[l] = m.kv.get(capacity * m.KVDim())
+		s.v[l] = m.kv.get(capacity * m.KVDim())
 	}
 	return s
 }
@@ -109,6 +109,9 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		}
 		if e.Seq == nil || e.Seq.m != m {
 			return nil, errors.New("entry of another model's sequence")
+		}
+		if e.Seq.k == nil {
+			return nil, errors.New("entry of a released sequence")
 		}
 		st.pos[i] = e.Seq.pos
 		if i > 0 && entries[i-1].Seq == e.Seq {

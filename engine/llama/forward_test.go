@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -395,6 +396,40 @@ func BenchmarkServedDecode(b *testing.B) {
 					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
 				})
 			}
+		}
+	}
+}
+
+// TestReleasedCachesAreReused: a sequence made after another's release
+// (reusing its cache, stale values and all) computes what a sequence of a
+// fresh model does, and the released one can no longer step.
+func TestReleasedCachesAreReused(t *testing.T) {
+	_, m := load(t, "tiny", gguf.F32, 2)
+	_, fresh := load(t, "tiny", gguf.F32, 2)
+	tokens := []int{1, 300, 301, 7, 450}
+	old := m.NewSequence(len(tokens))
+	for _, tok := range []int{9, 8, 7, 6, 5} {
+		if _, err := old.Forward(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Release()
+	if _, err := old.Forward(1); err == nil {
+		t.Fatal("a released sequence stepped")
+	}
+	seq, ref := m.NewSequence(len(tokens)), fresh.NewSequence(len(tokens))
+	for _, tok := range tokens {
+		got, err := seq.Forward(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = slices.Clone(got)
+		want, err := ref.Forward(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("token %d: logits differ from a fresh model's", tok)
 		}
 	}
 }

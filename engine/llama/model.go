@@ -104,6 +104,7 @@ type Model struct {
 	output  *Matrix
 	pool    *Pool
 	weights map[string]*Matrix // by tensor name, for Product
+	kv      kvPool             // released sequences' caches (Sequence.Release)
 
 	mu sync.Mutex
 	// pass is the state of the step being run (one at a time, under mu)

@@ -379,7 +379,10 @@ func (j *job) finish(reason string, err error) {
 	j.events <- Event{Done: true, Reason: reason, Err: err}
 	close(j.events)
 	j.events = nil
-	j.seq = nil // the cache goes with it
+	if j.seq != nil {
+		j.seq.Release() // its cache serves the next request
+	}
+	j.seq = nil
 }
 
 // countPrefillOwners counts the logits rows that end a prompt (their entry
