@@ -636,3 +636,41 @@ func q4kr16x1(w []byte, x *q8kVec, out *[16]float32) {
 	_, _, _, _ = w[nb*q4KGroupBlock-1], x.q[nb*qkK-1], x.d[nb-1], x.s32[8*nb-1]
 	q4kr16x1VNNI(&w[0], &x.q[0], &x.d[0], &x.s32[0], nb, &out[0])
 }
+
+//go:noescape
+func q6kr16x4VNNI(w *byte, in *[4]kInput, nb int, out *float32, ostride int)
+
+//go:noescape
+func q6kr16x1VNNI(w *byte, xq *int8, xd *float32, bsums *int16, nb int, out *float32)
+
+// q6kr16x4 computes a packed Q6_K group of 16 rows against four inputs:
+// out[k*stride+r] = row r · ins[k].
+func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	_ = out[3*stride+q4GroupRows-1]
+	if !vnni {
+		for k := range 4 {
+			q6kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
+		}
+		return
+	}
+	nb := len(ins[0].q8k.d)
+	_ = w[nb*q6KGroupBlock-1]
+	var in [4]kInput
+	for k := range in {
+		x := &ins[k].q8k
+		_, _, _ = x.q[nb*qkK-1], x.d[nb-1], x.bsums[16*nb-1]
+		in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
+	}
+	q6kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
+}
+
+// q6kr16x1 computes a packed Q6_K group of 16 rows against one input.
+func q6kr16x1(w []byte, x *q8kVec, out *[16]float32) {
+	if !vnni {
+		q6kr16x1Go(w, x, out)
+		return
+	}
+	nb := len(x.d)
+	_, _, _, _ = w[nb*q6KGroupBlock-1], x.q[nb*qkK-1], x.d[nb-1], x.bsums[16*nb-1]
+	q6kr16x1VNNI(&w[0], &x.q[0], &x.d[0], &x.bsums[0], nb, &out[0])
+}

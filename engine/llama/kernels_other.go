@@ -72,3 +72,11 @@ func q4kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
 		q4kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
 	}
 }
+
+func q6kr16x1(w []byte, x *q8kVec, out *[16]float32) { q6kr16x1Go(w, x, out) }
+
+func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	for k := range 4 {
+		q6kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
+	}
+}

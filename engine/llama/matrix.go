@@ -25,7 +25,7 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0, Q8_0, Q5_0 or Q4_K matrix repacked for the VNNI kernels (packed.go),
+	// packed is a Q4_0, Q8_0, Q5_0, Q4_K or Q6_K matrix repacked for the VNNI kernels (packed.go),
 	// where the CPU has them; q stays for single rows (embeddings).
 	packed []byte
 	// format computes with the formats of rowFormats; nil for the four
@@ -63,7 +63,7 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		}
 		m.q, m.format = t.Data, &rf
 		switch {
-		case (t.Type == gguf.Q4_K || t.Type == gguf.Q5_0) && vnni && packable(t.Type, m.Rows, m.Cols):
+		case (t.Type == gguf.Q4_K || t.Type == gguf.Q6_K || t.Type == gguf.Q5_0) && vnni && packable(t.Type, m.Rows, m.Cols):
 			// the file's layout stays for single rows (embeddings)
 			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		case t.Type == gguf.Q4_K && simd:

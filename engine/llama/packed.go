@@ -52,7 +52,7 @@ func packable(typ gguf.TensorType, rows, cols int) bool {
 	switch typ {
 	case typeQ4_0, typeQ8_0, gguf.Q5_0:
 		return rows%q4GroupRows == 0 && cols%qk == 0
-	case gguf.Q4_K:
+	case gguf.Q4_K, gguf.Q6_K:
 		return rows%q4GroupRows == 0 && cols%qkK == 0
 	}
 	return false
@@ -66,6 +66,8 @@ func packedBlock(typ gguf.TensorType) (bytes, values int) {
 		return q8GroupBlock, qk
 	case gguf.Q4_K:
 		return q4KGroupBlock, qkK
+	case gguf.Q6_K:
+		return q6KGroupBlock, qkK
 	case gguf.Q5_0:
 		return q5GroupBlock, qk
 	}
@@ -88,6 +90,8 @@ func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
 					packQ8Group(out, q, g, cols)
 				case gguf.Q4_K:
 					packQ4KGroup(out, q, g, cols)
+				case gguf.Q6_K:
+					packQ6KGroup(out, q, g, cols)
 				case gguf.Q5_0:
 					packQ5Group(out, q, g, cols)
 				default:
@@ -248,6 +252,8 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 				switch m.Type {
 				case gguf.Q4_K:
 					q4kr16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
+				case gguf.Q6_K:
+					q6kr16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 				case typeQ8_0:
 					q8r16x4(w, ins[b:b+4], out[b*rows+r0:], rows)
 				case gguf.Q5_0:
@@ -261,6 +267,8 @@ func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
 				switch m.Type {
 				case gguf.Q4_K:
 					q4kr16x1(w, &ins[b].q8k, o)
+				case gguf.Q6_K:
+					q6kr16x1(w, &ins[b].q8k, o)
 				case typeQ8_0:
 					q8r16x1(w, &ins[b].q8, o)
 				case gguf.Q5_0:

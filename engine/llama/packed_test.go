@@ -79,68 +79,95 @@ func TestPackedKernels(t *testing.T) {
 	}
 }
 
-// TestPackedQ4KKernels: the packed Q4_K kernels (VNNI assembly where the
-// CPU has it, else their portable form) give what the portable dot
-// product gives on the file's own layout, and so does a whole product
-// over a packed matrix, as the forward pass runs it.
-func TestPackedQ4KKernels(t *testing.T) {
+// TestPackedKQuantKernels: the packed Q4_K and Q6_K kernels (VNNI
+// assembly where the CPU has it, else their portable form) give what the
+// portable dot product gives on the file's own layout, and so does a
+// whole product over a packed matrix, as the forward pass runs it.
+func TestPackedKQuantKernels(t *testing.T) {
 	t.Logf("kernels: %s", Kernels())
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, cols := range []int{256, 768, 2048} {
-		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			const rows = 32
-			var q []byte
-			for range rows {
-				q = append(q, randomRow(rng, gguf.Q4_K, cols)...)
-			}
-			packed := pack(gguf.Q4_K, q, rows, cols)
-			nb, rowBytes := cols/qkK, cols/qkK*q4KBytes
-			ins := make([]vecInput, 5)
-			for i := range ins {
-				x := make([]float32, cols)
-				for j := range x {
-					x[j] = float32(rng.NormFloat64()) * float32(i+1)
+	type kernels struct {
+		block   int
+		format  kFormat
+		x4      func([]byte, []vecInput, []float32, int)
+		x1, go1 func([]byte, *q8kVec, *[16]float32)
+	}
+	for _, typ := range []gguf.TensorType{gguf.Q4_K, gguf.Q6_K} {
+		k := kernels{q4KGroupBlock, kQ4, q4kr16x4, q4kr16x1, q4kr16x1Go}
+		if typ == gguf.Q6_K {
+			k = kernels{q6KGroupBlock, kQ6, q6kr16x4, q6kr16x1, q6kr16x1Go}
+		}
+		for _, cols := range []int{256, 768, 2048} {
+			t.Run(fmt.Sprintf("%s/%d", typ, cols), func(t *testing.T) {
+				const rows = 32
+				var q []byte
+				for range rows {
+					q = append(q, randomRow(rng, typ, cols)...)
 				}
-				if i == 2 {
-					clear(x[:qkK]) // a super-block of zeros: scale 0
+				packed := pack(typ, q, rows, cols)
+				nb, rowBytes := cols/qkK, cols/qkK*k.format.bytes
+				ins := make([]vecInput, 5)
+				for i := range ins {
+					x := make([]float32, cols)
+					for j := range x {
+						x[j] = float32(rng.NormFloat64()) * float32(i+1)
+					}
+					if i == 2 {
+						clear(x[:qkK]) // a super-block of zeros: scale 0
+					}
+					x[7] = 30 // an outlier sets the first super-block's scale
+					ins[i].q8k.quantize(x)
+					ins[i].q8k.sums32()
 				}
-				x[7] = 30 // an outlier sets the first super-block's scale
-				ins[i].q8k.quantize(x)
-				ins[i].q8k.sums32()
-			}
-			want := func(row, i int) float32 { return kQ4.dotGo(q[row*rowBytes:(row+1)*rowBytes], &ins[i].q8k) }
-			close := func(got, want float32) bool {
-				return math.Abs(float64(got-want)) <= 1e-5*(1+math.Abs(float64(want)))
-			}
-			for g := 0; g < rows/q4GroupRows; g++ {
-				wg := packed[g*nb*q4KGroupBlock : (g+1)*nb*q4KGroupBlock]
-				var four [64]float32
-				q4kr16x4(wg, ins[:4], four[:], 16)
-				for i := range 4 {
-					var one, portable [16]float32
-					q4kr16x1(wg, &ins[i].q8k, &one)
-					q4kr16x1Go(wg, &ins[i].q8k, &portable)
-					for r := range q4GroupRows {
-						row := g*q4GroupRows + r
-						for name, got := range map[string]float32{"x4": four[16*i+r], "x1": one[r], "portable": portable[r]} {
-							if w := want(row, i); !close(got, w) {
-								t.Fatalf("row %d input %d: %s kernel %v, want %v", row, i, name, got, w)
+				want := func(row, i int) float32 { return k.format.dotGo(q[row*rowBytes:(row+1)*rowBytes], &ins[i].q8k) }
+				// float32 sums of terms as large as mag, in another order
+				// (Q6_K's signed scales cancel: results far smaller than
+				// their terms)
+				mag := make([][]float64, rows)
+				w := make([]float32, cols)
+				for row := range rows {
+					k.format.decode(w, q[row*rowBytes:(row+1)*rowBytes])
+					for i := range ins {
+						xs, m := dequantized(&ins[i], formQ8K, cols), 0.0
+						for j := range w {
+							m += math.Abs(float64(w[j] * xs[j]))
+						}
+						mag[row] = append(mag[row], m)
+					}
+				}
+				near := func(got float32, row, i int) bool {
+					return math.Abs(float64(got-want(row, i))) <= 1e-6*(1+mag[row][i])
+				}
+				for g := 0; g < rows/q4GroupRows; g++ {
+					wg := packed[g*nb*k.block : (g+1)*nb*k.block]
+					var four [64]float32
+					k.x4(wg, ins[:4], four[:], 16)
+					for i := range 4 {
+						var one, portable [16]float32
+						k.x1(wg, &ins[i].q8k, &one)
+						k.go1(wg, &ins[i].q8k, &portable)
+						for r := range q4GroupRows {
+							row := g*q4GroupRows + r
+							for name, got := range map[string]float32{"x4": four[16*i+r], "x1": one[r], "portable": portable[r]} {
+								if !near(got, row, i) {
+									t.Fatalf("row %d input %d: %s kernel %v, want %v", row, i, name, got, want(row, i))
+								}
 							}
 						}
 					}
 				}
-			}
-			m := &Matrix{Type: gguf.Q4_K, Rows: rows, Cols: cols, q: q, rowBytes: rowBytes, packed: packed}
-			out := make([]float32, len(ins)*rows)
-			m.rowsPacked(out, ins, 0, rows/q4GroupRows)
-			for i := range ins {
-				for row := range rows {
-					if got, w := out[i*rows+row], want(row, i); !close(got, w) {
-						t.Fatalf("product: row %d input %d: %v, want %v", row, i, got, w)
+				m := &Matrix{Type: typ, Rows: rows, Cols: cols, q: q, rowBytes: rowBytes, packed: packed}
+				out := make([]float32, len(ins)*rows)
+				m.rowsPacked(out, ins, 0, rows/q4GroupRows)
+				for i := range ins {
+					for row := range rows {
+						if got := out[i*rows+row]; !near(got, row, i) {
+							t.Fatalf("product: row %d input %d: %v, want %v", row, i, got, want(row, i))
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

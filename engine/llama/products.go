@@ -92,6 +92,8 @@ func inputForm(w *Matrix) int {
 		return formPackedQ8
 	case w.packed != nil && w.Type == gguf.Q4_K:
 		return formPackedQ4K
+	case w.packed != nil && w.Type == gguf.Q6_K:
+		return formQ8K // the bsums are all it needs
 	case w.packed != nil && w.Type == gguf.Q5_0:
 		return formPackedQ5_0
 	case w.packed != nil:
