@@ -478,7 +478,8 @@ func dotQ3KPackedAVX2(w *byte, xq *int8, xd *float32, bsums *int16, nb int) floa
 //go:noescape
 func dot4Q3KPackedAVX2(w *byte, in *[4]kInput, nb int, out *[4]float32)
 
-// kInput is one Q8_K input as the four-input kernels take it.
+// kInput is one Q8_K input as the four-input kernels take it (the packed
+// Q4_K kernels take its 32-value sums for bsums).
 type kInput struct {
 	q     *int8
 	d     *float32
@@ -591,16 +592,8 @@ func dotBF16(row []byte, x []float32) float32 {
 	return s
 }
 
-// k32Input is one input of the packed Q4_K kernels: its Q8_K quants and
-// scales and its 32-value sums (q8kVec.s32).
-type k32Input struct {
-	q   *int8
-	d   *float32
-	s32 *int16
-}
-
 //go:noescape
-func q4kr16x4VNNI(w *byte, in *[4]k32Input, nb int, out *float32, ostride int)
+func q4kr16x4VNNI(w *byte, in *[4]kInput, nb int, out *float32, ostride int)
 
 //go:noescape
 func q4kr16x1VNNI(w *byte, xq *int8, xd *float32, s32 *int16, nb int, out *float32)
@@ -608,22 +601,48 @@ func q4kr16x1VNNI(w *byte, xq *int8, xd *float32, s32 *int16, nb int, out *float
 // q4kr16x4 computes a packed Q4_K group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].
 func q4kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	kr16x4(w, gguf.Q4_K, ins, out, stride)
+}
+
+// q6kr16x4 is q4kr16x4 for packed Q6_K.
+func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
+	kr16x4(w, gguf.Q6_K, ins, out, stride)
+}
+
+// kr16x4 runs the four-input kernel of a packed K-quant group, calling
+// the assembly directly (see r16x4). Each input's third operand is its
+// 32-value sums for Q4_K's mins, its 16-value sums for Q6_K's offset.
+func kr16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
 	if !vnni {
 		for k := range 4 {
-			q4kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
+			x, o := &ins[k].q8k, (*[16]float32)(out[k*stride:])
+			if typ == gguf.Q6_K {
+				q6kr16x1Go(w, x, o)
+			} else {
+				q4kr16x1Go(w, x, o)
+			}
 		}
 		return
 	}
 	nb := len(ins[0].q8k.d)
-	_ = w[nb*q4KGroupBlock-1]
-	var in [4]k32Input
+	block, _ := packedBlock(typ)
+	_ = w[nb*block-1]
+	var in [4]kInput
 	for k := range in {
 		x := &ins[k].q8k
-		_, _, _ = x.q[nb*qkK-1], x.d[nb-1], x.s32[8*nb-1]
-		in[k] = k32Input{&x.q[0], &x.d[0], &x.s32[0]}
+		_, _, _ = x.q[nb*qkK-1], x.d[nb-1], x.bsums[16*nb-1]
+		in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
+		if typ == gguf.Q4_K {
+			_ = x.s32[8*nb-1]
+			in[k].bsums = &x.s32[0]
+		}
 	}
-	q4kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
+	if typ == gguf.Q6_K {
+		q6kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
+	} else {
+		q4kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
+	}
 }
 
 // q4kr16x1 computes a packed Q4_K group of 16 rows against one input.
@@ -642,27 +661,6 @@ func q6kr16x4VNNI(w *byte, in *[4]kInput, nb int, out *float32, ostride int)
 
 //go:noescape
 func q6kr16x1VNNI(w *byte, xq *int8, xd *float32, bsums *int16, nb int, out *float32)
-
-// q6kr16x4 computes a packed Q6_K group of 16 rows against four inputs:
-// out[k*stride+r] = row r · ins[k].
-func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
-	_ = out[3*stride+q4GroupRows-1]
-	if !vnni {
-		for k := range 4 {
-			q6kr16x1Go(w, &ins[k].q8k, (*[16]float32)(out[k*stride:]))
-		}
-		return
-	}
-	nb := len(ins[0].q8k.d)
-	_ = w[nb*q6KGroupBlock-1]
-	var in [4]kInput
-	for k := range in {
-		x := &ins[k].q8k
-		_, _, _ = x.q[nb*qkK-1], x.d[nb-1], x.bsums[16*nb-1]
-		in[k] = kInput{&x.q[0], &x.d[0], &x.bsums[0]}
-	}
-	q6kr16x4VNNI(&w[0], &in, nb, &out[0], 4*stride)
-}
 
 // q6kr16x1 computes a packed Q6_K group of 16 rows against one input.
 func q6kr16x1(w []byte, x *q8kVec, out *[16]float32) {

@@ -87,7 +87,7 @@ GLOBL k4shift<>(SB), RODATA|NOPTR, $64
 	VCVTPH2PS 0(SI), Z24 \
 	VCVTPH2PS 32(SI), Z27
 
-// func q4kr16x4VNNI(w *byte, in *[4]k32Input, nb int, out *float32, ostride int)
+// func q4kr16x4VNNI(w *byte, in *[4]kInput, nb int, out *float32, ostride int)
 // Sixteen packed Q4_K rows (a group, nb super-blocks) against four Q8_K
 // inputs: the 16 floats at out + k*ostride bytes get row r · input k.
 TEXT ·q4kr16x4VNNI(SB), NOSPLIT, $0-40
