@@ -158,6 +158,8 @@ func TestChunksReadAtOnce(t *testing.T) {
 		t.Fatalf("exit %d %s:\n%s", code, errs, out)
 	}
 	// ITL: the second arrival's gap over its two tokens, twice; no zeros
+	// (the gap is the client's, which may be shorter than the server's
+	// sleep if the first read came late, so only its sign is known)
 	_, out, _ = cli(t, "run", "--url", batching.URL, "--model", "m", "--max-tokens", "3", "--requests", "2", "--concurrency", "2", "--format", "json", "-q")
 	var rep struct {
 		Steps []struct {
@@ -173,8 +175,8 @@ func TestChunksReadAtOnce(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	st := rep.Steps[0]
-	if st.ITL.Count != 4 || st.ITL.Min < 10 || st.Chunks != 6 || st.Batched != 2 {
-		t.Errorf("ITL %+v, %d of %d chunks batched; want 4 samples of at least 10 ms, 2 of 6", st.ITL, st.Batched, st.Chunks)
+	if st.ITL.Count != 4 || st.ITL.Min <= 0 || st.Chunks != 6 || st.Batched != 2 {
+		t.Errorf("ITL %+v, %d of %d chunks batched; want 4 samples above 0 ms, 2 of 6", st.ITL, st.Batched, st.Chunks)
 	}
 }
 
