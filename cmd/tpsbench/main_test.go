@@ -157,14 +157,15 @@ func TestChunksReadAtOnce(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "(2 chunks in one read)") || strings.Contains(out, "inf") {
 		t.Fatalf("exit %d %s:\n%s", code, errs, out)
 	}
-	// ITL: the second arrival's gap over its two tokens, twice; no zeros
-	// (the gap is the client's, which may be shorter than the server's
-	// sleep if the first read came late, so only its sign is known)
-	_, out, _ = cli(t, "run", "--url", batching.URL, "--model", "m", "--max-tokens", "3", "--requests", "2", "--concurrency", "2", "--format", "json", "-q")
+	// ITL: the second arrival's gap shared by its two tokens, so two
+	// equal samples and no zero (the gap itself is the client's, which may
+	// be shorter than the server's sleep if the first read came late)
+	_, out, _ = cli(t, "run", "--url", batching.URL, "--model", "m", "--max-tokens", "3", "--requests", "1", "--format", "json", "-q")
 	var rep struct {
 		Steps []struct {
 			ITL struct {
 				Min   float64 `json:"min"`
+				Max   float64 `json:"max"`
 				Count int     `json:"count"`
 			} `json:"itl_ms"`
 			Chunks  int `json:"chunks"`
@@ -175,8 +176,8 @@ func TestChunksReadAtOnce(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	st := rep.Steps[0]
-	if st.ITL.Count != 4 || st.ITL.Min <= 0 || st.Chunks != 6 || st.Batched != 2 {
-		t.Errorf("ITL %+v, %d of %d chunks batched; want 4 samples above 0 ms, 2 of 6", st.ITL, st.Batched, st.Chunks)
+	if st.ITL.Count != 2 || st.ITL.Min <= 0 || st.ITL.Min != st.ITL.Max || st.Chunks != 3 || st.Batched != 1 {
+		t.Errorf("ITL %+v, %d of %d chunks batched; want 2 equal samples above 0 ms, 1 of 3", st.ITL, st.Batched, st.Chunks)
 	}
 }
 
