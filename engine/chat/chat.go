@@ -31,12 +31,18 @@ func (t Template) Apply(msgs []Message) string {
 
 // Plain is the format of a model without a template (the synthesized
 // models): a "role: content" line each, then "assistant:".
-var Plain = Template{"plain", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "%s: %s\n", m.Role, m.Content)
-	}
-	b.WriteString("assistant:")
-}}
+var Plain = turns("plain", "%s: %s\n", "assistant:")
+
+// turns is a family whose every message is turn filled with its role and
+// content, and whose prompt for the answer is prompt.
+func turns(name, turn, prompt string) Template {
+	return Template{name, func(b *strings.Builder, msgs []Message) {
+		for _, m := range msgs {
+			fmt.Fprintf(b, turn, m.Role, m.Content)
+		}
+		b.WriteString(prompt)
+	}}
+}
 
 // byName are the families, by llama.cpp's names for them.
 var byName = map[string]Template{}
@@ -132,12 +138,7 @@ var unsupported = []struct{ name, a, b string }{
 
 func trim(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
 
-var chatML = Template{"chatml", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "<|im_start|>%s\n%s<|im_end|>\n", m.Role, m.Content)
-	}
-	b.WriteString("<|im_start|>assistant\n")
-}}
+var chatML = turns("chatml", "<|im_start|>%s\n%s<|im_end|>\n", "<|im_start|>assistant\n")
 
 var llama3 = Template{"llama3", func(b *strings.Builder, msgs []Message) {
 	for _, m := range msgs {
@@ -146,19 +147,10 @@ var llama3 = Template{"llama3", func(b *strings.Builder, msgs []Message) {
 	b.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
 }}
 
-var phi4 = Template{"phi4", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "<|im_start|>%s<|im_sep|>%s<|im_end|>", m.Role, m.Content)
-	}
-	b.WriteString("<|im_start|>assistant<|im_sep|>")
-}}
-
-var falcon3 = Template{"falcon3", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "<|%s|>\n%s\n", m.Role, m.Content)
-	}
-	b.WriteString("<|assistant|>\n")
-}}
+var (
+	phi4    = turns("phi4", "<|im_start|>%s<|im_sep|>%s<|im_end|>", "<|im_start|>assistant<|im_sep|>")
+	falcon3 = turns("falcon3", "<|%s|>\n%s\n", "<|assistant|>\n")
+)
 
 // deepseek2 and deepseek3 (DeepSeek-V3 and R1, and R1's distilled Qwen and
 // Llama models): system text alone, a user turn behind its marker, an
@@ -184,19 +176,10 @@ func deepseek(name, user, afterUser, assistant, turn string) Template {
 	}}
 }
 
-var phi3 = Template{"phi3", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "<|%s|>\n%s<|end|>\n", m.Role, m.Content)
-	}
-	b.WriteString("<|assistant|>\n")
-}}
-
-var zephyr = Template{"zephyr", func(b *strings.Builder, msgs []Message) {
-	for _, m := range msgs {
-		fmt.Fprintf(b, "<|%s|>\n%s<|endoftext|>\n", m.Role, m.Content)
-	}
-	b.WriteString("<|assistant|>\n")
-}}
+var (
+	phi3   = turns("phi3", "<|%s|>\n%s<|end|>\n", "<|assistant|>\n")
+	zephyr = turns("zephyr", "<|%s|>\n%s<|endoftext|>\n", "<|assistant|>\n")
+)
 
 // gemma has no system role: a system message joins the next user turn.
 var gemma = Template{"gemma", func(b *strings.Builder, msgs []Message) {
