@@ -2,5 +2,6 @@
 
 package llama
 
-// SetVNNIForTest does nothing here: there are no VNNI kernels to turn off.
-func SetVNNIForTest(on bool) (restore func()) { return func() {} }
+// SetPackingForTest does nothing here: there are no packed kernels to
+// turn off.
+func SetPackingForTest(on bool) (restore func()) { return func() {} }

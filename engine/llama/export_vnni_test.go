@@ -2,11 +2,12 @@
 
 package llama
 
-// SetVNNIForTest turns the packed VNNI kernels off (or back on, where the
+// SetPackingForTest turns the packed kernels off (or back on, where the
 // CPU has them) for models loaded until restore is called, so that tests
-// cover the AVX2 path on machines that have both.
-func SetVNNIForTest(on bool) (restore func()) {
-	old := vnni
-	vnni = on && old
-	return func() { vnni = old }
+// cover the kernels of machines without VNNI or AVX-512 on machines that
+// have both.
+func SetPackingForTest(on bool) (restore func()) {
+	oldVNNI, oldFloats := vnni, packFloats
+	vnni, packFloats = on && oldVNNI, on && oldFloats
+	return func() { vnni, packFloats = oldVNNI, oldFloats }
 }

@@ -47,7 +47,7 @@ func TestForwardMatchesReference(t *testing.T) {
 			for _, packed := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/%d-threads/packed-%v", typ, threads, packed), func(t *testing.T) {
 					// without packing, the kernels machines without VNNI run
-					restore := llama.SetVNNIForTest(packed)
+					restore := llama.SetPackingForTest(packed)
 					f, m := load(t, "tiny", typ, threads)
 					restore()
 					ref := llama.NewReference(f, m.Config)

@@ -3,6 +3,7 @@
 package llama
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -295,11 +296,13 @@ func q5r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 //go:noescape
 func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
-// avx512 reports whether the 512-bit kernels can run here, and vnni
-// whether the packed ones can.
+// avx512 reports whether the 512-bit kernels can run here, vnni whether
+// the packed quantized ones can, and packFloats whether float matrices
+// are packed (packedfloat.go).
 var (
-	avx512 = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
-	vnni   = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
+	avx512     = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	vnni       = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
+	packFloats = avx512
 )
 
 //go:noescape
@@ -319,13 +322,8 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 	if !avx512 || (m.Type != typeF32 && m.Type != typeF16 && m.Type != gguf.BF16) || quads == 0 || n%16 != 0 {
 		return lo
 	}
-	// the inputs are consecutive rows of one buffer (F16's and BF16's are
-	// the activations rounded, side by side in the step's scratch)
-	f0 := unsafe.Pointer(&ins[0].f[0])
-	for k := 1; k < 4*quads; k++ {
-		if len(ins[k].f) != n || unsafe.Pointer(&ins[k].f[0]) != unsafe.Add(f0, 4*k*n) {
-			return lo
-		}
+	if !inOneBuffer(ins[:4*quads], n) {
+		return lo
 	}
 	var o16 [16]float32
 	r := lo
@@ -350,6 +348,36 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 	}
 	return r
 }
+
+// floatP2 computes two packed float groups (w: 32 rows, packedfloat.go)
+// against ins: out[j*ostride+r] = row r · ins[j].
+func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, out []float32, ostride int) {
+	n, width := len(ins[0].f), len(ins)
+	if !avx512 || n == 0 || !slices.Contains(floatWidths[:], width) || !inOneBuffer(ins, n) {
+		floatP2Go(typ, w, ins, out, ostride)
+		return
+	}
+	_ = out[(width-1)*ostride+floatUnitRows-1]
+	_ = w[floatUnitRows*n*floatElemBytes(typ)-1]
+	x, o := &ins[0].f[0], &out[0]
+	switch typ {
+	case typeF16:
+		f16p2AVX512((*uint16)(unsafe.Pointer(&w[0])), n, x, o, ostride, width)
+	case gguf.BF16:
+		bf16p2AVX512((*uint16)(unsafe.Pointer(&w[0])), n, x, o, ostride, width)
+	default:
+		f32p2AVX512((*float32)(unsafe.Pointer(&w[0])), n, x, o, ostride, width)
+	}
+}
+
+//go:noescape
+func f32p2AVX512(w *float32, n int, x *float32, out *float32, ostride int, width int)
+
+//go:noescape
+func f16p2AVX512(w *uint16, n int, x *float32, out *float32, ostride int, width int)
+
+//go:noescape
+func bf16p2AVX512(w *uint16, n int, x *float32, out *float32, ostride int, width int)
 
 // q4r16x4 computes a packed Q4_0 group of 16 rows against four inputs:
 // out[k*stride+r] = row r · ins[k].

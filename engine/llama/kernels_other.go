@@ -2,6 +2,8 @@
 
 package llama
 
+import "github.com/tpsbench/tpsbench/engine/gguf"
+
 // Kernels names the dot-product implementation in use.
 func Kernels() string { return "go" }
 
@@ -15,11 +17,16 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return
 
 func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) int { return lo }
 
+func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, out []float32, ostride int) {
+	floatP2Go(typ, w, ins, out, ostride)
+}
+
 // The packed Q4_0 layout is for the VNNI kernels; here its portable
 // kernels exist for the tests.
 const (
-	vnni = false
-	simd = false
+	vnni       = false
+	simd       = false
+	packFloats = false
 )
 
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }

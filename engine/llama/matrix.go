@@ -25,8 +25,10 @@ type Matrix struct {
 	f16        []uint16
 	q          []byte
 	rowBytes   int
-	// packed is a Q4_0, Q8_0, Q5_0, Q4_K or Q6_K matrix repacked for the VNNI kernels (packed.go),
-	// where the CPU has them; q stays for single rows (embeddings).
+	// packed is the matrix repacked for the packed kernels (Q4_0, Q8_0,
+	// Q5_0, Q4_K and Q6_K for VNNI, packed.go; F32, F16 and BF16 for
+	// AVX-512, packedfloat.go), where the CPU has them; the file's rows
+	// stay for single rows (embeddings).
 	packed []byte
 	// format computes with the formats of rowFormats; nil for the four
 	// with kernels of their own
@@ -46,11 +48,17 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 			return nil, fmt.Errorf("tensor %s: F32 data not aligned", t.Name)
 		}
 		m.f32 = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(t.Data))), len(t.Data)/4)
+		if packFloats && packable(t.Type, m.Rows, m.Cols) {
+			m.packed = pack(t.Type, t.Data, m.Rows, m.Cols) // the file's rows stay for embeddings
+		}
 	case typeF16:
 		if uintptr(unsafe.Pointer(unsafe.SliceData(t.Data)))%2 != 0 {
 			return nil, fmt.Errorf("tensor %s: F16 data not aligned", t.Name)
 		}
 		m.f16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(t.Data))), len(t.Data)/2)
+		if packFloats && packable(t.Type, m.Rows, m.Cols) {
+			m.packed = pack(t.Type, t.Data, m.Rows, m.Cols)
+		}
 	case typeQ8_0, typeQ4_0:
 		m.q = t.Data
 		if vnni && packable(t.Type, m.Rows, m.Cols) {
@@ -65,6 +73,8 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		switch {
 		case (t.Type == gguf.Q4_K || t.Type == gguf.Q6_K || t.Type == gguf.Q5_0) && vnni && packable(t.Type, m.Rows, m.Cols):
 			// the file's layout stays for single rows (embeddings)
+			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
+		case t.Type == gguf.BF16 && packFloats && packable(t.Type, m.Rows, m.Cols):
 			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		case t.Type == gguf.Q4_K && simd:
 			m.q, m.format = repackK(t.Data, q4KBytes), &q4KPacked

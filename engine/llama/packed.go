@@ -46,16 +46,27 @@ const (
 	q4GroupNib   = 2 * q4GroupRows         // weights start after the scales
 )
 
-// packable reports whether a matrix fits a packed layout: Q4_0, Q8_0 or
-// Q4_K (packedk.go), rows in whole groups.
+// packable reports whether a matrix fits a packed layout: Q4_0, Q8_0,
+// Q5_0, Q4_K or Q6_K (packedk.go), rows in whole groups; F32, F16 or BF16
+// (packedfloat.go), rows in whole units.
 func packable(typ gguf.TensorType, rows, cols int) bool {
 	switch typ {
 	case typeQ4_0, typeQ8_0, gguf.Q5_0:
 		return rows%q4GroupRows == 0 && cols%qk == 0
 	case gguf.Q4_K, gguf.Q6_K:
 		return rows%q4GroupRows == 0 && cols%qkK == 0
+	case typeF32, typeF16, gguf.BF16:
+		return rows%floatUnitRows == 0 && cols > 0
 	}
 	return false
+}
+
+// unitRows is how many rows of a packed matrix a product takes at a time.
+func unitRows(typ gguf.TensorType) int {
+	if isFloat(typ) {
+		return floatUnitRows
+	}
+	return q4GroupRows
 }
 
 // packedBlock is the size of a packed group's block (a super-block for
@@ -70,12 +81,14 @@ func packedBlock(typ gguf.TensorType) (bytes, values int) {
 		return q6KGroupBlock, qkK
 	case gguf.Q5_0:
 		return q5GroupBlock, qk
+	case typeF32, typeF16, gguf.BF16:
+		return q4GroupRows * floatElemBytes(typ), 1
 	}
 	return q4GroupBlock, qk
 }
 
-// pack repacks a Q4_0, Q8_0 or Q4_K matrix for the VNNI kernels, its
-// groups spread over the CPUs: a 7B model's weights are gigabytes.
+// pack repacks a matrix for the packed kernels, its groups spread over
+// the CPUs: a 7B model's weights are gigabytes.
 func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
 	block, values := packedBlock(typ)
 	out := make([]byte, rows/q4GroupRows*cols/values*block)
@@ -94,6 +107,8 @@ func pack(typ gguf.TensorType, q []byte, rows, cols int) []byte {
 					packQ6KGroup(out, q, g, cols)
 				case gguf.Q5_0:
 					packQ5Group(out, q, g, cols)
+				case typeF32, typeF16, gguf.BF16:
+					packFloatGroup(out, q, g, cols, floatElemBytes(typ))
 				default:
 					packQ4Group(out, q, g, cols)
 				}
@@ -233,8 +248,12 @@ func r16x1Go(w []byte, typ gguf.TensorType, x *q8Vec, out *[16]float32) {
 }
 
 // rowsPacked computes out[b*m.Rows+r] = row r · ins[b] for the rows of
-// groups [lo, hi) of a packed matrix.
+// units [lo, hi) of a packed matrix (unitRows).
 func (m *Matrix) rowsPacked(out []float32, ins []vecInput, lo, hi int) {
+	if isFloat(m.Type) {
+		m.rowsPackedFloat(out, ins, lo, hi)
+		return
+	}
 	rows := m.Rows
 	block, values := packedBlock(m.Type)
 	nb := m.Cols / values

@@ -226,7 +226,7 @@ func BenchmarkQ4KProduct(b *testing.B) {
 		q = append(q, randomRow(rng, gguf.Q4_K, cols)...)
 	}
 	for _, packed := range []bool{true, false} {
-		restore := SetVNNIForTest(packed)
+		restore := SetPackingForTest(packed)
 		m, err := newMatrix(&gguf.Tensor{Name: "w", Dims: []uint64{cols, rows}, Type: gguf.Q4_K, Data: q})
 		restore()
 		if err != nil {

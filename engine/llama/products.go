@@ -60,7 +60,7 @@ func (m *Model) matMuls(x []float32, n int, ps ...product) {
 	for i, p := range ps {
 		p.first, p.units = total, p.w.Rows
 		if p.w.packed != nil {
-			p.units = p.w.Rows / q4GroupRows
+			p.units = p.w.Rows / unitRows(p.w.Type)
 		}
 		total += p.units
 		m.mm.jobs[i] = p
@@ -85,19 +85,24 @@ func (p *pass) productUnits(lo, hi int) {
 }
 
 // inputForm tells apart the forms activations take for products with a
-// matrix (formats.go).
+// matrix (formats.go). Packed float matrices take theirs as the file's
+// rows do.
 func inputForm(w *Matrix) int {
+	if w.packed != nil {
+		switch w.Type {
+		case typeQ8_0:
+			return formPackedQ8
+		case gguf.Q4_K:
+			return formPackedQ4K
+		case gguf.Q6_K:
+			return formQ8K // the bsums are all it needs
+		case gguf.Q5_0:
+			return formPackedQ5_0
+		case typeQ4_0:
+			return formPackedQ4
+		}
+	}
 	switch {
-	case w.packed != nil && w.Type == typeQ8_0:
-		return formPackedQ8
-	case w.packed != nil && w.Type == gguf.Q4_K:
-		return formPackedQ4K
-	case w.packed != nil && w.Type == gguf.Q6_K:
-		return formQ8K // the bsums are all it needs
-	case w.packed != nil && w.Type == gguf.Q5_0:
-		return formPackedQ5_0
-	case w.packed != nil:
-		return formPackedQ4
 	case w.format != nil:
 		return w.format.form
 	case w.Type == typeQ8_0 || w.Type == typeQ4_0:
