@@ -3,6 +3,7 @@ package llama
 import (
 	"math/rand/v2"
 	"sort"
+	"sync"
 )
 
 // Sampler picks the next token from logits: greedily at temperature 0,
@@ -14,9 +15,18 @@ type Sampler struct {
 	TopP        float32 // 1 keeps everything
 	TopK        int     // 0 keeps everything
 	rng         *rand.Rand
-	probs       []float32
-	cand        []int
 }
+
+// sampleScratch holds the vocabulary-sized buffers a draw works in,
+// shared by all samplers: one of their own (384 kB at a 32,000-token
+// vocabulary) made each served request fault in fresh pages as its first
+// token was drawn, 14 MB a round of 32 requests on the 15m model.
+type sampleScratch struct {
+	probs []float32
+	cand  []int
+}
+
+var sampleScratches = sync.Pool{New: func() any { return new(sampleScratch) }}
 
 // NewSampler returns a sampler; topP outside (0, 1] means 1.
 func NewSampler(temperature, topP float32, topK int, seed uint64) *Sampler {
@@ -32,11 +42,13 @@ func (s *Sampler) Sample(logits []float32) int {
 		return argmax(logits)
 	}
 	n := len(logits)
-	if cap(s.probs) < n {
-		s.probs = make([]float32, n)
-		s.cand = make([]int, n)
+	scratch := sampleScratches.Get().(*sampleScratch)
+	defer sampleScratches.Put(scratch)
+	if cap(scratch.probs) < n {
+		scratch.probs = make([]float32, n)
+		scratch.cand = make([]int, n)
 	}
-	p := s.probs[:n]
+	p := scratch.probs[:n]
 	mx := maxF32(logits)
 	sum := expShift(p, logits, mx, 1/s.Temperature)
 	if s.TopK == 0 && s.TopP >= 1 {
@@ -48,7 +60,7 @@ func (s *Sampler) Sample(logits []float32) int {
 	for i := range p {
 		p[i] *= norm
 	}
-	cand := s.cand[:0]
+	cand := scratch.cand[:0]
 	// Tokens below this share can never be inside the nucleus, so they
 	// need not be sorted (llama2.c's shortcut).
 	cutoff := float32(0)
