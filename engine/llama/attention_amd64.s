@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // func scoresAVX2(q, k *float32, stride, hd, n int, scale float32, out *float32)
 // out[t] = scale * q · k[t*stride : t*stride+hd] for t < n (n a multiple
@@ -92,5 +93,139 @@ accdims:
 	SUBQ $4, CX
 	JMP accpos
 accdone:
+	VZEROUPPER
+	RET
+
+// SCORE4 adds q's chunk (Z16) times the chunks of the four keys at base,
+// base+s, base+2s and base+3s to a, b, c and d.
+#define SCORE4(base, a, b, c, d) \
+	VFMADD231PS (base), Z16, a \
+	VFMADD231PS (base)(R8*1), Z16, b \
+	VFMADD231PS (base)(R8*2), Z16, c \
+	VFMADD231PS (base)(R10*1), Z16, d
+
+// func scoresAVX512(q, k *float32, stride, hd, n int, scale float32, out *float32)
+// out[t] = scale * q · k[t*stride : t*stride+hd] for t < n (n a multiple
+// of 16, hd of 16): sixteen keys at a time, each summed in a register of
+// its own over the head's dimensions and the sixteen folded together
+// (FOLD16), which leaves key t's sum in lane t when key 4a+b went to
+// register 4b+a. Keys 4a to 4a+3 are read from R(a) = SI, R11, R13, R14.
+TEXT ·scoresAVX512(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), BX
+	MOVQ k+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R10
+	MOVQ hd+24(FP), DX
+	SHRQ $4, DX
+	MOVQ n+32(FP), CX
+	VBROADCASTSS scale+40(FP), Z26
+	MOVQ out+48(FP), R12
+s512keys:
+	CMPQ CX, $16
+	JL s512done
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ DI, SI
+	LEAQ (SI)(R8*4), R11
+	LEAQ (R11)(R8*4), R13
+	LEAQ (R13)(R8*4), R14
+	MOVQ BX, AX
+	MOVQ DX, R9
+s512dims:
+	VMOVUPS (AX), Z16
+	SCORE4(SI, Z0, Z4, Z8, Z12)
+	SCORE4(R11, Z1, Z5, Z9, Z13)
+	SCORE4(R13, Z2, Z6, Z10, Z14)
+	SCORE4(R14, Z3, Z7, Z11, Z15)
+	ADDQ $64, AX
+	ADDQ $64, SI
+	ADDQ $64, R11
+	ADDQ $64, R13
+	ADDQ $64, R14
+	DECQ R9
+	JNZ s512dims
+	FOLD16
+	VMULPS Z26, Z0, Z0
+	VMOVUPS Z0, (R12)
+	LEAQ (R14)(R8*4), DI
+	MOVQ DX, AX
+	SHLQ $6, AX
+	SUBQ AX, DI
+	ADDQ $64, R12
+	SUBQ $16, CX
+	JMP s512keys
+s512done:
+	VZEROUPPER
+	RET
+
+// func accumulateAVX512(a, v *float32, stride, hd, n int, y *float32)
+// y[0:hd] += a[t] * v[t*stride : t*stride+hd] for t < n (hd a multiple of
+// 16): sixteen of y's values at a time, over every t, with four sums (t
+// modulo 4) so that no multiply-add waits for the one before it.
+TEXT ·accumulateAVX512(SB), NOSPLIT, $0-48
+	MOVQ v+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R10
+	MOVQ hd+24(FP), DX
+	SHRQ $4, DX
+	MOVQ y+40(FP), R12
+a512dims:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ a+0(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ DI, SI
+a512four:
+	CMPQ CX, $4
+	JL a512one
+	VBROADCASTSS 0(BX), Z4
+	VBROADCASTSS 4(BX), Z5
+	VBROADCASTSS 8(BX), Z6
+	VBROADCASTSS 12(BX), Z7
+	VFMADD231PS (SI), Z4, Z0
+	VFMADD231PS (SI)(R8*1), Z5, Z1
+	VFMADD231PS (SI)(R8*2), Z6, Z2
+	VFMADD231PS (SI)(R10*1), Z7, Z3
+	LEAQ (SI)(R8*4), SI
+	ADDQ $16, BX
+	SUBQ $4, CX
+	JMP a512four
+a512one:
+	CMPQ CX, $0
+	JE a512sum
+	VBROADCASTSS 0(BX), Z4
+	VFMADD231PS (SI), Z4, Z0
+	ADDQ R8, SI
+	ADDQ $4, BX
+	DECQ CX
+	JMP a512one
+a512sum:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z0
+	VADDPS (R12), Z0, Z0
+	VMOVUPS Z0, (R12)
+	ADDQ $64, R12
+	ADDQ $64, DI
+	DECQ DX
+	JNZ a512dims
 	VZEROUPPER
 	RET

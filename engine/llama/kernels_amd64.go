@@ -232,15 +232,27 @@ func scoresStrided(q, base []float32, stride int, scale float32, out []float32) 
 	}
 	_ = base[(n-1)*stride+hd-1]
 	t := 0
+	if avx512 && hd%16 == 0 {
+		if t = n &^ 15; t > 0 {
+			scoresAVX512(&q[0], &base[0], stride, hd, t, scale, &out[0])
+		}
+	}
 	if simd && hd%8 == 0 {
-		if t = n &^ 3; t > 0 {
-			scoresAVX2(&q[0], &base[0], stride, hd, t, scale, &out[0])
+		if e := n &^ 3; e > t {
+			scoresAVX2(&q[0], &base[t*stride], stride, hd, e-t, scale, &out[t])
+			t = e
 		}
 	}
 	if t < n {
 		scoresStridedGo(q, base[t*stride:], stride, scale, out[t:])
 	}
 }
+
+//go:noescape
+func scoresAVX512(q, k *float32, stride, hd, n int, scale float32, out *float32)
+
+//go:noescape
+func accumulateAVX512(a, v *float32, stride, hd, n int, y *float32)
 
 //go:noescape
 func accumulateAVX2(a, v *float32, stride, hd, n int, y *float32)
@@ -253,6 +265,10 @@ func accumulateStrided(a, v []float32, stride int, y []float32) {
 		return
 	}
 	_ = v[(n-1)*stride+hd-1]
+	if avx512 && hd%16 == 0 {
+		accumulateAVX512(&a[0], &v[0], stride, hd, n, &y[0])
+		return
+	}
 	t := 0
 	if simd && hd%8 == 0 {
 		if t = n &^ 3; t > 0 {

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // AVX2/FMA/F16C dot products. Each returns the sum over its blocks; the Go
 // side checks CPU support and falls back to portable loops.
@@ -8,51 +9,6 @@
 // Four rows against four inputs (see f32r4x4AVX512): LOAD reads 16 of a
 // row's weights into float32, WSHIFT is the log2 of a weight's bytes and
 // WSTEP the bytes of 16 weights.
-// two accumulators' sums so far, halved: a = [a's lanes 0-7 + 8-15 |
-// b's lanes 0-7 + 8-15] (128-bit lanes of a and b, imm 0x44 and 0xEE)
-#define FOLD512(a, b) \
-	VSHUFF64X2 $0x44, b, a, Z24 \
-	VSHUFF64X2 $0xEE, b, a, Z25 \
-	VADDPS Z25, Z24, a
-
-// from two folded pairs, each 128-bit lane one accumulator's four sums
-#define FOLD256(a, b) \
-	VSHUFF64X2 $0x88, b, a, Z24 \
-	VSHUFF64X2 $0xDD, b, a, Z25 \
-	VADDPS Z25, Z24, a
-
-// within each 128-bit lane, halve two vectors' sums into one
-#define FOLD128(a, b, lo, hi) \
-	VSHUFPS lo, b, a, Z24 \
-	VSHUFPS hi, b, a, Z25 \
-	VADDPS Z25, Z24, a
-
-// REDUCE16 stores the sums of Z0-Z15's 16 lanes, transposed: out[4i+j] is
-// Z(4j+i)'s sum. Folding the sixteen vectors into one takes 45
-// instructions where summing each alone took 176.
-#define REDUCE16(out) \
-	FOLD512(Z0, Z1) \
-	FOLD512(Z2, Z3) \
-	FOLD512(Z4, Z5) \
-	FOLD512(Z6, Z7) \
-	FOLD512(Z8, Z9) \
-	FOLD512(Z10, Z11) \
-	FOLD512(Z12, Z13) \
-	FOLD512(Z14, Z15) \
-	FOLD256(Z0, Z2) \
-	FOLD256(Z4, Z6) \
-	FOLD256(Z8, Z10) \
-	FOLD256(Z12, Z14) \
-	FOLD128(Z0, Z4, $0x44, $0xEE) \
-	FOLD128(Z8, Z12, $0x44, $0xEE) \
-	FOLD128(Z0, Z8, $0x88, $0xDD) \
-	VMOVUPS Z0, (out)
-
-// BF16 weights widen to float32 by a shift after they load zero-extended
-// (BF16WIDEN); F32 and F16 ones need nothing more (NOWIDEN).
-#define NOWIDEN(z)
-#define BF16WIDEN(z) VPSLLD $16, z, z
-
 #define R4X4(LOAD, WIDEN, WSHIFT, WSTEP) \
 	MOVQ w+0(FP), SI \
 	MOVQ wstride+8(FP), R8 \

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "kernels_amd64.h"
 
 // The packed F32, F16 and BF16 kernels (layout in packedfloat.go): two
 // groups of 16 rows against 12, 8, 4, 2 or 1 inputs. Need AVX512F.
@@ -35,9 +36,6 @@
 	PREFETCHT1 (R14) \
 	PREFETCHT1 (R14)(R8*1) \
 	ADDQ WSTEP, R14
-
-#define NOWIDEN(z)
-#define BF16WIDEN(z) VPSLLD $16, z, z
 
 #define P2(LOAD, WIDEN, WSHIFT, WSTEP) \
 	MOVQ w+0(FP), SI \
