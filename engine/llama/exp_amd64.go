@@ -8,6 +8,9 @@ const expConsts = 12
 //go:noescape
 func expShiftAVX2(dst, src *float32, n int, mx, inv float32, c *[expConsts][8]float32) float64
 
+//go:noescape
+func expShiftAVX512(dst, src *float32, n int, mx, inv float32, c *[expConsts][8]float32) float64
+
 // expTable holds exp32's constants, each repeated across a vector.
 var expTable = func() (t [expConsts][8]float32) {
 	for i, v := range [expConsts]float32{expLog2e, 0.5, expLn2hi, expLn2lo,
@@ -25,11 +28,13 @@ func expShift(p, logits []float32, mx, inv float32) float64 {
 	n := len(logits)
 	var sum float64
 	head := 0
-	if simd {
+	switch {
+	case avx512 && n >= 16:
+		head = n &^ 15
+		sum = expShiftAVX512(&p[0], &logits[0], head, mx, inv, &expTable)
+	case simd && n >= 8:
 		head = n &^ 7
-		if head > 0 {
-			sum = expShiftAVX2(&p[0], &logits[0], head, mx, inv, &expTable)
-		}
+		sum = expShiftAVX2(&p[0], &logits[0], head, mx, inv, &expTable)
 	}
 	for i := head; i < n; i++ {
 		e := exp32((logits[i] - mx) * inv)

@@ -10,8 +10,16 @@ import (
 // bit (the same steps in the same order, unfused), over the range sampling
 // feeds it, and the clamp; the sum agrees to float64 rounding.
 func TestExpShiftMatchesExp32(t *testing.T) {
+	for _, wide := range []bool{true, false} { // AVX-512, then AVX2
+		restore := setAVX512ForTest(wide)
+		testExpShift(t)
+		restore()
+	}
+}
+
+func testExpShift(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 7, 8, 9, 64, 32000, 32003} {
+	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 64, 32000, 32003} {
 		logits := make([]float32, n)
 		for i := range logits {
 			switch i % 5 {

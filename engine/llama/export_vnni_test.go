@@ -11,3 +11,12 @@ func SetPackingForTest(on bool) (restore func()) {
 	vnni, packFloats = on && oldVNNI, on && oldFloats
 	return func() { vnni, packFloats = oldVNNI, oldFloats }
 }
+
+// setAVX512ForTest turns the AVX-512 kernels off (or back on, where the
+// CPU has them) until restore is called, so that tests cover the AVX2
+// ones on machines that have both.
+func setAVX512ForTest(on bool) (restore func()) {
+	old := avx512
+	avx512 = on && old
+	return func() { avx512 = old }
+}
