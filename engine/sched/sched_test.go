@@ -12,9 +12,16 @@ import (
 	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
-func model(t *testing.T) *llama.Model {
+func model(t *testing.T) *llama.Model { return modelWithContext(t, 0) }
+
+// modelWithContext is the tiny model with a context of n tokens (0: its
+// own).
+func modelWithContext(t *testing.T, n int) *llama.Model {
 	t.Helper()
 	p, _ := synth.Lookup("tiny")
+	if n > 0 {
+		p.Context = n
+	}
 	b, err := synth.Bytes(p, gguf.Q8_0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +95,20 @@ func TestBatchingAndChunkingKeepResults(t *testing.T) {
 	}
 }
 
+// TestRequestsRunTogether: with room for four, four of six requests run
+// and two wait. Each asks for a context's worth of tokens (16,000 steps,
+// where the test needs one look at the stats while they last): with 200,
+// the tiny model finished the first four between two looks of a test
+// goroutine slowed by the engine's busy threads.
 func TestRequestsRunTogether(t *testing.T) {
-	m := model(t)
+	const longest = 1 << 14
+	m := modelWithContext(t, longest)
 	s := sched.New(m, sched.Options{MaxSeqs: 4})
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := 0; i < 6; i++ {
-		if _, err := s.Submit(ctx, sched.Request{Prompt: []int{1, 5}, MaxTokens: 200, IgnoreEOS: true}); err != nil {
+		if _, err := s.Submit(ctx, sched.Request{Prompt: []int{1, 5}, MaxTokens: longest - 2, IgnoreEOS: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
