@@ -143,7 +143,15 @@ type pass struct {
 		logits   [][]float32
 		out      []int
 	}
-	mmUnits, mmPrepare, attnRows, gluRange, normRange, sampleRange func(lo, hi int)
+	// the layer's queries, keys and values after the products
+	// (placeEntries)
+	place struct {
+		entries []Entry
+		layer   int
+		ly      *layer
+		q, k, v []float32
+	}
+	mmUnits, mmPrepare, attnRows, gluRange, normRange, sampleRange, placeRange func(lo, hi int)
 }
 
 // scratch holds the buffers of a forward pass. They are sized for the
@@ -156,6 +164,7 @@ type scratch struct {
 	half                         []float32
 	ins                          []vecInput
 	pos                          []int
+	kvAt                         []int     // where each entry's keys and values go in its cache
 	rope                         []float32 // each entry's rotation (ropeAngles)
 	ropeSWA                      []float32 // likewise for the layers that slide, where their base differs
 	outRows                      [][]float32
@@ -172,7 +181,7 @@ func (st *scratch) grow(c Config, n, nl int) {
 		st.hb, st.hb2 = make([]float32, n*c.Hidden), make([]float32, n*c.Hidden)
 		st.half = make([]float32, n*max(c.Dim, c.Hidden, c.QDim()))
 		st.ins = make([]vecInput, n)
-		st.pos = make([]int, n)
+		st.pos, st.kvAt = make([]int, n), make([]int, n)
 		st.rope, st.ropeSWA = make([]float32, n*c.RopeDim), make([]float32, n*c.RopeDim)
 		st.outRows = make([][]float32, n)
 		st.outIn = make([]float32, n*c.Dim)
@@ -376,6 +385,7 @@ func (p *pass) init(c Config, threads int) {
 	p.c = c
 	p.mmUnits, p.mmPrepare, p.attnRows = p.productUnits, p.prepareRange, p.attend
 	p.normRange, p.sampleRange, p.gluRange = p.normEntries, p.sampleEntries, p.gate
+	p.placeRange = p.placeEntries
 	p.attn.scratch = make([][]float32, threads)
 	p.attn.busy = make([]atomic.Bool, threads)
 	p.glu.act = siluMul
