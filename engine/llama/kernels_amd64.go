@@ -366,10 +366,11 @@ func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) (done
 }
 
 // floatP2 computes two packed float groups (w: 32 rows, packedfloat.go)
-// against ins: out[j*ostride+r] = row r · ins[j].
-func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, out []float32, ostride int) {
+// against ins: out[j*ostride+r] = row r · ins[j]. inOne says the inputs
+// are in one buffer (inOneBuffer), as the assembly reads them.
+func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, inOne bool, out []float32, ostride int) {
 	n, width := len(ins[0].f), len(ins)
-	if !avx512 || n == 0 || !slices.Contains(floatWidths[:], width) || !inOneBuffer(ins, n) {
+	if !avx512 || !inOne || n == 0 || !slices.Contains(floatWidths[:], width) {
 		floatP2Go(typ, w, ins, out, ostride)
 		return
 	}

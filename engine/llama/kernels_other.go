@@ -17,7 +17,7 @@ func (m *Matrix) rowBatch4(out *[4]float32, r int, ins []vecInput) bool { return
 
 func (m *Matrix) tile4x4(out []float32, ins []vecInput, first, lo, hi int) int { return lo }
 
-func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, out []float32, ostride int) {
+func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, inOne bool, out []float32, ostride int) {
 	floatP2Go(typ, w, ins, out, ostride)
 }
 

@@ -68,6 +68,7 @@ func packFloatGroup(out, data []byte, g, cols, es int) {
 func (m *Matrix) rowsPackedFloat(out []float32, ins []vecInput, lo, hi int) {
 	rows := m.Rows
 	unitBytes := floatUnitRows * m.Cols * floatElemBytes(m.Type)
+	inOne := inOneBuffer(ins, m.Cols) // checked once, not for every unit
 	// inputs in tiles that stay in cache while the rows stream past, as in
 	// rowsBatch; each unit's rows stay in cache while the tile's inputs
 	// pass in widths the kernels take
@@ -85,7 +86,7 @@ func (m *Matrix) rowsPackedFloat(out []float32, ins []vecInput, lo, hi int) {
 						break
 					}
 				}
-				floatP2(m.Type, w, ins[b:b+width], out[b*rows+r0:], rows)
+				floatP2(m.Type, w, ins[b:b+width], inOne, out[b*rows+r0:], rows)
 				b += width
 			}
 		}

@@ -106,7 +106,7 @@ func TestPackedFloatPortable(t *testing.T) {
 		w := pack(typ, tensor.Data, rows, cols)
 		ins := floatInputs(rng, batch, cols)
 		got, want := make([]float32, batch*rows), make([]float32, batch*rows)
-		floatP2(typ, w, ins, got, rows)
+		floatP2(typ, w, ins, inOneBuffer(ins, cols), got, rows)
 		floatP2Go(typ, w, ins, want, rows)
 		for i := range got {
 			if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*math.Abs(float64(want[i]))+1e-5 {
@@ -121,7 +121,7 @@ func TestPackedFloatPortable(t *testing.T) {
 		if inOneBuffer(apart, cols) {
 			t.Fatal("copied inputs found in one buffer")
 		}
-		floatP2(typ, w, apart, got, rows)
+		floatP2(typ, w, apart, inOneBuffer(apart, cols), got, rows)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("%s: inputs apart: value %d: %g, want %g", typ, i, got[i], want[i])
