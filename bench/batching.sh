@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Does batching pay off end to end? System TPS of the default model (15m
 # F32, 2 threads) at 1, 8 and 32 sequences, and of 110m F32 and Q4_0 at 1
-# and 16, in process and over HTTP (tpsbench run --sweep ... --max-tokens
-# 128 against the embedded engine in its own process), each as a ratio to
-# its batch 1, and HTTP over in-process at each batch. In process is the
-# same work without HTTP (go test -bench ServedDecode): that many
-# sequences take the run's 24-token prompt and make 128 tokens together,
-# each sampled at temperature 1, prompts included in the time, as the
-# run's window includes them. (Decoding only the first 60 positions
-# without prompts or sampling, as BatchedDecode does, made 15m's batch 32
-# look 1.4x faster than the served work is: attention grows with the
-# context.) Beside them, llama.cpp's own batched decoding of the same GGUF
-# file (the reference program: that many 24-token prompts, then 127 steps
-# decoding the sequences together, without sampling; its prompt time
-# counted as ours is), and both of ours as a ratio to it. step ms is the
-# in-process time a step, prompts' step included. Per-request TPS
-# over HTTP and the in-process step time are shown side by side: the first
-# should fall no faster than the second grows. Medians of REPS runs
-# (default 3); prints Markdown and keeps it in bench/results/batching.md.
+# and 16, in process and over HTTP (tpsbench run --concurrency B --requests
+# B*waves --max-tokens 128 against the embedded engine in its own process,
+# a server a batch), each as a ratio to its batch 1, and HTTP over
+# in-process at each batch. In process is the same work without HTTP (go
+# test -bench ServedDecode): that many sequences take the run's 24-token
+# prompt and make 128 tokens together, each sampled at temperature 1,
+# prompts included in the time, as the run's window includes them.
+# (Decoding only the first 60 positions without prompts or sampling, as
+# BatchedDecode does, made 15m's batch 32 look 1.4x faster than the served
+# work is: attention grows with the context.) Beside them, llama.cpp's own
+# batched decoding of the same GGUF file (the reference program: that many
+# 24-token prompts, then 127 steps decoding the sequences together, without
+# sampling; its prompt time counted as ours is), and both of ours as a
+# ratio to it. step ms is the in-process time a step, prompts' step
+# included. Per-request TPS over HTTP and the in-process step time are
+# shown side by side: the first should fall no faster than the second
+# grows. Medians of REPS runs (default 3); prints Markdown and keeps it in
+# bench/results/batching.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
@@ -25,24 +26,28 @@ reps=${REPS:-3}
 go build -o "$out/tpsbench" ./cmd/tpsbench
 results="$out/batching.jsonl"
 : > "$results"
-# shape, format, batches
-cases="15m F32 1,8,32
-110m F32 1,16
-110m Q4_0 1,16"
+# shape, format, then batch:waves; each batch runs that many waves of its
+# sequences (as many requests, that many times over, over HTTP; that many
+# times 128 steps in process) so that a measurement lasts a few seconds: a
+# single 128-token request of 15m lasts 0.14 s, where one preemption of
+# the shared machine moved batch 1 by 10%.
+cases="15m F32 1:16,8:8,32:4
+110m F32 1:4,16:2
+110m Q4_0 1:16,16:4"
 for r in $(seq "$reps"); do
-  while read -r shape format batches; do
-    alt=$(echo "$batches" | tr , '|')
-    go test -run '^$' -bench "ServedDecode/$shape/$format/batch($alt)\$" -benchtime 128x ./engine/llama/ |
-      awk -v m="$shape $format" '/tok\/s/ { split($1, a, "batch"); sub(/-[0-9]+$/, "", a[2]); printf "{\"model\":\"%s\",\"where\":\"process\",\"batch\":%s,\"system_tps\":%s,\"step_ms\":%s}\n", m, a[2], $(NF-1), $3/1e6 }' >> "$results"
-    "$out/tpsbench" run --engine-model "$shape" --engine-dtype "$(echo "$format" | tr A-Z a-z)" --sweep "$batches" --max-tokens 128 --format json --quiet 2>/dev/null |
-      M="$shape $format" python3 -c '
-import json, os, sys
-for s in json.load(sys.stdin)["steps"]:
-    print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}))' >> "$results"
+  while read -r shape format plan; do
     fmt=$(echo "$format" | tr A-Z a-z)
     model="$out/$shape-$fmt.gguf"
     [ -f "$model" ] || "$out/tpsbench" model synth --shape "$shape" --dtype "$fmt" -o "$model"
-    for b in ${batches//,/ }; do
+    for bw in ${plan//,/ }; do
+      b=${bw%:*} waves=${bw#*:}
+      go test -run '^$' -bench "ServedDecode/$shape/$format/batch$b\$" -benchtime "$((128 * waves))x" ./engine/llama/ |
+        awk -v m="$shape $format" -v b="$b" '/tok\/s/ { printf "{\"model\":\"%s\",\"where\":\"process\",\"batch\":%s,\"system_tps\":%s,\"step_ms\":%s}\n", m, b, $(NF-1), $3/1e6 }' >> "$results"
+      "$out/tpsbench" run --engine-model "$shape" --engine-dtype "$fmt" --concurrency "$b" --requests "$((b * waves))" --max-tokens 128 --format json --quiet 2>/dev/null |
+        M="$shape $format" python3 -c '
+import json, os, sys
+for s in json.load(sys.stdin)["steps"]:
+    print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}))' >> "$results"
       .cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null |
         M="$shape $format" python3 -c '
 import json, os, sys
