@@ -11,10 +11,20 @@ import (
 
 // TestKernelsAgreeWithPortableLoops checks the kernels in use (assembly on
 // amd64 unless built with -tags purego) against the portable loops, on
-// random data of several lengths. Integer parts are exact; float sums
-// differ by summation order only, about 1e-6 relative.
+// random data of several lengths, with the AVX-512 kernels and without
+// (where both would run, the AVX2 ones were otherwise left untested).
+// Integer parts are exact; float sums differ by summation order only,
+// about 1e-6 relative.
 func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 	t.Logf("kernels: %s", Kernels())
+	for _, wide := range []bool{true, false} {
+		restore := setAVX512ForTest(wide)
+		testKernels(t)
+		restore()
+	}
+}
+
+func testKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{32, 64, 288, 768, 2048, 100} {
 		a, b := make([]float32, n), make([]float32, n)
