@@ -17,8 +17,9 @@
 # ratio to it. step ms is the in-process time a step, prompts' step
 # included. Per-request TPS over HTTP and the in-process step time are
 # shown side by side: the first should fall no faster than the second
-# grows. Medians of REPS runs (default 3); prints Markdown and keeps it in
-# bench/results/batching.md.
+# grows. Figures are medians of REPS runs (default 3), and ratios the
+# median of the ratios within each run, with their range; prints Markdown
+# and keeps it in bench/results/batching.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
@@ -60,26 +61,38 @@ print(json.dumps({"model": os.environ["M"], "where": "llama.cpp", "batch": b, "s
 done
 python3 - "$results" > "$out/batching.md" <<'PY'
 import json, sys, statistics
+# each (model, where, batch) list holds one figure a rep, in rep order
 rows, models = {}, []
 for line in open(sys.argv[1]):
     r = json.loads(line)
     rows.setdefault((r["model"], r["where"], r["batch"]), []).append(r)
     if r["model"] not in models:
         models.append(r["model"])
-med = lambda m, where, b, k: statistics.median(x[k] for x in rows[(m, where, b)])
+def fig(m, where, b, k="system_tps"):
+    return [x[k] for x in rows[(m, where, b)]]
+def med(m, where, b, k="system_tps"):
+    return statistics.median(fig(m, where, b, k))
+def ratio(num, den, pct=False):
+    # a ratio is taken within each rep (figures measured minutes apart on
+    # a shared machine), then its median and range over the reps
+    rs = [x / y for x, y in zip(num, den, strict=True)]
+    f = (lambda v: f"{v:.0%}") if pct else (lambda v: f"{v:.2f}x")
+    if len(rs) == 1 or min(rs) == max(rs):
+        return f(rs[0])
+    return f"{f(statistics.median(rs))} ({f(min(rs))}-{f(max(rs))})"
 print("| model | batch | in-process system tok/s | ratio to batch 1 | step ms | HTTP system tok/s | ratio to batch 1 | HTTP / in-process | HTTP per-request tok/s |")
 print("|---|---|---|---|---|---|---|---|---|")
 for m in models:
     for b in sorted({k[2] for k in rows if k[0] == m}):
-        p, h = med(m, "process", b, "system_tps"), med(m, "http", b, "system_tps")
-        print(f'| {m} | {b} | {p:.0f} | {p / med(m, "process", 1, "system_tps"):.2f}x | {med(m, "process", b, "step_ms"):.2f} | {h:.0f} | {h / med(m, "http", 1, "system_tps"):.2f}x | {h / p:.0%} | {med(m, "http", b, "per_request_tps"):.0f} |')
+        p, h = fig(m, "process", b), fig(m, "http", b)
+        print(f'| {m} | {b} | {statistics.median(p):.0f} | {ratio(p, fig(m, "process", 1))} | {med(m, "process", b, "step_ms"):.2f} | {statistics.median(h):.0f} | {ratio(h, fig(m, "http", 1))} | {ratio(h, p, True)} | {med(m, "http", b, "per_request_tps"):.0f} |')
 print("\nAgainst llama.cpp's batched decoding of the same file (2 threads)\n")
 print("| model | batch | llama.cpp system tok/s | in-process / llama.cpp | HTTP / llama.cpp |")
 print("|---|---|---|---|---|")
 for m in models:
     for b in sorted({k[2] for k in rows if k[0] == m}):
-        l = med(m, "llama.cpp", b, "system_tps")
-        print(f'| {m} | {b} | {l:.0f} | {med(m, "process", b, "system_tps") / l:.2f}x | {med(m, "http", b, "system_tps") / l:.2f}x |')
+        l = fig(m, "llama.cpp", b)
+        print(f'| {m} | {b} | {statistics.median(l):.0f} | {ratio(fig(m, "process", b), l)} | {ratio(fig(m, "http", b), l)} |')
 PY
 cat "$out/batching.md"
 if [ -z "${REPS:-}" ]; then
