@@ -2,6 +2,7 @@ package llama
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -18,9 +19,10 @@ import (
 func TestKernelsAgreeWithPortableLoops(t *testing.T) {
 	t.Logf("kernels: %s", Kernels())
 	for _, wide := range []bool{true, false} {
-		restore := setAVX512ForTest(wide)
-		testKernels(t)
-		restore()
+		t.Run(fmt.Sprintf("avx512-%v", wide), func(t *testing.T) {
+			defer setAVX512ForTest(wide)()
+			testKernels(t)
+		})
 	}
 }
 
