@@ -387,6 +387,35 @@ func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, inOne bool, out []fl
 	}
 }
 
+// floatW1x4 is floatP2 at width 1 over floatW1Units units (w) at once:
+// out[r] = row r · x for the units' rows, the same bits as floatP2 gives.
+func floatW1x4(typ gguf.TensorType, w []byte, x []float32, out []float32) {
+	n := len(x)
+	if !avx512 || n == 0 {
+		floatW1x4Go(typ, w, x, out)
+		return
+	}
+	_ = out[floatW1Units*floatUnitRows-1]
+	_ = w[floatW1Units*floatUnitRows*n*floatElemBytes(typ)-1]
+	switch typ {
+	case typeF16:
+		f16w1x4AVX512((*uint16)(unsafe.Pointer(&w[0])), n, &x[0], &out[0])
+	case gguf.BF16:
+		bf16w1x4AVX512((*uint16)(unsafe.Pointer(&w[0])), n, &x[0], &out[0])
+	default:
+		f32w1x4AVX512((*float32)(unsafe.Pointer(&w[0])), n, &x[0], &out[0])
+	}
+}
+
+//go:noescape
+func f32w1x4AVX512(w *float32, n int, x *float32, out *float32)
+
+//go:noescape
+func f16w1x4AVX512(w *uint16, n int, x *float32, out *float32)
+
+//go:noescape
+func bf16w1x4AVX512(w *uint16, n int, x *float32, out *float32)
+
 //go:noescape
 func f32p2AVX512(w *float32, n int, x *float32, out *float32, ostride int, width int)
 

@@ -21,6 +21,10 @@ func floatP2(typ gguf.TensorType, w []byte, ins []vecInput, inOne bool, out []fl
 	floatP2Go(typ, w, ins, out, ostride)
 }
 
+func floatW1x4(typ gguf.TensorType, w []byte, x []float32, out []float32) {
+	floatW1x4Go(typ, w, x, out)
+}
+
 // The packed Q4_0 layout is for the VNNI kernels; here its portable
 // kernels exist for the tests.
 const (

@@ -63,11 +63,19 @@ func packFloatGroup(out, data []byte, g, cols, es int) {
 	}
 }
 
+// floatW1Units is how many units floatW1x4 takes a call.
+const floatW1Units = 4
+
 // rowsPackedFloat computes out[b*m.Rows+r] = row r · ins[b] for the rows
 // of units [lo, hi) (floatUnitRows each) of a packed float matrix.
 func (m *Matrix) rowsPackedFloat(out []float32, ins []vecInput, lo, hi int) {
 	rows := m.Rows
 	unitBytes := floatUnitRows * m.Cols * floatElemBytes(m.Type)
+	if len(ins) == 1 { // batch 1: units four at a time
+		for ; lo+floatW1Units <= hi; lo += floatW1Units {
+			floatW1x4(m.Type, m.packed[lo*unitBytes:][:floatW1Units*unitBytes], ins[0].f, out[lo*floatUnitRows:])
+		}
+	}
 	inOne := inOneBuffer(ins, m.Cols) // checked once, not for every unit
 	// inputs in tiles that stay in cache while the rows stream past, as in
 	// rowsBatch; each unit's rows stay in cache while the tile's inputs
@@ -122,6 +130,15 @@ func floatP2Go(typ gguf.TensorType, w []byte, ins []vecInput, out []float32, ost
 			}
 			out[j*ostride+r] = sum
 		}
+	}
+}
+
+// floatW1x4Go is floatW1x4's portable form: floatP2Go unit by unit.
+func floatW1x4Go(typ gguf.TensorType, w []byte, x []float32, out []float32) {
+	unitBytes := len(w) / floatW1Units
+	in := []vecInput{{f: x}}
+	for u := range floatW1Units {
+		floatP2Go(typ, w[u*unitBytes:][:unitBytes], in, out[u*floatUnitRows:], 0)
 	}
 }
 

@@ -185,3 +185,75 @@ TEXT ·f16p2AVX512(SB), NOSPLIT, $0-48
 // f32p2AVX512 for BF16 groups, widened as they load.
 TEXT ·bf16p2AVX512(SB), NOSPLIT, $0-48
 	P2(VPMOVZXWD, BF16WIDEN, $5, $32)
+
+// W1X4 is P2 at width 1 over four units (eight groups, 128 rows) a call,
+// for batch 1: one input value broadcast a column against every group,
+// eight sums each in a chain of its own. At width 1 P2 has two chains,
+// and each multiply-add waits for the one before it on its chain: that
+// latency, not memory, bounded a batch-1 product. Each row still sums in
+// order of k, one multiply-add rounded once a column, so its bits are
+// P2's. Registers: SI groups 0-3 (R8 a group's bytes, R10 three groups),
+// DI groups 4-7, AX the input, Z30 its value, Z16-Z23 the columns.
+#define GROUP1(LOAD, WIDEN, addr, col, sum) \
+	LOAD addr, col \
+	WIDEN(col) \
+	VFMADD231PS Z30, col, sum
+
+#define W1X4(LOAD, WIDEN, WSHIFT, WSTEP) \
+	MOVQ w+0(FP), SI \
+	MOVQ n+8(FP), CX \
+	MOVQ CX, R8 \
+	SHLQ WSHIFT, R8 \
+	LEAQ (R8)(R8*2), R10 \
+	LEAQ (SI)(R8*4), DI \
+	MOVQ x+16(FP), AX \
+	MOVQ out+24(FP), R9 \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+w1x4: \
+	VBROADCASTSS (AX), Z30 \
+	GROUP1(LOAD, WIDEN, (SI), Z16, Z0) \
+	GROUP1(LOAD, WIDEN, (SI)(R8*1), Z17, Z1) \
+	GROUP1(LOAD, WIDEN, (SI)(R8*2), Z18, Z2) \
+	GROUP1(LOAD, WIDEN, (SI)(R10*1), Z19, Z3) \
+	GROUP1(LOAD, WIDEN, (DI), Z20, Z4) \
+	GROUP1(LOAD, WIDEN, (DI)(R8*1), Z21, Z5) \
+	GROUP1(LOAD, WIDEN, (DI)(R8*2), Z22, Z6) \
+	GROUP1(LOAD, WIDEN, (DI)(R10*1), Z23, Z7) \
+	ADDQ WSTEP, SI \
+	ADDQ WSTEP, DI \
+	ADDQ $4, AX \
+	DECQ CX \
+	JNZ w1x4 \
+	VMOVUPS Z0, (R9) \
+	VMOVUPS Z1, 64(R9) \
+	VMOVUPS Z2, 128(R9) \
+	VMOVUPS Z3, 192(R9) \
+	VMOVUPS Z4, 256(R9) \
+	VMOVUPS Z5, 320(R9) \
+	VMOVUPS Z6, 384(R9) \
+	VMOVUPS Z7, 448(R9) \
+	VZEROUPPER \
+	RET
+
+// func f32w1x4AVX512(w *float32, n int, x *float32, out *float32)
+// Four packed F32 units (eight groups of 16 rows, one after another)
+// against one input of n values: out[r] is row r's product, r < 128. n > 0.
+TEXT ·f32w1x4AVX512(SB), NOSPLIT, $0-32
+	W1X4(VMOVUPS, NOWIDEN, $6, $64)
+
+// func f16w1x4AVX512(w *uint16, n int, x *float32, out *float32)
+// f32w1x4AVX512 for F16 units.
+TEXT ·f16w1x4AVX512(SB), NOSPLIT, $0-32
+	W1X4(VCVTPH2PS, NOWIDEN, $5, $32)
+
+// func bf16w1x4AVX512(w *uint16, n int, x *float32, out *float32)
+// f32w1x4AVX512 for BF16 units.
+TEXT ·bf16w1x4AVX512(SB), NOSPLIT, $0-32
+	W1X4(VPMOVZXWD, BF16WIDEN, $5, $32)

@@ -48,13 +48,14 @@ func floatInputs(rng *rand.Rand, batch, n int) []vecInput {
 // row's product with each input to within float32 rounding of a float64
 // sum over the file's rows, for every batch size up to 30 (each width the
 // kernels take, and mixes of them), and a row's product with an input is
-// the same bits whatever the batch.
+// the same bits whatever the batch (batch 1 takes four units a call where
+// it can: six units here, four so and two as the other batches).
 func TestPackedFloatKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, typ := range []gguf.TensorType{gguf.F32, gguf.F16, gguf.BF16} {
 		for _, cols := range []int{1, 3, 16, 288, 770} {
 			t.Run(fmt.Sprintf("%s/%d", typ, cols), func(t *testing.T) {
-				const rows = 64
+				const rows = 6 * floatUnitRows
 				tensor := floatTensor(rng, typ, rows, cols)
 				packed := pack(typ, tensor.Data, rows, cols)
 				m := &Matrix{Type: typ, Rows: rows, Cols: cols, packed: packed}
@@ -127,40 +128,58 @@ func TestPackedFloatPortable(t *testing.T) {
 				t.Fatalf("%s: inputs apart: value %d: %g, want %g", typ, i, got[i], want[i])
 			}
 		}
+		// batch 1's kernel over four units against its portable form
+		units := floatTensor(rng, typ, floatW1Units*floatUnitRows, cols)
+		w4 := pack(typ, units.Data, floatW1Units*floatUnitRows, cols)
+		got4, want4 := make([]float32, floatW1Units*floatUnitRows), make([]float32, floatW1Units*floatUnitRows)
+		floatW1x4(typ, w4, ins[0].f, got4)
+		floatW1x4Go(typ, w4, ins[0].f, want4)
+		for i := range got4 {
+			if d := math.Abs(float64(got4[i] - want4[i])); d > 1e-5*math.Abs(float64(want4[i]))+1e-5 {
+				t.Fatalf("%s: batch 1, row %d: %g, portable %g", typ, i, got4[i], want4[i])
+			}
+		}
 	}
 }
 
-// BenchmarkFloatProduct: the 15m model's output head (32,000 x 288 F32,
-// 37 MB) against 1, 8 and 32 inputs, one thread, packed against the
-// file's rows (the four-by-four kernel), so that both are measured in
-// one run.
+// BenchmarkFloatProduct: the output heads of the 15m and 110m models
+// (32,000 x 288 and x 768), and a slice of the first that stays in L2, in
+// F32, F16 and BF16 against 1, 8 and 32 inputs, one thread, packed against the file's rows (the four-by-four
+// kernel), so that both are measured in one run.
 func BenchmarkFloatProduct(b *testing.B) {
-	const rows, cols = 32000, 288
 	rng := rand.New(rand.NewPCG(1, 2))
-	tensor := floatTensor(rng, gguf.F32, rows, cols)
-	for _, packed := range []bool{true, false} {
-		restore := SetPackingForTest(packed)
-		m, err := newMatrix(tensor)
-		restore()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if packed && m.packed == nil {
-			continue // no AVX-512 here
-		}
-		for _, batch := range []int{1, 8, 32} {
-			ins := floatInputs(rng, batch, cols)
-			out := make([]float32, batch*rows)
-			b.Run(fmt.Sprintf("packed=%v/batch=%d", packed, batch), func(b *testing.B) {
-				for b.Loop() {
-					if m.packed != nil {
-						m.rowsPacked(out, ins, 0, rows/floatUnitRows)
-					} else {
-						m.rowsBatch(out, ins, 0, rows)
-					}
+	// 1,024 rows of 15m's (in L2: the kernels' own speed), and the output
+	// heads of 15m (18 MB in F16, which a big L3 may hold) and of 110m (49
+	// MB in F16: read from memory at batch 1, as a model's weights are)
+	for _, shape := range []struct{ rows, cols int }{{1024, 288}, {32000, 288}, {32000, 768}} {
+		for _, typ := range []gguf.TensorType{gguf.F32, gguf.F16, gguf.BF16} {
+			rows, cols := shape.rows, shape.cols
+			tensor := floatTensor(rng, typ, rows, cols)
+			for _, packed := range []bool{true, false} {
+				restore := SetPackingForTest(packed)
+				m, err := newMatrix(tensor)
+				restore()
+				if err != nil {
+					b.Fatal(err)
 				}
-				b.ReportMetric(2*float64(b.N)*rows*cols*float64(batch)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
+				if packed && m.packed == nil {
+					continue // no AVX-512 here
+				}
+				for _, batch := range []int{1, 8, 32} {
+					ins := floatInputs(rng, batch, cols)
+					out := make([]float32, batch*rows)
+					b.Run(fmt.Sprintf("%dx%d/%s/packed=%v/batch=%d", rows, cols, typ, packed, batch), func(b *testing.B) {
+						for b.Loop() {
+							if m.packed != nil {
+								m.rowsPacked(out, ins, 0, rows/floatUnitRows)
+							} else {
+								m.rowsBatch(out, ins, 0, rows)
+							}
+						}
+						b.ReportMetric(2*float64(b.N)*float64(rows*cols*batch)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+					})
+				}
+			}
 		}
 	}
 }
