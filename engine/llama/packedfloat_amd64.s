@@ -190,10 +190,11 @@ TEXT ·bf16p2AVX512(SB), NOSPLIT, $0-48
 // for batch 1: one input value broadcast a column against every group,
 // eight sums each in a chain of its own. At width 1 P2 has two chains,
 // and each multiply-add waits for the one before it on its chain: that
-// latency, not memory, bounded a batch-1 product. Each row still sums in
-// order of k, one multiply-add rounded once a column, so its bits are
-// P2's. Registers: SI groups 0-3 (R8 a group's bytes, R10 three groups),
-// DI groups 4-7, AX the input, Z30 its value, Z16-Z23 the columns.
+// latency, not memory, bounded a batch-1 product whose rows were in cache
+// (half this speed, in L2). Each row still sums in order of k, one
+// multiply-add rounded once a column, so its bits are P2's. Registers: SI
+// groups 0-3 (R8 a group's bytes, R10 three groups), DI groups 4-7, AX the
+// input, Z30 its value, Z16-Z23 the columns.
 #define GROUP1(LOAD, WIDEN, addr, col, sum) \
 	LOAD addr, col \
 	WIDEN(col) \
