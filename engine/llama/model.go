@@ -121,6 +121,7 @@ type pass struct {
 	mm struct {
 		jobs  [3]product // the products of one pass: q, k and v at most
 		njobs int
+		grain int // units a pool index stands for (productUnits)
 		ins   []vecInput
 		// the matrix the inputs are being prepared for, and the activations
 		prep *Matrix

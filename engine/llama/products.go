@@ -56,8 +56,18 @@ func (m *Model) matMuls(x []float32, n int, ps ...product) {
 		}
 	}
 	m.prepareInputs(ps[0].w, x, n)
+	// A batch-1 packed float product goes fastest four units a call
+	// (floatW1x4), which a thread's share of units gives it only if the
+	// pool hands them out in fours and each matrix starts at a four: split
+	// in units, q, k and v of the default model (9 units each) never had
+	// four of one matrix in a share.
+	grain := 1
+	if n == 1 && ps[0].w.packed != nil && isFloat(ps[0].w.Type) {
+		grain = floatW1Units
+	}
 	total := 0
 	for i, p := range ps {
+		total = (total + grain - 1) / grain * grain
 		p.first, p.units = total, p.w.Rows
 		if p.w.packed != nil {
 			p.units = p.w.Rows / unitRows(p.w.Type)
@@ -65,12 +75,13 @@ func (m *Model) matMuls(x []float32, n int, ps ...product) {
 		total += p.units
 		m.mm.jobs[i] = p
 	}
-	m.mm.njobs = len(ps)
-	m.pool.Run(total, m.mmUnits)
+	m.mm.njobs, m.mm.grain = len(ps), grain
+	m.pool.Run((total+grain-1)/grain, m.mmUnits)
 }
 
-// productUnits runs units [lo, hi) of the pass being run.
+// productUnits runs units [lo, hi) of the pass being run, in grains.
 func (p *pass) productUnits(lo, hi int) {
+	lo, hi = lo*p.mm.grain, hi*p.mm.grain
 	for _, job := range p.mm.jobs[:p.mm.njobs] {
 		a, b := max(lo, job.first)-job.first, min(hi, job.first+job.units)-job.first
 		if a >= b {
