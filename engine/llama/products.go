@@ -79,7 +79,8 @@ func (m *Model) matMuls(x []float32, n int, ps ...product) {
 	m.pool.Run((total+grain-1)/grain, m.mmUnits)
 }
 
-// productUnits runs units [lo, hi) of the pass being run, in grains.
+// productUnits runs grains [lo, hi) of the pass being run (mm.grain units
+// each).
 func (p *pass) productUnits(lo, hi int) {
 	lo, hi = lo*p.mm.grain, hi*p.mm.grain
 	for _, job := range p.mm.jobs[:p.mm.njobs] {
