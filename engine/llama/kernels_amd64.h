@@ -5,8 +5,8 @@
 #define NOWIDEN(z)
 #define BF16WIDEN(z) VPSLLD $16, z, z
 
-// ZERO16 clears Z0-Z15, the sixteen sums of the tiled kernels.
-#define ZERO16 \
+// ZERO8 clears Z0-Z7, the eight sums of the batch-1 float kernel.
+#define ZERO8 \
 	VPXORD Z0, Z0, Z0 \
 	VPXORD Z1, Z1, Z1 \
 	VPXORD Z2, Z2, Z2 \
@@ -14,7 +14,11 @@
 	VPXORD Z4, Z4, Z4 \
 	VPXORD Z5, Z5, Z5 \
 	VPXORD Z6, Z6, Z6 \
-	VPXORD Z7, Z7, Z7 \
+	VPXORD Z7, Z7, Z7
+
+// ZERO16 clears Z0-Z15, the sixteen sums of the tiled kernels.
+#define ZERO16 \
+	ZERO8 \
 	VPXORD Z8, Z8, Z8 \
 	VPXORD Z9, Z9, Z9 \
 	VPXORD Z10, Z10, Z10 \
