@@ -176,6 +176,13 @@ func (p *Pool) work() {
 			start, spins = time.Now(), 0
 			continue
 		}
+		if spins&63 == 63 {
+			// Let other goroutines have this thread: a server's handlers,
+			// made runnable as the step hands out its tokens, would
+			// otherwise wait for the step's caller to yield between jobs,
+			// and run on its thread while this one spun with nothing to do.
+			runtime.Gosched()
+		}
 		if spins&255 == 255 && time.Since(start) > spinFor {
 			p.mu.Lock()
 			for p.cur.Load().seq.Load() == last && !p.closed.Load() {
