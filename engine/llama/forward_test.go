@@ -375,6 +375,11 @@ func BenchmarkServedDecode(b *testing.B) {
 							// new requests: their prompts in one step
 							prefill = prefill[:0]
 							for i := range seqs {
+								if seqs[i] != nil {
+									// as the scheduler does when a request ends: its
+									// cache, faulted in already, serves the next
+									seqs[i].Release()
+								}
 								seqs[i] = m.NewSequence(prompt + decode)
 								samplers[i] = llama.NewSampler(1, 1, 0, uint64(it+i))
 								for j := 0; j < prompt; j++ {
