@@ -1,6 +1,7 @@
 package roofline
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -36,35 +37,21 @@ func MeasureBandwidth(threads int) float64 {
 	return best
 }
 
-// MeasureFLOPS runs the engine's dot kernel on cache-resident data and
-// returns GFLOP/s: the compute roof of this machine for the engine.
-func MeasureFLOPS(threads int) float64 {
+// MeasureFLOPS returns the GFLOP/s of the engine's batched F32 products
+// with their weights in cache, on threads threads: the compute roof of
+// this machine for the engine (llama.ProductGFLOPS).
+func MeasureFLOPS(threads int) (float64, error) {
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	a := make([]float32, 4096)
-	for i := range a {
-		a[i] = 1
-	}
-	const reps = 20000
-	best := 0.0
-	for pass := 0; pass < 3; pass++ {
-		var wg sync.WaitGroup
-		start := time.Now()
-		for t := 0; t < threads; t++ {
-			wg.Go(func() {
-				for r := 0; r < reps; r++ {
-					_ = llama.Dot(a, a)
-				}
-			})
-		}
-		wg.Wait()
-		best = max(best, float64(threads*reps*len(a)*2)/time.Since(start).Seconds()/1e9)
-	}
-	return best
+	return llama.ProductGFLOPS(threads, 100*time.Millisecond)
 }
 
 // ThisMachine measures the machine tpsbench runs on.
-func ThisMachine(threads int) Hardware {
-	return Hardware{Name: "this", Bandwidth: MeasureBandwidth(threads), TFLOPS: MeasureFLOPS(threads) / 1e3, MemoryGB: memoryGB(), Note: "measured here"}
+func ThisMachine(threads int) (Hardware, error) {
+	gflops, err := MeasureFLOPS(threads)
+	if err != nil {
+		return Hardware{}, fmt.Errorf("measuring this machine's compute: %w", err)
+	}
+	return Hardware{Name: "this", Bandwidth: MeasureBandwidth(threads), TFLOPS: gflops / 1e3, MemoryGB: memoryGB(), Note: "measured here"}, nil
 }

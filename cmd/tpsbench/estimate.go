@@ -103,7 +103,11 @@ func (ef *estimateFlags) hardwareList() ([]roofline.Hardware, error) {
 	for _, name := range strings.Split(ef.hardware, ",") {
 		name = strings.TrimSpace(name)
 		if name == "this" {
-			hws = append(hws, roofline.ThisMachine(ef.threads))
+			h, err := roofline.ThisMachine(ef.threads)
+			if err != nil {
+				return nil, err
+			}
+			hws = append(hws, h)
 			continue
 		}
 		h, err := roofline.FindHardware(name)
