@@ -274,9 +274,6 @@ func dotQ4Go(row []byte, x *q8Vec) float32 {
 	return sum
 }
 
-// Dot is the engine's float32 dot product (what an F32 weight row costs).
-func Dot(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
-
 func sumGo(a []float32) float32 {
 	var s0, s1, s2, s3 float32
 	i := 0
