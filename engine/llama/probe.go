@@ -64,9 +64,9 @@ func (p *productProbe) run() int {
 // products run on threads threads at once with their weights in cache:
 // the compute roof of a forward pass on this machine. Each thread has a
 // matrix of its own; the best of three passes of about d each is kept.
-// (A dot product of two vectors, which roofline used before, loads a value
-// for every multiply-add and ran at half the rate: the engine's batch of
-// 32 went past the "compute-bound" TPS it gave.)
+// (A dot product of two vectors, which roofline used before, loads a
+// value for every multiply-add and ran at a quarter of this rate here:
+// the engine's batch of 32 went past the "compute-bound" TPS it gave.)
 func ProductGFLOPS(threads int, d time.Duration) (float64, error) {
 	threads = max(threads, 1)
 	probes := make([]*productProbe, threads)
