@@ -3,6 +3,7 @@ package llama
 import (
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 // batch at which the engine's products run fastest.
 const probeRows, probeCols, probeBatch = 512, 288, 32
 
+// probeFLOPs is what one run of the probe computes.
+const probeFLOPs = 2 * probeRows * probeCols * probeBatch
+
 // productProbe is one thread's share of the compute probe: a weight
 // matrix in the engine's own form and a batch of inputs.
 type productProbe struct {
@@ -22,15 +26,10 @@ type productProbe struct {
 	out []float32
 }
 
-func newProductProbe(seed uint32) (*productProbe, error) {
+func newProductProbe(seed uint64) (*productProbe, error) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	next := func() float32 { return 2*rng.Float32() - 1 }
 	data := make([]byte, 4*probeRows*probeCols)
-	x := seed | 1
-	next := func() float32 { // xorshift: values in [-1, 1), no zeros to skip
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		return float32(x)/float32(1<<31) - 1
-	}
 	for i := 0; i < probeRows*probeCols; i++ {
 		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(next()))
 	}
@@ -49,15 +48,14 @@ func newProductProbe(seed uint32) (*productProbe, error) {
 	return p, nil
 }
 
-// run computes every row's product with every input once, as a forward
-// pass at batch 32 does, and returns the FLOPs that took.
-func (p *productProbe) run() int {
+// run computes every row's product with every input once (probeFLOPs),
+// as a forward pass at batch 32 does.
+func (p *productProbe) run() {
 	if p.w.packed != nil {
 		p.w.rowsPacked(p.out, p.ins, 0, probeRows/unitRows(p.w.Type))
 	} else {
 		p.w.rowsBatch(p.out, p.ins, 0, probeRows)
 	}
-	return 2 * probeRows * probeCols * probeBatch
 }
 
 // ProductGFLOPS measures the rate, in GFLOP/s, at which the engine's F32
@@ -71,7 +69,7 @@ func ProductGFLOPS(threads int, d time.Duration) (float64, error) {
 	threads = max(threads, 1)
 	probes := make([]*productProbe, threads)
 	for t := range probes {
-		p, err := newProductProbe(uint32(t) + 1)
+		p, err := newProductProbe(uint64(t) + 1)
 		if err != nil {
 			return 0, err
 		}
@@ -91,21 +89,16 @@ func ProductGFLOPS(threads int, d time.Duration) (float64, error) {
 	best := 0.0
 	for range 3 {
 		var wg sync.WaitGroup
-		flops := make([]int, threads)
 		start := time.Now()
-		for t, p := range probes {
+		for _, p := range probes {
 			wg.Go(func() {
 				for range reps {
-					flops[t] += p.run()
+					p.run()
 				}
 			})
 		}
 		wg.Wait()
-		total := 0
-		for _, f := range flops {
-			total += f
-		}
-		best = max(best, float64(total)/time.Since(start).Seconds()/1e9)
+		best = max(best, float64(threads*reps*probeFLOPs)/time.Since(start).Seconds()/1e9)
 	}
 	return best, nil
 }
