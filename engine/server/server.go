@@ -712,18 +712,21 @@ func (o *response) textChunk(field, text string) {
 	}
 	b = append(b, "\n\n"...)
 	_, _ = o.w.Write(b)
+	o.flush()
+	o.buf = b
+}
+
+// flush sends what the chunks written so far hold on to the client.
+func (o *response) flush() {
 	if f, ok := o.w.(http.Flusher); ok {
 		f.Flush()
 	}
-	o.buf = b
 }
 
 func (o *response) event(v any) {
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(o.w, "data: %s\n\n", b)
-	if f, ok := o.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	o.flush()
 }
 
 func (o *response) end(reason string) {
@@ -760,9 +763,7 @@ func (o *response) end(reason string) {
 		o.event(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model, "choices": []any{}, "usage": o.usageJSON()})
 	}
 	fmt.Fprint(o.w, "data: [DONE]\n\n")
-	if f, ok := o.w.(http.Flusher); ok {
-		f.Flush()
-	}
+	o.flush()
 }
 
 func (o *response) whole(reason string) {
