@@ -134,10 +134,11 @@ func (c Config) ropeAngle(pos, i int, slides bool) (theta, mag float64) {
 	return theta, mag
 }
 
-// rope rotates the first dims values of each head by the angles of cs:
-// pair i is (2i, 2i+1), llama.cpp's "normal" RoPE, or (i, i+dims/2), its
-// "neox" RoPE.
-func rope(x []float32, heads, hd int, cs []float32, neox bool) {
+// ropeGo rotates the first len(cs) values of each head by the angles of
+// cs: pair i is (2i, 2i+1), llama.cpp's "normal" RoPE, or (i, i+dims/2),
+// its "neox" RoPE. Each product is rounded before the sum (the
+// conversions forbid fusing them), as the vector form computes them.
+func ropeGo(x []float32, heads, hd int, cs []float32, neox bool) {
 	half := len(cs) / 2
 	for i := 0; i < len(cs); i += 2 {
 		c, s := cs[i], cs[i+1]
@@ -148,8 +149,8 @@ func rope(x []float32, heads, hd int, cs []float32, neox bool) {
 		for h := 0; h < heads; h++ {
 			v := x[h*hd : (h+1)*hd]
 			x0, x1 := v[a], v[b]
-			v[a] = x0*c - x1*s
-			v[b] = x0*s + x1*c
+			v[a] = float32(x0*c) - float32(x1*s)
+			v[b] = float32(x0*s) + float32(x1*c)
 		}
 	}
 }

@@ -1,0 +1,103 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The per-token elementwise work of a step, sixteen values at a time:
+// RMS norms and RoPE. Each value comes out as the scalar Go computes it
+// (norm.go, attention.go), but for the order of the norm's sum of
+// squares. Need AVX512F.
+
+// func sumSquaresAVX512(x *float32, n int) float64
+// The sum of x[i]*x[i] (each square rounded to float32, as
+// float64(v*v) is) in float64, for n a multiple of 16: two sums of eight
+// lanes each.
+TEXT ·sumSquaresAVX512(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+sqloop:
+	VMOVUPS (SI), Z2
+	VMULPS Z2, Z2, Z2
+	VCVTPS2PD Y2, Z3
+	VEXTRACTF64X4 $1, Z2, Y4
+	VCVTPS2PD Y4, Z4
+	VADDPD Z3, Z0, Z0
+	VADDPD Z4, Z1, Z1
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNZ sqloop
+	VADDPD Z1, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPD Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func scaleMulAVX512(out, x, w *float32, scale float32, n int)
+// out[i] = x[i] * scale * w[i], rounded after each product, for n a
+// multiple of 16.
+TEXT ·scaleMulAVX512(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ w+16(FP), DX
+	VBROADCASTSS scale+24(FP), Z0
+	MOVQ n+32(FP), CX
+smloop:
+	VMULPS (SI), Z0, Z1
+	VMULPS (DX), Z1, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ smloop
+	VZEROUPPER
+	RET
+
+// func ropeAVX512(x *float32, heads, hd int, cs *float32, n int)
+// Rotates pairs (2i, 2i+1) of the first n values of each of heads heads
+// (hd values apart) by the angles whose cosines and sines cs interleaves:
+// x0*c - x1*s and x0*s + x1*c, each product rounded, as rope does. n a
+// multiple of 16. Z1 and Z2 hold each pair's cosine and sine twice, Z4
+// the pairs swapped, Z31 the sign that turns the even lanes' addition
+// into the subtraction.
+TEXT ·ropeAVX512(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), DI
+	MOVQ heads+8(FP), BX
+	MOVQ hd+16(FP), DX
+	SHLQ $2, DX
+	MOVQ cs+24(FP), SI
+	MOVQ n+32(FP), R8
+	MOVL $0x80000000, AX
+	VPBROADCASTD AX, Z31
+	MOVL $0x5555, AX
+	KMOVW AX, K1
+	VMOVDQA32.Z Z31, K1, Z31
+ropehead:
+	MOVQ DI, R9
+	MOVQ SI, R10
+	MOVQ R8, CX
+ropevec:
+	VMOVUPS (R10), Z0
+	VMOVSLDUP Z0, Z1
+	VMOVSHDUP Z0, Z2
+	VMOVUPS (R9), Z3
+	VPERMILPS $0xb1, Z3, Z4
+	VMULPS Z1, Z3, Z3
+	VMULPS Z2, Z4, Z4
+	VPXORD Z31, Z4, Z4
+	VADDPS Z4, Z3, Z3
+	VMOVUPS Z3, (R9)
+	ADDQ $64, R9
+	ADDQ $64, R10
+	SUBQ $16, CX
+	JNZ ropevec
+	ADDQ DX, DI
+	DECQ BX
+	JNZ ropehead
+	VZEROUPPER
+	RET

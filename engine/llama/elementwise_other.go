@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package llama
+
+func sumSquares(x []float32) float64 { return sumSquaresGo(x) }
+
+func scaleMul(out, x, w []float32, scale float32) { scaleMulGo(out, x, w, scale) }
+
+func rope(x []float32, heads, hd int, cs []float32, neox bool) { ropeGo(x, heads, hd, cs, neox) }
