@@ -9,6 +9,9 @@ func sumSquaresAVX512(x *float32, n int) float64
 func scaleMulAVX512(out, x, w *float32, scale float32, n int)
 
 //go:noescape
+func drawBlocksAVX512(p *float32, blocks int, r float64, acc *float64) int
+
+//go:noescape
 func ropeAVX512(x *float32, heads, hd int, cs *float32, n int)
 
 // sumSquares is the sum of x[i]*x[i], each square rounded to float32 and
@@ -41,4 +44,17 @@ func rope(x []float32, heads, hd int, cs []float32, neox bool) {
 	}
 	_ = x[(heads-1)*hd+n-1]
 	ropeAVX512(&x[0], heads, hd, &cs[0], n)
+}
+
+// drawBlocks is where drawAll's walk one by one starts: the first value
+// of the first block of drawBlock values whose running sum passes r (the
+// values after the last whole block when none does), with acc the sum of
+// the values before it.
+func drawBlocks(p []float32, r float64) (start int, acc float64) {
+	blocks := len(p) / drawBlock
+	if !avx512 || blocks == 0 {
+		return drawBlocksGo(p, r)
+	}
+	b := drawBlocksAVX512(&p[0], blocks, r, &acc)
+	return b * drawBlock, acc
 }

@@ -2,10 +2,10 @@
 
 #include "textflag.h"
 
-// The per-token elementwise work of a step, sixteen values at a time:
-// RMS norms and RoPE. Each value comes out as the scalar Go computes it
-// (norm.go, attention.go), but for the order of the norm's sum of
-// squares. Need AVX512F.
+// The per-token work of a step outside its products, sixteen values at a
+// time: RMS norms, RoPE, and the sampler's walk over the vocabulary. Each
+// value comes out as the scalar Go computes it (norm.go, attention.go,
+// sample.go), but for the order of the float64 sums. Need AVX512F.
 
 // func sumSquaresAVX512(x *float32, n int) float64
 // The sum of x[i]*x[i] (each square rounded to float32, as
@@ -99,5 +99,55 @@ ropevec:
 	ADDQ DX, DI
 	DECQ BX
 	JNZ ropehead
+	VZEROUPPER
+	RET
+
+// func drawBlocksAVX512(p *float32, blocks int, r float64, acc *float64) int
+// The first of blocks blocks of 64 values at p whose sum, added to *acc
+// and to the sums of the blocks before it (each in float64), passes r;
+// blocks if none does. *acc ends as the sum before that block. A NaN sum
+// passes nothing, as r < NaN is false.
+TEXT ·drawBlocksAVX512(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	VMOVSD r+16(FP), X10
+	MOVQ acc+24(FP), DI
+	VMOVSD (DI), X11
+	XORQ AX, AX
+drawblock:
+	CMPQ AX, CX
+	JGE drawdone
+	VCVTPS2PD (SI), Z0
+	VCVTPS2PD 32(SI), Z1
+	VCVTPS2PD 64(SI), Z2
+	VCVTPS2PD 96(SI), Z3
+	VCVTPS2PD 128(SI), Z4
+	VCVTPS2PD 160(SI), Z5
+	VCVTPS2PD 192(SI), Z6
+	VCVTPS2PD 224(SI), Z7
+	VADDPD Z1, Z0, Z0
+	VADDPD Z3, Z2, Z2
+	VADDPD Z5, Z4, Z4
+	VADDPD Z7, Z6, Z6
+	VADDPD Z2, Z0, Z0
+	VADDPD Z6, Z4, Z4
+	VADDPD Z4, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPD Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+	VADDSD X0, X11, X12
+	VUCOMISD X12, X10
+	JPS drawnext
+	JCS drawdone
+drawnext:
+	VMOVAPD X12, X11
+	ADDQ $256, SI
+	INCQ AX
+	JMP drawblock
+drawdone:
+	VMOVSD X11, (DI)
+	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET

@@ -100,8 +100,17 @@ func BenchmarkSample(b *testing.B) {
 
 // TestDrawAll: the blocked draw picks the token a plain running sum picks,
 // at every vocabulary size around the block, and the last token for a
-// mass the sum cannot reach.
+// mass the sum cannot reach, with the AVX-512 block sums and without.
 func TestDrawAll(t *testing.T) {
+	for _, wide := range []bool{true, false} {
+		t.Run(fmt.Sprintf("avx512-%v", wide), func(t *testing.T) {
+			defer setAVX512ForTest(wide)()
+			testDrawAll(t)
+		})
+	}
+}
+
+func testDrawAll(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 3, 63, 64, 65, 130, 1000, 32000} {
 		p := make([]float32, n)
