@@ -60,9 +60,35 @@ func (p *pass) placeEntries(lo, hi int) {
 		rope(q, c.Heads, hd, cs, c.RopeNeox)
 		rope(k, c.KVHeads, hd, cs, c.RopeNeox)
 		seq, at := a.entries[i].Seq, p.st.kvAt[i]
+		mapRow(seq.k[a.layer], at, kvDim)
+		mapRow(seq.v[a.layer], at, kvDim)
 		copy(seq.k[a.layer][at:at+kvDim], k)
 		copy(seq.v[a.layer][at:at+kvDim], v)
 	}
+}
+
+// mapChunk is the span of a cache, in floats (64 kB), whose pages mapRow
+// has the kernel map at once.
+const mapChunk = 16 << 10
+
+// mapRow maps the pages of the chunk of cache buf that the row [at,
+// at+n) is the first to write into, before it is written. A new cache's
+// pages are otherwise faulted in one by one as its rows reach them, each
+// a trap into the kernel: under run --concurrency 32 against a new
+// server (15m), 24,000 faults in a 6 s run took 0.4 s of system time,
+// and the placement's copies 3% of the server's CPU. Mapped a chunk at a
+// time, 1 MB of rows written to fresh pages took 1.4 ms against 2.5 here.
+// The chunks are mapped as the sequence reaches them, so a cache reserved
+// for a long answer that ends early holds no more memory than before.
+func mapRow(buf []float32, at, n int) {
+	chunk := max(mapChunk, n) // a row reaches into one new chunk at most
+	first, last := at/chunk, (at+n-1)/chunk
+	if at != 0 && first == last {
+		return
+	}
+	start := last * chunk
+	buf = buf[:cap(buf)]
+	prefault(buf[start:min(len(buf), start+chunk)])
 }
 
 // Pos is the number of tokens the sequence holds.

@@ -1,0 +1,63 @@
+package llama
+
+import (
+	"os"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestMapRowMapsTheChunkAhead: in a cache no one has touched, the first
+// row's mapRow maps its whole chunk and nothing past it, and the first
+// row to reach into the next chunk maps that one (mincore reports which
+// pages are in memory).
+func TestMapRowMapsTheChunkAhead(t *testing.T) {
+	const rowFloats = 288 // 15m's rows
+	page := os.Getpagesize()
+	chunkPages := 4 * mapChunk / page
+	size := 4 * mapChunk * 3
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skipf("no anonymous mapping here: %v", err)
+	}
+	defer unix.Munmap(mem)
+	resident := func() []bool {
+		vec := make([]byte, size/page)
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(size), uintptr(unsafe.Pointer(&vec[0])))
+		if errno != 0 {
+			t.Skipf("no mincore here: %v", errno)
+		}
+		in := make([]bool, len(vec))
+		for i, v := range vec {
+			in[i] = v&1 != 0
+		}
+		return in
+	}
+	buf := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), size/4)[:0]
+	mapRow(buf[:rowFloats], 0, rowFloats)
+	in := resident()
+	for p := range chunkPages {
+		if !in[p] {
+			t.Fatalf("after the first row's mapRow, page %d of its chunk is not in memory", p)
+		}
+	}
+	if in[chunkPages] {
+		t.Fatal("the first row's mapRow mapped a page of the next chunk")
+	}
+	// rows up to the one that reaches into the second chunk
+	for at := rowFloats; ; at += rowFloats {
+		mapRow(buf[:at+rowFloats], at, rowFloats)
+		if (at+rowFloats-1)/mapChunk == 1 {
+			break
+		}
+		if in := resident(); in[chunkPages] {
+			t.Fatalf("the row at %d, inside the first chunk, mapped the second", at)
+		}
+	}
+	in = resident()
+	if !in[chunkPages] || !in[2*chunkPages-1] || in[2*chunkPages] {
+		t.Errorf("the row reaching into the second chunk left it unmapped or mapped past it: pages %d, %d, %d in memory: %v, %v, %v",
+			chunkPages, 2*chunkPages-1, 2*chunkPages, in[chunkPages], in[2*chunkPages-1], in[2*chunkPages])
+	}
+}

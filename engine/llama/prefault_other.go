@@ -1,0 +1,6 @@
+//go:build !linux
+
+package llama
+
+// prefault does nothing here: pages fault in as they are written.
+func prefault(b []float32) {}
