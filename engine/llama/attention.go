@@ -99,12 +99,33 @@ func (p *pass) attend(lo, hi int) {
 // ropeAngles writes the cosine and sine of each rotated pair's angle at
 // pos (RopeDim values), times its magnitude (ropeAngle). Every layer's q
 // and k of an entry rotate by these; a layer that slides by its own base.
-func ropeAngles(cs []float32, c Config, pos int, slides bool) {
+// pows holds ropePow of each pair: a power a pair, for every entry of
+// every step, was most of this serial part of a step.
+func ropeAngles(cs []float32, c *Config, pos int, slides bool, pows []float64) {
 	for i := 0; i < c.RopeDim; i += 2 {
-		theta, mag := c.ropeAngle(pos, i, slides)
+		theta, mag := c.ropeAngleAt(pos, i, slides, pows[i/2])
 		sin, cos := math.Sincos(theta)
 		cs[i], cs[i+1] = float32(cos*mag), float32(sin*mag)
 	}
+}
+
+// ropePows is ropePow of each pair, for ropeAngles.
+func (c Config) ropePows(slides bool) []float64 {
+	pows := make([]float64, c.RopeDim/2)
+	for i := range pows {
+		pows[i] = c.ropePow(2*i, slides)
+	}
+	return pows
+}
+
+// ropePow is base^(-i/RopeDim), the part of pair i/2's angle that does
+// not depend on the position.
+func (c Config) ropePow(i int, slides bool) float64 {
+	base := float64(c.RopeBase)
+	if slides {
+		base = float64(c.RopeBaseSWA)
+	}
+	return math.Pow(base, -float64(i)/float64(c.RopeDim))
 }
 
 // ropeAngle is the angle by which pair i/2 of a head turns at pos, as
@@ -113,11 +134,16 @@ func ropeAngles(cs []float32, c Config, pos int, slides bool) {
 // angle; and the magnitude the pair is scaled by. A layer that slides
 // (gemma3) turns by RopeBaseSWA, unscaled.
 func (c Config) ropeAngle(pos, i int, slides bool) (theta, mag float64) {
-	base, scale := float64(c.RopeBase), float64(c.RopeScale)
+	return c.ropeAngleAt(pos, i, slides, c.ropePow(i, slides))
+}
+
+// ropeAngleAt is ropeAngle with pow = ropePow(i, slides).
+func (c *Config) ropeAngleAt(pos, i int, slides bool, pow float64) (theta, mag float64) {
+	scale := float64(c.RopeScale)
 	if slides {
-		base, scale = float64(c.RopeBaseSWA), 1
+		scale = 1
 	}
-	extrap := float64(pos) * math.Pow(base, -float64(i)/float64(c.RopeDim))
+	extrap := float64(pos) * pow
 	if c.RopeFreqs != nil {
 		extrap /= float64(c.RopeFreqs[i/2])
 	}

@@ -1,6 +1,9 @@
 package llama
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // BenchmarkAttention runs the attention kernels (scores, then values) over
 // the caches of a step of the default model (15m: 6 layers, 6 heads of
@@ -37,5 +40,37 @@ func BenchmarkAttention(b *testing.B) {
 			read := 2 * batch * layers * heads * positions * hd * 4
 			b.ReportMetric(float64(read)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 		})
+	}
+}
+
+// TestRopeAnglesTakePowersFromTheTable: the angles a step computes with
+// the model's table of powers are those of ropeAngle, bit for bit, for
+// plain, scaled, per-pair-frequency, YaRN and sliding-window RoPE.
+func TestRopeAnglesTakePowersFromTheTable(t *testing.T) {
+	plain := Config{RopeDim: 64, RopeBase: 10000, RopeScale: 1, RopeBaseSWA: 10000}
+	scaled := plain
+	scaled.RopeScale, scaled.RopeFreqs = 0.25, make([]float32, 32)
+	for i := range scaled.RopeFreqs {
+		scaled.RopeFreqs[i] = 1 + float32(i)/8
+	}
+	yarn := plain
+	yarn.RopeScale, yarn.RopeYaRN, yarn.RopeYaRNDims, yarn.RopeAttnFactor = 0.125, true, [2]float32{4, 20}, 1.1
+	sliding := plain
+	sliding.RopeBase, sliding.RopeBaseSWA = 1e6, 1e4
+	for name, c := range map[string]Config{"plain": plain, "scaled": scaled, "yarn": yarn, "sliding": sliding} {
+		for _, slides := range []bool{false, true} {
+			pows := c.ropePows(slides)
+			cs := make([]float32, c.RopeDim)
+			for _, pos := range []int{0, 1, 7, 1000, 40000} {
+				ropeAngles(cs, &c, pos, slides, pows)
+				for i := 0; i < c.RopeDim; i += 2 {
+					theta, mag := c.ropeAngle(pos, i, slides)
+					sin, cos := math.Sincos(theta)
+					if cs[i] != float32(cos*mag) || cs[i+1] != float32(sin*mag) {
+						t.Fatalf("%s slides=%v pos %d pair %d: %v, %v; ropeAngle gives %v, %v", name, slides, pos, i/2, cs[i], cs[i+1], float32(cos*mag), float32(sin*mag))
+					}
+				}
+			}
+		}
 	}
 }

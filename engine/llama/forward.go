@@ -191,9 +191,9 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		}
 	}
 	for i := range entries {
-		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], false)
+		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], &c, st.pos[i], false, m.ropePows[0])
 		if c.Window > 0 {
-			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], true)
+			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], &c, st.pos[i], true, m.ropePows[1])
 		}
 	}
 	// Attention tasks: each entry's heads, split into groups enough to

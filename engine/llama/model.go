@@ -105,6 +105,9 @@ type Model struct {
 	pool    *Pool
 	weights map[string]*Matrix // by tensor name, for Product
 	kv      kvPool             // released sequences' caches (Sequence.Release)
+	// ropePow of each rotated pair, for layers that do not slide and
+	// for those that do
+	ropePows [2][]float64
 
 	mu sync.Mutex
 	// pass is the state of the step being run (one at a time, under mu)
@@ -282,7 +285,7 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Config: c, weights: map[string]*Matrix{}}
+	m := &Model{Config: c, weights: map[string]*Matrix{}, ropePows: [2][]float64{c.ropePows(false), c.ropePows(true)}}
 	// views of fused tensors (phi3's attn_qkv and gate-and-up ffn_up), by
 	// the names of the separate ones they stand for
 	views := map[string]*gguf.Tensor{}
