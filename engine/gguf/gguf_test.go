@@ -81,6 +81,19 @@ func TestRoundTrip(t *testing.T) {
 	if !bytes.Equal(mf.Tensor("b").Data, tensors[1].Data) {
 		t.Error("mapped data differs")
 	}
+	// where there is no mmap (Windows) the file is read whole instead
+	fd, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	data, release, err := readWhole(fd, len(b))
+	if err != nil || !bytes.Equal(data, b) || release() != nil {
+		t.Errorf("readWhole: %d bytes, equal %v, %v", len(data), bytes.Equal(data, b), err)
+	}
+	if _, _, err := readWhole(fd, 1); err == nil {
+		t.Error("readWhole past the end of the file: no error")
+	}
 }
 
 func TestRejectsMalformed(t *testing.T) {

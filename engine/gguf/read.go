@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"syscall"
 )
 
 // Open maps a GGUF file and parses it. Tensor data stays in the mapping
-// (not copied); Close unmaps it.
+// (not copied; read into memory where there is no mmap); Close unmaps it.
 func Open(path string) (*File, error) {
 	fd, err := os.Open(path)
 	if err != nil {
@@ -28,17 +28,28 @@ func Open(path string) (*File, error) {
 	if size > math.MaxInt {
 		return nil, fmt.Errorf("%s: too large to map", path)
 	}
-	data, err := syscall.Mmap(int(fd.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, release, err := mapFile(fd, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("mapping %s: %w", path, err)
 	}
 	f, err := Parse(data)
 	if err != nil {
-		_ = syscall.Munmap(data)
+		_ = release()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f.closer = func() error { return syscall.Munmap(data) }
+	f.closer = release
 	return f, nil
+}
+
+// readWhole reads size bytes of fd into memory, for systems without mmap:
+// the model's weights then take the file's size in memory of their own,
+// where a mapping shares the page cache's.
+func readWhole(fd *os.File, size int) (data []byte, release func() error, err error) {
+	data = make([]byte, size)
+	if _, err := io.ReadFull(fd, data); err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return nil }, nil
 }
 
 // Parse reads a whole GGUF file held in memory. Tensor Data slices point

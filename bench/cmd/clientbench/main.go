@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command clientbench measures tpsbench's streaming client against a
 // scripted server in another process: token events ingested per CPU-second
 // when the server floods, and CPU per event and timing error when tokens

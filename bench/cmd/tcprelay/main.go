@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command tcprelay forwards TCP connections byte for byte and does nothing
 // else: the floor any user-space hop costs on a machine, against which
 // bench/proxy.sh sets the measuring proxy. With -blocking each direction
