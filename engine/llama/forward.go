@@ -77,9 +77,9 @@ const mapChunk = 16 << 10
 // a trap into the kernel: under run --concurrency 32 against a new
 // server (15m), 24,000 faults in a 6 s run took 0.4 s of system time.
 // Mapped a chunk at a time, 1 MB of rows written to fresh pages took 1.4
-// ms against 2.5 here.
-// The chunks are mapped as the sequence reaches them, so a cache reserved
-// for a long answer that ends early holds no more memory than before.
+// ms against 2.5 here. The chunks are mapped as the sequence reaches
+// them, so a cache reserved for a long answer that ends early holds no
+// more memory than before.
 func mapRow(buf []float32, at, n int) {
 	chunk := max(mapChunk, n) // a row reaches into one new chunk at most
 	first, last := at/chunk, (at+n-1)/chunk

@@ -36,6 +36,8 @@ func rmsNorm(out, x, w []float32, eps float32) {
 	scaleMul(out, x, w, scale)
 }
 
+// sumSquaresGo and scaleMulGo are the portable forms of sumSquares and
+// scaleMul (elementwise_amd64.go), which take their tails.
 func sumSquaresGo(x []float32) float64 {
 	var ss float64
 	for _, v := range x {
