@@ -214,3 +214,44 @@ a512sum:
 	JNZ a512dims
 	VZEROUPPER
 	RET
+
+// func scoresTailAVX512(q, k *float32, stride, hd, n int, scale float32, out *float32)
+// scoresAVX512 for the keys past its last sixteen (n < 16 of them, hd a
+// multiple of 16): each key's products in one register, then folded to
+// one sum. Z0 the key's sums, Z1 the query's values.
+TEXT ·scoresTailAVX512(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), BX
+	MOVQ k+8(FP), DI
+	MOVQ stride+16(FP), R8
+	SHLQ $2, R8
+	MOVQ hd+24(FP), DX
+	SHRQ $4, DX
+	MOVQ n+32(FP), CX
+	VMOVSS scale+40(FP), X2
+	MOVQ out+48(FP), R12
+tailkey:
+	VPXORD Z0, Z0, Z0
+	MOVQ BX, AX
+	MOVQ DI, SI
+	MOVQ DX, R9
+taildims:
+	VMOVUPS (AX), Z1
+	VFMADD231PS (SI), Z1, Z0
+	ADDQ $64, AX
+	ADDQ $64, SI
+	DECQ R9
+	JNZ taildims
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMULSS X2, X0, X0
+	VMOVSS X0, (R12)
+	ADDQ R8, DI
+	ADDQ $4, R12
+	DECQ CX
+	JNZ tailkey
+	VZEROUPPER
+	RET

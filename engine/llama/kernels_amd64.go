@@ -236,6 +236,14 @@ func scoresStrided(q, base []float32, stride int, scale float32, out []float32) 
 		if t = n &^ 15; t > 0 {
 			scoresAVX512(&q[0], &base[0], stride, hd, t, scale, &out[0])
 		}
+		// the last keys (up to 15 a head, an entry and a layer) one at a
+		// time, still sixteen lanes: four at a time and then one by one
+		// in Go they were 1% of a served batch of 32's CPU; scores over
+		// every remainder of 16 are 10% faster so
+		if t < n {
+			scoresTailAVX512(&q[0], &base[t*stride], stride, hd, n-t, scale, &out[t])
+		}
+		return
 	}
 	if simd && hd%8 == 0 {
 		if e := n &^ 3; e > t {
@@ -250,6 +258,9 @@ func scoresStrided(q, base []float32, stride int, scale float32, out []float32) 
 
 //go:noescape
 func scoresAVX512(q, k *float32, stride, hd, n int, scale float32, out *float32)
+
+//go:noescape
+func scoresTailAVX512(q, k *float32, stride, hd, n int, scale float32, out *float32)
 
 //go:noescape
 func accumulateAVX512(a, v *float32, stride, hd, n int, y *float32)
