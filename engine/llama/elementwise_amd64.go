@@ -12,6 +12,9 @@ func scaleMulAVX512(out, x, w *float32, scale float32, n int)
 func drawBlocksAVX512(p *float32, blocks int, r float64, acc *float64) int
 
 //go:noescape
+func indexF32AVX512(x *float32, n int, v float32) int
+
+//go:noescape
 func ropeAVX512(x *float32, heads, hd int, cs *float32, n int)
 
 // sumSquares is the sum of x[i]*x[i], each square rounded to float32 and
@@ -57,4 +60,15 @@ func drawBlocks(p []float32, r float64) (start int, acc float64) {
 	}
 	b := drawBlocksAVX512(&p[0], blocks, r, &acc)
 	return b * drawBlock, acc
+}
+
+// indexF32 is the first index of v in x, or -1.
+func indexF32(x []float32, v float32) int {
+	i := 0
+	if n := len(x) &^ 15; avx512 && n > 0 {
+		if i = indexF32AVX512(&x[0], n, v); i < n {
+			return i
+		}
+	}
+	return indexF32Go(x, v, i)
 }

@@ -151,3 +151,31 @@ drawdone:
 	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func indexF32AVX512(x *float32, n int, v float32) int
+// The first i < n (a multiple of 16) with x[i] == v, or n: sixteen
+// comparisons a turn, the first match's lane from the mask.
+TEXT ·indexF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS v+16(FP), Z0
+	XORQ AX, AX
+idxloop:
+	CMPQ AX, CX
+	JGE idxnone
+	VCMPPS $0, (SI)(AX*4), Z0, K1
+	KMOVW K1, DX
+	TESTL DX, DX
+	JNZ idxfound
+	ADDQ $16, AX
+	JMP idxloop
+idxfound:
+	BSFL DX, DX
+	ADDQ DX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+idxnone:
+	MOVQ CX, ret+24(FP)
+	VZEROUPPER
+	RET

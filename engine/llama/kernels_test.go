@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/engine/half"
@@ -229,6 +230,15 @@ func TestQuantizeMatchesPortable(t *testing.T) {
 // agree with a plain scan, at every length around the vector widths, with
 // ties and infinities.
 func TestMaxAndArgmax(t *testing.T) {
+	for _, wide := range []bool{true, false} {
+		t.Run(fmt.Sprintf("avx512-%v", wide), func(t *testing.T) {
+			defer setAVX512ForTest(wide)()
+			testMaxAndArgmax(t)
+		})
+	}
+}
+
+func testMaxAndArgmax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 1; n < 140; n++ {
 		for trial := 0; trial < 4; trial++ {
@@ -256,6 +266,14 @@ func TestMaxAndArgmax(t *testing.T) {
 			}
 			if got := argmax(x); got != wantAt {
 				t.Fatalf("n=%d trial %d: argmax %d, want %d", n, trial, got, wantAt)
+			}
+			v := x[rng.IntN(n)]
+			first := slices.Index(x, v)
+			if got := indexF32(x, v); got != first {
+				t.Fatalf("n=%d trial %d: index of %v %d, want %d", n, trial, v, got, first)
+			}
+			if got := indexF32(x, float32(math.NaN())); got != -1 {
+				t.Fatalf("n=%d trial %d: NaN found at %d", n, trial, got)
 			}
 		}
 	}

