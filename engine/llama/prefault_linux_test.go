@@ -34,6 +34,14 @@ func TestMapRowMapsTheChunkAhead(t *testing.T) {
 		}
 		return in
 	}
+	// A kernel that maps anonymous memory in folios larger than a page
+	// maps pages no one asked for: then only the pages asked for are
+	// checked. The probe writes the last page, far from the rows.
+	mem[size-1] = 1
+	exact := !resident()[size/page-2]
+	if !exact {
+		t.Log("this kernel maps pages in larger folios: pages past a chunk are not checked")
+	}
 	buf := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), size/4)[:0]
 	mapRow(buf[:rowFloats], 0, rowFloats)
 	in := resident()
@@ -42,7 +50,7 @@ func TestMapRowMapsTheChunkAhead(t *testing.T) {
 			t.Fatalf("after the first row's mapRow, page %d of its chunk is not in memory", p)
 		}
 	}
-	if in[chunkPages] {
+	if exact && in[chunkPages] {
 		t.Fatal("the first row's mapRow mapped a page of the next chunk")
 	}
 	// rows up to the one that reaches into the second chunk
@@ -51,12 +59,12 @@ func TestMapRowMapsTheChunkAhead(t *testing.T) {
 		if (at+rowFloats-1)/mapChunk == 1 {
 			break
 		}
-		if in := resident(); in[chunkPages] {
+		if in := resident(); exact && in[chunkPages] {
 			t.Fatalf("the row at %d, inside the first chunk, mapped the second", at)
 		}
 	}
 	in = resident()
-	if !in[chunkPages] || !in[2*chunkPages-1] || in[2*chunkPages] {
+	if !in[chunkPages] || !in[2*chunkPages-1] || exact && in[2*chunkPages] {
 		t.Errorf("the row reaching into the second chunk left it unmapped or mapped past it: pages %d, %d, %d in memory: %v, %v, %v",
 			chunkPages, 2*chunkPages-1, 2*chunkPages, in[chunkPages], in[2*chunkPages-1], in[2*chunkPages])
 	}
