@@ -61,6 +61,9 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("tensor %d: %+v", i, got)
 		}
 	}
+	if n, err := Size(md, tensors); err != nil || n != len(b) {
+		t.Errorf("Size: %d, %v; Write wrote %d", n, err, len(b))
+	}
 	if f.Tensor("c") != f.Tensors[2] {
 		t.Error("lookup by name")
 	}

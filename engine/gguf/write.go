@@ -72,6 +72,16 @@ func Write(w io.Writer, md []KV, tensors []*Tensor) error {
 	return bw.Flush()
 }
 
+// Size is the number of bytes Write writes for md and tensors, so that a
+// caller can hold the file in a buffer of its size.
+func Size(md []KV, tensors []*Tensor) (int, error) {
+	c := &countWriter{w: io.Discard}
+	if err := Write(c, md, tensors); err != nil {
+		return 0, err
+	}
+	return int(c.n), nil
+}
+
 type countWriter struct {
 	w io.Writer
 	n uint64

@@ -328,8 +328,8 @@ func Bytes(p Shape, typ gguf.TensorType, seed uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var size byteCounter
-	if err := gguf.Write(&size, md, tensors); err != nil {
+	size, err := gguf.Size(md, tensors)
+	if err != nil {
 		return nil, err
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size))
@@ -337,12 +337,4 @@ func Bytes(p Shape, typ gguf.TensorType, seed uint64) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// byteCounter counts what is written to it.
-type byteCounter int
-
-func (c *byteCounter) Write(p []byte) (int, error) {
-	*c += byteCounter(len(p))
-	return len(p), nil
 }
