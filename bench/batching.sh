@@ -44,13 +44,13 @@ for r in $(seq "$reps"); do
       b=${bw%:*} waves=${bw#*:}
       go test -run '^$' -bench "ServedDecode/$shape/$format/batch$b\$" -benchtime "$((128 * waves))x" ./engine/llama/ |
         awk -v m="$shape $format" -v b="$b" '/tok\/s/ { printf "{\"model\":\"%s\",\"where\":\"process\",\"batch\":%s,\"system_tps\":%s,\"step_ms\":%s}\n", m, b, $(NF-1), $3/1e6 }' >> "$results"
-      "$out/tpsbench" run --engine-model "$shape" --engine-dtype "$fmt" --concurrency "$b" --requests "$((b * waves))" --max-tokens 128 --format json --quiet 2>/dev/null |
-        M="$shape $format" python3 -c '
+      run=$("$out/tpsbench" run --engine-model "$shape" --engine-dtype "$fmt" --concurrency "$b" --requests "$((b * waves))" --max-tokens 128 --format json --quiet 2>/dev/null)
+      echo "$run" | M="$shape $format" python3 -c '
 import json, os, sys
 for s in json.load(sys.stdin)["steps"]:
     print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}))' >> "$results"
-      .cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null |
-        M="$shape $format" python3 -c '
+      ref=$(.cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null)
+      echo "$ref" | M="$shape $format" python3 -c '
 import json, os, sys
 r = json.load(sys.stdin)
 # the prompts give each sequence its first token, the 127 steps the rest

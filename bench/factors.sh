@@ -36,8 +36,10 @@ for d in F32 Q4_0; do
   # medians of 3 runs of 40 steps each
   ours=$(go test -run '^$' -bench "BatchedDecode/110m/$d/batch(1|16)\$" -benchtime 40x -count 3 ./engine/llama/ | awk '/tok\/s/ {print $(NF-1)}')
   b1=$(echo "$ours" | sed -n 1,3p | sort -g | sed -n 2p); b16=$(echo "$ours" | sed -n 4,6p | sort -g | sed -n 2p)
-  l1=$(.cache/llamacpp/llamaref bench "$out/110m-$lower.gguf" 2 16 64 1 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
-  l16=$(.cache/llamacpp/llamaref bench "$out/110m-$lower.gguf" 2 16 64 16 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
+  ref=$(.cache/llamacpp/llamaref bench "$out/110m-$lower.gguf" 2 16 64 1 2>/dev/null)
+  l1=$(echo "$ref" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
+  ref=$(.cache/llamacpp/llamaref bench "$out/110m-$lower.gguf" 2 16 64 16 2>/dev/null)
+  l16=$(echo "$ref" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
   python3 -c "print(f'| $d | {$b1:.1f} | {$b16:.1f} | {$b16/$b1:.2f}x | {$l1:.1f} | {$l16:.1f} | {$l16/$l1:.2f}x |')"
 done
 
@@ -45,22 +47,26 @@ echo
 echo "#### Quantization (110m, batch 1, 2 threads, median of 3)"
 echo
 med() { python3 -c 'import json,sys,statistics; print(statistics.median(json.loads(l)["gen_tps"] for l in sys.stdin))'; }
-f32=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-f32.gguf"; done | med)
-q8=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-q8_0.gguf"; done | med)
-q4=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-q4_0.gguf"; done | med)
+runs=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-f32.gguf"; done)
+f32=$(echo "$runs" | med)
+runs=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-q8_0.gguf"; done)
+q8=$(echo "$runs" | med)
+runs=$(for r in 1 2 3; do "$out/enginebench" -threads 2 "$out/110m-q4_0.gguf"; done)
+q4=$(echo "$runs" | med)
 python3 -c "print(f'F32 {$f32:.1f} tok/s, Q8_0 {$q8:.1f} ({$q8/$f32:.2f}x), Q4_0 {$q4:.1f} ({$q4/$f32:.2f}x)')"
 
 echo
 echo "#### Prefix cache (110m Q8_0, 512-token shared prefix)"
 echo
-"$out/tpsbench" run --factor prefix-cache --engine-model 110m --engine-dtype q8_0 --max-tokens 20 --format json -q |
-  python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"]; c,w=s[0]["ttft_ms"]["p50"],s[1]["ttft_ms"]["p50"]; print(f"TTFT cold {c:.0f} ms, warm {w:.0f} ms: {c/w:.1f}x")'
+run=$("$out/tpsbench" run --factor prefix-cache --engine-model 110m --engine-dtype q8_0 --max-tokens 20 --format json -q)
+echo "$run" | python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"]; c,w=s[0]["ttft_ms"]["p50"],s[1]["ttft_ms"]["p50"]; print(f"TTFT cold {c:.0f} ms, warm {w:.0f} ms: {c/w:.1f}x")'
 
 echo
 echo "#### Presets: a 2,000-token prompt arriving while 4 streams decode (110m Q8_0)"
 echo
 for p in latency throughput; do
-  "$out/latencybench" -preset "$p" | python3 -c '
+  run=$("$out/latencybench" -preset "$p")
+  echo "$run" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 print("%s: ITL p99 %.1f ms before, %.1f ms during (%.2fx); the long prompt waited %.1f s for its first token" % (
@@ -74,7 +80,8 @@ echo
 # against a probe taken just before it
 for r in 1 2 3; do
   bound=$("$out/tpsbench" estimate --model "$out/110m-f32.gguf" --hardware this --batch 1 --context 192 --kv-dtype f32 | grep -E '^ *this ')
-  got=$("$out/enginebench" -threads 2 "$out/110m-f32.gguf" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
+  run=$("$out/enginebench" -threads 2 "$out/110m-f32.gguf")
+  got=$(echo "$run" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gen_tps"])')
   echo "$bound" | awk -v got="$got" '{printf "%.4f %s %s %.1f\n", got/$(NF-1), $(NF-1), $2, got}'
 done | sort -g | sed -n 2p |
   awk '{printf "bound %s tok/s from %s GB/s measured; engine %.1f tok/s = %.0f%% of it\n", $2, $3, $4, 100*$1}'

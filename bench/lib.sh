@@ -5,3 +5,9 @@ out=bench/out
 mkdir -p "$out"
 pin0="" pin1=""
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin0="taskset -c 0" pin1="taskset -c 1"; fi
+
+# A measurement's output is taken whole (r=$(...)) and only then handed
+# to the python3 that reads it: on these machines python3 takes 0.4 s of
+# CPU to start, and started in the same pipeline it ran beside the
+# measurement, taking a core's time from a two-core machine's engine (a
+# tail of 2-6 ms steps under a c=1 run, 8% of its throughput).

@@ -40,8 +40,8 @@ for load in "1 stream" "64 at once" "Poisson 60/s"; do
       s=$!
       sleep 0.3
       # shellcheck disable=SC2086
-      "$out/clientbench" -url "http://127.0.0.1:${path#*:}" -mode paced ${loads[$load]} |
-        python3 -c 'import json,sys; r=json.load(sys.stdin); r["load"], r["path"] = sys.argv[1:]; print(json.dumps(r))' "$load" "${path%%:*}" >> "$results"
+      run=$("$out/clientbench" -url "http://127.0.0.1:${path#*:}" -mode paced ${loads[$load]})
+      echo "$run" | python3 -c 'import json,sys; r=json.load(sys.stdin); r["load"], r["path"] = sys.argv[1:]; print(json.dumps(r))' "$load" "${path%%:*}" >> "$results"
       kill $s; wait $s 2>/dev/null || true
     done
   done
