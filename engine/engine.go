@@ -36,6 +36,9 @@ type Options struct {
 	Format  string // weight format of a built-in shape: f32, f16, q8_0, q4_0
 	Threads int    // 0: all cores
 	Seed    uint64 // dummy-weight seed of a built-in shape
+	// KVCache is what the KV cache holds: gguf.F32 (the zero value) or
+	// gguf.F16 (llama.Model.SetKVType)
+	KVCache gguf.TensorType
 	Sched   sched.Options
 	// Reasoning makes the first Reasoning tokens of every chat answer
 	// reasoning (server.Server.Reasoning), as a reasoning model's are.
@@ -123,6 +126,10 @@ func fileExists(path string) bool {
 func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	m, err := llama.Load(f, opts.Threads)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.SetKVType(opts.KVCache); err != nil {
+		m.Close()
 		return nil, err
 	}
 	tok, err := tokenizer.FromGGUF(f)

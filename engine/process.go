@@ -22,8 +22,8 @@ import (
 // Announce says on w that e serves at url, in the line StartProcess waits
 // for.
 func Announce(w io.Writer, e *Engine, url string) {
-	fmt.Fprintf(w, "serving %s (%d parameters, %.1f MiB a token read, %d threads) at %s\n",
-		e.Name, e.Model.Params(), float64(e.Model.BytesPerToken())/(1<<20), e.Model.Threads(), url)
+	fmt.Fprintf(w, "serving %s (%d parameters, %.1f MiB a token read, %d threads, %s KV cache) at %s\n",
+		e.Name, e.Model.Params(), float64(e.Model.BytesPerToken())/(1<<20), e.Model.Threads(), e.Model.KVType(), url)
 }
 
 // Process is an engine serving in a process of its own.

@@ -19,7 +19,7 @@ const engineChildEnv = "TPSBENCH_ENGINE_PROCESS"
 // serveArgs are `tpsbench serve`'s flags for the engine ef describes.
 func (e *engineFlags) serveArgs() []string {
 	args := []string{"--model", e.model, "--threads", strconv.Itoa(e.threads), "--seed", strconv.FormatUint(e.seed, 10),
-		"--enable-prefix-caching=" + strconv.FormatBool(e.prefix), "--kv-cache-mb", strconv.Itoa(e.kvCacheMB)}
+		"--enable-prefix-caching=" + strconv.FormatBool(e.prefix), "--kv-cache-mb", strconv.Itoa(e.kvCacheMB), "--kv-cache-dtype", e.kvDtype}
 	if e.format != "" {
 		args = append(args, "--dtype", e.format)
 	}

@@ -49,6 +49,8 @@ func TestServeArgs(t *testing.T) {
 		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--enable-prefix-caching=true", "--kv-cache-mb 64"}, []string{"--reasoning"}},
 		{[]string{"--engine-reasoning", "12"}, []string{"--reasoning 12"}, []string{"--reasoning-parser"}},
 		{[]string{"--engine-reasoning-parser", "qwen3"}, []string{"--reasoning-parser qwen3"}, nil},
+		{nil, []string{"--kv-cache-dtype f32"}, nil},
+		{[]string{"--engine-kv-cache-dtype", "f16"}, []string{"--kv-cache-dtype f16"}, nil},
 	}
 	for _, c := range cases {
 		f, _ := runFlagsFrom(t, c.args...)

@@ -485,7 +485,7 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 		}
 	}
 	if !cfg.embedded {
-		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb", "engine-reasoning", "engine-reasoning-parser"} {
+		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb", "engine-kv-cache-dtype", "engine-reasoning", "engine-reasoning-parser"} {
 			if cmd.Flags().Changed(name) {
 				return nil, nil, stop, usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
 			}

@@ -27,6 +27,7 @@ type engineFlags struct {
 	maxPrefill int
 	prefix     bool
 	kvCacheMB  int
+	kvDtype    string
 	reasoning  int
 	parser     string
 	changed    func(name string) bool
@@ -44,6 +45,7 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.IntVar(&e.maxPrefill, prefix+"max-prefill-tokens", 256, "with chunked prefill: prompt tokens in one step")
 	f.BoolVar(&e.prefix, prefix+"enable-prefix-caching", false, "reuse the KV cache of prompt blocks seen before (16-token blocks, hash-chained as in vLLM)")
 	f.IntVar(&e.kvCacheMB, prefix+"kv-cache-mb", 256, "memory for the prefix cache; least recently used blocks are evicted past it")
+	f.StringVar(&e.kvDtype, prefix+"kv-cache-dtype", "f32", "what the KV cache holds: f32, or f16 (half the memory, as llama.cpp's default cache; attention rounds as llama.cpp's does over it)")
 	f.IntVar(&e.reasoning, prefix+"reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content, as a reasoning model does (to try reasoning figures end to end)")
 	f.StringVar(&e.parser, prefix+"reasoning-parser", "", "split chat answers at their </think> tag into reasoning_content and content, as vLLM's reasoning parsers do: deepseek_r1 (DeepSeek-R1 and its distilled models) or qwen3")
 	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
@@ -82,6 +84,10 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if e.kvCacheMB < 1 {
 		return engine.Options{}, usagef("kv-cache-mb must be at least 1")
 	}
+	kv, err := gguf.ParseTensorType(e.kvDtype)
+	if err != nil || (kv != gguf.F32 && kv != gguf.F16) {
+		return engine.Options{}, usagef("kv-cache-dtype %q: want f32 or f16", e.kvDtype)
+	}
 	if e.reasoning < 0 {
 		return engine.Options{}, usagef("engine reasoning must not be negative")
 	}
@@ -110,7 +116,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if opts.MaxPrefillTokens < 1 {
 		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != ""}, nil
+	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, KVCache: kv, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != ""}, nil
 }
 
 func newServeCmd() *cobra.Command {

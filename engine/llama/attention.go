@@ -61,21 +61,29 @@ func (p *pass) attend(lo, hi int) {
 		if c.Slides(a.layer) {
 			t0 = max(0, n-c.Window)
 		}
-		kc, vc := e.Seq.k[a.layer], e.Seq.v[a.layer]
 		if len(a.scratch[slot]) < (h1-h0)*n {
 			a.scratch[slot] = make([]float32, 2*(h1-h0)*n) // doubling: steps rarely allocate
 		}
 		buf := a.scratch[slot]
 		scores := func(h int) []float32 { return buf[(h-h0)*n:][:n] }
+		query := func(h int) []float32 { return a.q[i*dim+h*hd : i*dim+(h+1)*hd] }
+		if p.kvHalf {
+			for h := h0; h < h1; h++ {
+				roundHalf(query(h)) // as llama.cpp rounds it against an F16 cache
+			}
+		}
 		// Positions in blocks whose cached rows stay in cache while every
 		// head of the group reads its part: each row comes from memory
 		// once, not once a head.
 		for tb := t0; tb < n; tb += attnBlock {
 			te := min(tb+attnBlock, n)
 			for h := h0; h < h1; h++ {
-				q := a.q[i*dim+h*hd : i*dim+(h+1)*hd]
 				kvOff := (h / group) * hd
-				scoresStrided(q, kc[tb*kvDim+kvOff:], kvDim, scale, scores(h)[tb:te])
+				if p.kvHalf {
+					scoresStridedHalf(query(h), e.Seq.hk[a.layer][tb*kvDim+kvOff:], kvDim, scale, scores(h)[tb:te])
+				} else {
+					scoresStrided(query(h), e.Seq.k[a.layer][tb*kvDim+kvOff:], kvDim, scale, scores(h)[tb:te])
+				}
 			}
 		}
 		for h := h0; h < h1; h++ {
@@ -83,6 +91,9 @@ func (p *pass) attend(lo, hi int) {
 				softcap(scores(h)[t0:], c.AttnSoftcap)
 			}
 			softmax(scores(h)[t0:])
+			if p.kvHalf {
+				roundHalf(scores(h)[t0:]) // the weights too, as llama.cpp's
+			}
 			clear(a.out[i*dim+h*hd : i*dim+(h+1)*hd])
 		}
 		for tb := t0; tb < n; tb += attnBlock {
@@ -90,7 +101,11 @@ func (p *pass) attend(lo, hi int) {
 			for h := h0; h < h1; h++ {
 				out := a.out[i*dim+h*hd : i*dim+(h+1)*hd]
 				kvOff := (h / group) * hd
-				accumulateStrided(scores(h)[tb:te], vc[tb*kvDim+kvOff:], kvDim, out)
+				if p.kvHalf {
+					accumulateStridedHalf(scores(h)[tb:te], e.Seq.hv[a.layer][tb*kvDim+kvOff:], kvDim, out)
+				} else {
+					accumulateStrided(scores(h)[tb:te], e.Seq.v[a.layer][tb*kvDim+kvOff:], kvDim, out)
+				}
 			}
 		}
 	}

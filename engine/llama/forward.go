@@ -4,39 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 )
-
-// Sequence is one generation's state: its position and KV cache.
-type Sequence struct {
-	m   *Model
-	pos int
-	// k[l] and v[l] hold every cached position's keys and values of layer l,
-	// position-major; they grow as the sequence does, up to the context.
-	k, v [][]float32
-	one  [1]Entry // Forward's batch, kept here so that it need not be allocated
-}
-
-// NewSequence starts an empty sequence, with cache room reserved for
-// capacity positions (it grows past that, up to the context length).
-func (m *Model) NewSequence(capacity int) *Sequence {
-	capacity = min(max(capacity, 1), m.Context)
-	s := &Sequence{m: m, k: make([][]float32, m.Layers), v: make([][]float32, m.Layers)}
-	for l := range s.k {
-		s.k[l] = m.kv.get(capacity * m.KVDim())
-		s.v[l] = m.kv.get(capacity * m.KVDim())
-	}
-	return s
-}
-
-// extend makes room for one more position in layer l's cache and
-// returns where its keys and values go.
-func (s *Sequence) extend(l, kvDim int) int {
-	at := len(s.k[l])
-	s.k[l] = slices.Grow(s.k[l], kvDim)[:at+kvDim]
-	s.v[l] = slices.Grow(s.v[l], kvDim)[:at+kvDim]
-	return at
-}
 
 // placeEntries finishes entries [lo, hi)'s queries, keys and values of
 // the layer being run (biases, head norms, rotation) and writes the keys
@@ -59,48 +27,8 @@ func (p *pass) placeEntries(lo, hi int) {
 		}
 		rope(q, c.Heads, hd, cs, c.RopeNeox)
 		rope(k, c.KVHeads, hd, cs, c.RopeNeox)
-		seq, at := a.entries[i].Seq, p.st.kvAt[i]
-		mapRow(seq.k[a.layer], at, kvDim)
-		mapRow(seq.v[a.layer], at, kvDim)
-		copy(seq.k[a.layer][at:at+kvDim], k)
-		copy(seq.v[a.layer][at:at+kvDim], v)
+		a.entries[i].Seq.store(a.layer, p.st.kvAt[i], k, v)
 	}
-}
-
-// mapChunk is the span of a cache, in floats (64 kB), whose pages mapRow
-// has the kernel map at once.
-const mapChunk = 16 << 10
-
-// mapRow maps the pages of the chunk of cache buf that the row [at,
-// at+n) is the first to write into, before it is written. A new cache's
-// pages are otherwise faulted in one by one as its rows reach them, each
-// a trap into the kernel: under run --concurrency 32 against a new
-// server (15m), 24,000 faults in a 6 s run took 0.4 s of system time.
-// Mapped a chunk at a time, 1 MB of rows written to fresh pages took 1.4
-// ms against 2.5 here. The chunks are mapped as the sequence reaches
-// them, so a cache reserved for a long answer that ends early holds no
-// more memory than before.
-func mapRow(buf []float32, at, n int) {
-	chunk := max(mapChunk, n) // a row reaches into one new chunk at most
-	first, last := at/chunk, (at+n-1)/chunk
-	if at != 0 && first == last {
-		return
-	}
-	start := last * chunk
-	buf = buf[:cap(buf)]
-	prefault(buf[start:min(len(buf), start+chunk)])
-}
-
-// Pos is the number of tokens the sequence holds.
-func (s *Sequence) Pos() int { return s.pos }
-
-// CacheBytes is the memory the sequence's KV cache holds.
-func (s *Sequence) CacheBytes() int {
-	n := 0
-	for l := range s.k {
-		n += 4 * (cap(s.k[l]) + cap(s.v[l]))
-	}
-	return n
 }
 
 // Forward feeds one token at the sequence's next position and returns the
@@ -173,7 +101,7 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 		if e.Seq == nil || e.Seq.m != m {
 			return nil, errors.New("entry of another model's sequence")
 		}
-		if e.Seq.k == nil {
+		if e.Seq.released() {
 			return nil, errors.New("entry of a released sequence")
 		}
 		st.pos[i] = e.Seq.pos
@@ -275,38 +203,4 @@ func addBias(x, b []float32) {
 	for i, v := range b {
 		x[i] += v
 	}
-}
-
-// KVFloats is the number of cache values one position holds over all
-// layers (keys and values).
-func (m *Model) KVFloats() int { return 2 * m.Layers * m.KVDim() }
-
-// ExportKV appends positions [from, to) of the cache to dst, layer by
-// layer, keys then values: what a prefix cache keeps of a block.
-func (s *Sequence) ExportKV(dst []float32, from, to int) []float32 {
-	kv := s.m.KVDim()
-	for l := range s.k {
-		dst = append(dst, s.k[l][from*kv:to*kv]...)
-		dst = append(dst, s.v[l][from*kv:to*kv]...)
-	}
-	return dst
-}
-
-// ImportKV appends n positions exported by ExportKV to the sequence, as if
-// their tokens had been fed: a prefix cache hit skips their prefill.
-func (s *Sequence) ImportKV(data []float32, n int) error {
-	kv := s.m.KVDim()
-	if len(data) != n*s.m.KVFloats() {
-		return fmt.Errorf("importing %d positions: %d values, want %d", n, len(data), n*s.m.KVFloats())
-	}
-	if s.pos+n > s.m.Context {
-		return fmt.Errorf("importing %d positions at %d overflows the context of %d", n, s.pos, s.m.Context)
-	}
-	for l := range s.k {
-		off := 2 * l * n * kv
-		s.k[l] = append(s.k[l], data[off:off+n*kv]...)
-		s.v[l] = append(s.v[l], data[off+n*kv:off+2*n*kv]...)
-	}
-	s.pos += n
-	return nil
 }

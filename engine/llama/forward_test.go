@@ -353,56 +353,68 @@ func TestLoadRejectsDisagreeingShapes(t *testing.T) {
 // each sampling at temperature 1 as the server does by default: 128
 // tokens a sequence, prompts included in the time, as the server's HTTP
 // throughput at the same concurrency and --max-tokens 128 counts them
-// (bench/batching.sh sets the two side by side).
+// (bench/batching.sh sets the two side by side). With an F32 KV cache
+// (the server's default), and an F16 one (.../kv-f16/batchN).
 func BenchmarkServedDecode(b *testing.B) {
 	for _, shape := range []string{"15m", "110m"} {
 		for _, typ := range []gguf.TensorType{gguf.F32, gguf.Q4_0} {
-			for _, batch := range []int{1, 8, 16, 32} {
-				b.Run(fmt.Sprintf("%s/%s/batch%d", shape, typ, batch), func(b *testing.B) {
-					const prompt, decode = 24, 128
-					_, m := load(b, shape, typ, 2)
-					seqs := make([]*llama.Sequence, batch)
-					samplers := make([]*llama.Sampler, batch)
-					picked := make([]int, batch)
-					prefill := make([]llama.Entry, 0, batch*prompt)
-					entries := make([]llama.Entry, batch)
-					runtime.GC()
-					b.ResetTimer()
-					for it := 0; it < b.N; it++ {
-						var rows [][]float32
-						var err error
-						if it%decode == 0 {
-							// new requests: their prompts in one step
-							prefill = prefill[:0]
-							for i := range seqs {
-								if seqs[i] != nil {
-									// as the scheduler does when a request ends: its
-									// cache, faulted in already, serves the next
-									seqs[i].Release()
-								}
-								seqs[i] = m.NewSequence(prompt + decode)
-								samplers[i] = llama.NewSampler(1, 1, 0, uint64(it+i))
-								for j := 0; j < prompt; j++ {
-									prefill = append(prefill, llama.Entry{Seq: seqs[i], Token: 300 + j, Logits: j == prompt-1})
-								}
-							}
-							rows, err = m.Step(prefill)
-						} else {
-							for i := range entries {
-								entries[i] = llama.Entry{Seq: seqs[i], Token: picked[i], Logits: true}
-							}
-							rows, err = m.Step(entries)
-						}
-						if err != nil {
-							b.Fatal(err)
-						}
-						m.SampleAll(samplers, rows, picked)
+			for _, kv := range []gguf.TensorType{gguf.F32, gguf.F16} {
+				for _, batch := range []int{1, 8, 16, 32} {
+					name := fmt.Sprintf("%s/%s/batch%d", shape, typ, batch)
+					if kv == gguf.F16 {
+						name = fmt.Sprintf("%s/%s/kv-f16/batch%d", shape, typ, batch)
 					}
-					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
-				})
+					b.Run(name, func(b *testing.B) { servedDecode(b, shape, typ, kv, batch) })
+				}
 			}
 		}
 	}
+}
+
+func servedDecode(b *testing.B, shape string, typ, kv gguf.TensorType, batch int) {
+	const prompt, decode = 24, 128
+	_, m := load(b, shape, typ, 2)
+	if err := m.SetKVType(kv); err != nil {
+		b.Fatal(err)
+	}
+	seqs := make([]*llama.Sequence, batch)
+	samplers := make([]*llama.Sampler, batch)
+	picked := make([]int, batch)
+	prefill := make([]llama.Entry, 0, batch*prompt)
+	entries := make([]llama.Entry, batch)
+	runtime.GC()
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		var rows [][]float32
+		var err error
+		if it%decode == 0 {
+			// new requests: their prompts in one step
+			prefill = prefill[:0]
+			for i := range seqs {
+				if seqs[i] != nil {
+					// as the scheduler does when a request ends: its
+					// cache, faulted in already, serves the next
+					seqs[i].Release()
+				}
+				seqs[i] = m.NewSequence(prompt + decode)
+				samplers[i] = llama.NewSampler(1, 1, 0, uint64(it+i))
+				for j := 0; j < prompt; j++ {
+					prefill = append(prefill, llama.Entry{Seq: seqs[i], Token: 300 + j, Logits: j == prompt-1})
+				}
+			}
+			rows, err = m.Step(prefill)
+		} else {
+			for i := range entries {
+				entries[i] = llama.Entry{Seq: seqs[i], Token: picked[i], Logits: true}
+			}
+			rows, err = m.Step(entries)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.SampleAll(samplers, rows, picked)
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
 }
 
 // TestReleasedCachesAreReused: a sequence made after another's release
@@ -435,6 +447,48 @@ func TestReleasedCachesAreReused(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("token %d: logits differ from a fresh model's", tok)
+		}
+	}
+}
+
+// TestSetKVType: the KV cache's type is F32 or F16, chosen before the
+// first sequence; an F16 cache takes half the memory a position.
+func TestSetKVType(t *testing.T) {
+	_, m := load(t, "tiny", gguf.F32, 1)
+	f32 := m.KVBytes()
+	if err := m.SetKVType(gguf.Q8_0); err == nil {
+		t.Fatal("a Q8_0 KV cache was accepted")
+	}
+	if err := m.SetKVType(gguf.F16); err != nil {
+		t.Fatal(err)
+	}
+	if m.KVType() != gguf.F16 || 2*m.KVBytes() != f32 {
+		t.Fatalf("F16 cache: type %v, %d bytes a position against F32's %d", m.KVType(), m.KVBytes(), f32)
+	}
+	seq := m.NewSequence(4)
+	if _, err := seq.Forward(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := seq.CacheBytes(), 4*m.KVBytes(); got != want {
+		t.Errorf("a sequence with room for 4 positions holds %d bytes, want %d", got, want)
+	}
+	if err := m.SetKVType(gguf.F32); err == nil {
+		t.Error("the KV type changed after a sequence was made")
+	}
+	kv := seq.ExportKV(nil, 0, 1)
+	other := m.NewSequence(2)
+	if err := other.ImportKV(kv, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.ImportKV(kv[1:], 1); err == nil {
+		t.Error("a short export was imported")
+	}
+	a, _ := seq.Forward(2)
+	a = append([]float32(nil), a...)
+	b, _ := other.Forward(2)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("logit %d after an imported position: %v, %v fed", i, b[i], a[i])
 		}
 	}
 }

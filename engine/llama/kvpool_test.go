@@ -3,7 +3,7 @@ package llama
 import "testing"
 
 func TestKVPoolReusesFittingBuffers(t *testing.T) {
-	var p kvPool
+	var p kvPool[float32]
 	a := p.get(100)
 	a = append(a, 1, 2, 3)
 	p.put(a)
@@ -24,5 +24,10 @@ func TestKVPoolReusesFittingBuffers(t *testing.T) {
 	p.put(make([]float32, 0, 1)) // past the bound: dropped
 	if len(p.free) != 1 {
 		t.Fatalf("pool keeps %d buffers past its bound, want 1", len(p.free))
+	}
+	var h kvPool[uint16] // an F16 cache's: two bytes a value
+	h.put(make([]uint16, 0, 10))
+	if h.bytes != 20 {
+		t.Fatalf("an F16 pool holds %d bytes for 10 values, want 20", h.bytes)
 	}
 }

@@ -98,13 +98,18 @@ type layer struct {
 // at a time uses the shared scratch buffers and all the pool's threads.
 type Model struct {
 	Config
-	tokEmb  *Matrix
-	layers  []layer
-	outNorm []float32
-	output  *Matrix
-	pool    *Pool
-	weights map[string]*Matrix // by tensor name, for Product
-	kv      kvPool             // released sequences' caches (Sequence.Release)
+	tokEmb   *Matrix
+	layers   []layer
+	outNorm  []float32
+	output   *Matrix
+	pool     *Pool
+	weights  map[string]*Matrix // by tensor name, for Product
+	kv       kvPool[float32]    // released sequences' caches (Sequence.Release)
+	kvHalf16 kvPool[uint16]     // and those of an F16 cache
+	// kvType is what the KV cache holds (SetKVType); sequenced, once a
+	// sequence has been made
+	kvType    gguf.TensorType
+	sequenced atomic.Bool
 	// ropePow of each rotated pair, for layers that do not slide and
 	// for those that do
 	ropePows [2][]float64
@@ -119,9 +124,10 @@ type Model struct {
 // norms, the feed-forward's gate, sampling). The jobs are its methods,
 // made into funcs once (Load), so that running one allocates nothing.
 type pass struct {
-	c  Config
-	st scratch
-	mm struct {
+	c      Config
+	kvHalf bool // the KV cache holds F16 values (Model.SetKVType)
+	st     scratch
+	mm     struct {
 		jobs  [3]product // the products of one pass: q, k and v at most
 		njobs int
 		grain int // units a pool index stands for (productUnits)

@@ -9,14 +9,14 @@ import (
 
 // prefault has the kernel map b's whole pages now, in one call, where
 // the first write to each would otherwise trap on its own.
-func prefault(b []float32) {
+func prefault[T kvElem](b []T) {
 	if len(b) == 0 {
 		return
 	}
 	page := uintptr(os.Getpagesize())
 	p := unsafe.Pointer(unsafe.SliceData(b))
 	start := uintptr(p)
-	end := start + 4*uintptr(len(b))
+	end := start + uintptr(sizeOf[T]()*len(b))
 	first, last := (start+page-1)&^(page-1), end&^(page-1)
 	if first >= last {
 		return

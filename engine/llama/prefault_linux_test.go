@@ -11,12 +11,18 @@ import (
 // TestMapRowMapsTheChunkAhead: in a cache no one has touched, the first
 // row's mapRow maps its whole chunk and nothing past it, and the first
 // row to reach into the next chunk maps that one (mincore reports which
-// pages are in memory).
+// pages are in memory), for an F32 cache and an F16 one.
 func TestMapRowMapsTheChunkAhead(t *testing.T) {
+	t.Run("f32", testMapRow[float32])
+	t.Run("f16", testMapRow[uint16])
+}
+
+func testMapRow[T kvElem](t *testing.T) {
 	const rowFloats = 288 // 15m's rows
 	page := os.Getpagesize()
-	chunkPages := 4 * mapChunk / page
-	size := 4 * mapChunk * 3
+	chunkPages := mapChunk / page
+	size := mapChunk * 3
+	chunk := mapChunk / sizeOf[T]() // values
 	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		t.Skipf("no anonymous mapping here: %v", err)
@@ -42,7 +48,7 @@ func TestMapRowMapsTheChunkAhead(t *testing.T) {
 	if !exact {
 		t.Log("this kernel maps pages in larger folios: pages past a chunk are not checked")
 	}
-	buf := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), size/4)[:0]
+	buf := unsafe.Slice((*T)(unsafe.Pointer(&mem[0])), size/sizeOf[T]())[:0]
 	mapRow(buf[:rowFloats], 0, rowFloats)
 	in := resident()
 	for p := range chunkPages {
@@ -56,7 +62,7 @@ func TestMapRowMapsTheChunkAhead(t *testing.T) {
 	// rows up to the one that reaches into the second chunk
 	for at := rowFloats; ; at += rowFloats {
 		mapRow(buf[:at+rowFloats], at, rowFloats)
-		if (at+rowFloats-1)/mapChunk == 1 {
+		if (at+rowFloats-1)/chunk == 1 {
 			break
 		}
 		if in := resident(); exact && in[chunkPages] {

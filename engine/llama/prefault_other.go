@@ -3,4 +3,4 @@
 package llama
 
 // prefault does nothing here: pages fault in as they are written.
-func prefault(b []float32) {}
+func prefault[T kvElem](b []T) {}

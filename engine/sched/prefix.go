@@ -30,7 +30,7 @@ type prefixCache struct {
 type block struct {
 	hash   uint64
 	tokens []int
-	kv     []float32
+	kv     []byte // the positions' cache, as llama.Sequence.ExportKV gives it
 }
 
 func newPrefixCache(budget int) *prefixCache {
@@ -80,9 +80,9 @@ func (c *prefixCache) restore(seq *llama.Sequence, prompt []int) int {
 }
 
 // store keeps the prompt's full blocks that seq has computed.
-func (c *prefixCache) store(seq *llama.Sequence, prompt []int, kvFloats int) {
+func (c *prefixCache) store(seq *llama.Sequence, prompt []int, kvBytes int) {
 	var parent uint64
-	size := BlockSize * kvFloats * 4
+	size := BlockSize * kvBytes
 	for n := 0; n+BlockSize <= cacheable(prompt) && n+BlockSize <= seq.Pos(); n += BlockSize {
 		toks := prompt[n : n+BlockSize]
 		h := c.chain(parent, toks)
@@ -97,7 +97,7 @@ func (c *prefixCache) store(seq *llama.Sequence, prompt []int, kvFloats int) {
 		for c.used+size > c.budget {
 			c.evict()
 		}
-		b := &block{hash: h, tokens: slices.Clone(toks), kv: seq.ExportKV(make([]float32, 0, BlockSize*kvFloats), n, n+BlockSize)}
+		b := &block{hash: h, tokens: slices.Clone(toks), kv: seq.ExportKV(make([]byte, 0, size), n, n+BlockSize)}
 		c.blocks[h] = c.lru.PushFront(b)
 		c.used += size
 	}
@@ -108,5 +108,5 @@ func (c *prefixCache) evict() {
 	b := el.Value.(*block)
 	c.lru.Remove(el)
 	delete(c.blocks, b.hash)
-	c.used -= len(b.kv) * 4
+	c.used -= len(b.kv)
 }

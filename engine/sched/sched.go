@@ -126,7 +126,7 @@ func New(m *llama.Model, opts Options) *Scheduler {
 		opts.MaxPrefillTokens = 256
 	}
 	s := &Scheduler{model: m, opts: opts, queue: make(chan *job, opts.MaxWaiting), quit: make(chan struct{}), done: make(chan struct{})}
-	s.stats.CacheCapacity = opts.MaxSeqs * m.Context * m.KVFloats() * 4
+	s.stats.CacheCapacity = opts.MaxSeqs * m.Context * m.KVBytes()
 	if opts.PrefixCaching {
 		if opts.PrefixCacheBytes <= 0 {
 			opts.PrefixCacheBytes = 256 << 20
@@ -320,7 +320,7 @@ func (s *Scheduler) step(b *batch) {
 		s.model.SampleAll(b.samplers, rows, b.picked)
 		for i, j := range b.owners {
 			if s.prefix != nil && j.made == 0 {
-				s.prefix.store(j.seq, j.req.Prompt, s.model.KVFloats())
+				s.prefix.store(j.seq, j.req.Prompt, s.model.KVBytes())
 			}
 			var lp *Logprob
 			if j.req.Logprobs {

@@ -150,8 +150,19 @@ func TestQueueBound(t *testing.T) {
 	}
 }
 
+// TestPrefixCacheHitsKeepResults, with an F32 KV cache and an F16 one
+// (whose blocks the prefix cache keeps as the cache holds them).
 func TestPrefixCacheHitsKeepResults(t *testing.T) {
+	for _, kv := range []gguf.TensorType{gguf.F32, gguf.F16} {
+		t.Run(kv.String(), func(t *testing.T) { testPrefixCacheHits(t, kv) })
+	}
+}
+
+func testPrefixCacheHits(t *testing.T, kv gguf.TensorType) {
 	m := model(t)
+	if err := m.SetKVType(kv); err != nil {
+		t.Fatal(err)
+	}
 	prompt := []int{1}
 	for i := 0; i < 70; i++ {
 		prompt = append(prompt, 300+i)
@@ -187,7 +198,7 @@ func TestPrefixCacheHitsKeepResults(t *testing.T) {
 
 func TestPrefixCacheEvictsWithinBudget(t *testing.T) {
 	m := model(t)
-	blockBytes := 16 * m.KVFloats() * 4
+	blockBytes := 16 * m.KVBytes()
 	s := sched.New(m, sched.Options{MaxSeqs: 1, PrefixCaching: true, PrefixCacheBytes: 3 * blockBytes})
 	defer s.Close()
 	for p := 0; p < 5; p++ {

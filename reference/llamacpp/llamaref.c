@@ -99,7 +99,9 @@ static struct llama_context *context(struct llama_model *m, int threads, int n_c
 static int logits(const char *path, int n, char **toks) {
     struct llama_model *m = load(path);
     if (trace_name) trace_now = 0;
-    struct llama_context *c = context(m, 1, 512, 512, 1, 1);
+    // an F32 cache unless LLAMAREF_KV=f16 asks for llama.cpp's default
+    const char *kv = getenv("LLAMAREF_KV");
+    struct llama_context *c = context(m, 1, 512, 512, 1, !(kv && !strcmp(kv, "f16")));
     int nv = llama_vocab_n_tokens(llama_model_get_vocab(m));
     // One token a decode call: the generation path, which the engine's
     // forward pass is compared with.
