@@ -195,8 +195,8 @@ func importRows[T kvElem](k, v [][]T, data []byte, n int) {
 	}
 }
 
-// asBytes is x's memory as bytes (little-endian on every platform Go's
-// float32 and uint16 have here).
+// asBytes is x's memory as bytes: an export is the cache's own
+// representation, read back by the same process (the prefix cache).
 func asBytes[T kvElem](x []T) []byte {
 	if len(x) == 0 {
 		return nil

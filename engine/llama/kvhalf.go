@@ -7,8 +7,11 @@ import "github.com/tpsbench/tpsbench/engine/half"
 // attention computes as llama.cpp's does over such a cache (without flash
 // attention): the query is rounded to F16 before its products with the
 // keys, and the softmax weights before theirs with the values; products
-// and sums in float32. Half the bytes of an F32 cache: at batch 32,
-// attention reads every sequence's cache from memory each step.
+// and sums in float32. Half the bytes of an F32 cache: twice the
+// sequences, or the context, in the same memory. (Not faster on the
+// default model's batch of 32, whose attention is bound by the kernels'
+// folding of sums more than by reading the cache: BenchmarkServedDecode
+// .../kv-f16/... against the F32 rows.)
 
 // halveRowGo is halveRow's portable form.
 func halveRowGo(dst []uint16, src []float32) {
