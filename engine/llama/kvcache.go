@@ -30,7 +30,7 @@ func (m *Model) SetKVType(t gguf.TensorType) error {
 		return fmt.Errorf("a KV cache of %s: want F32 or F16", t)
 	}
 	if m.sequenced.Load() {
-		return errors.New("the KV cache type is set before the first sequence")
+		return errors.New("the KV cache type must be set before the first sequence is made")
 	}
 	m.kvType, m.kvHalf = t, t == gguf.F16
 	return nil
