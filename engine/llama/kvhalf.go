@@ -28,20 +28,9 @@ func roundHalfGo(x []float32) {
 	}
 }
 
-// dotHalfGo is q · k with k in F16, summed in order in float32 (one
-// multiply-add a value, rounded once).
-func dotHalfGo(q []float32, k []uint16) float32 {
-	k = k[:len(q)]
-	var s float32
-	for i, x := range q {
-		s += x * half.Table(k[i])
-	}
-	return s
-}
-
 func scoresStridedHalfGo(q []float32, base []uint16, stride int, scale float32, out []float32) {
 	for t := range out {
-		out[t] = dotHalfGo(q, base[t*stride:t*stride+len(q)]) * scale
+		out[t] = dotF16Go(base[t*stride:t*stride+len(q)], q) * scale
 	}
 }
 
