@@ -129,6 +129,12 @@ func inputForm(w *Matrix) int {
 // the threads.
 func (m *Model) prepareInputs(w *Matrix, x []float32, n int) {
 	m.mm.prep, m.mm.x, m.mm.ins = w, x, m.st.ins[:n]
+	if inputForm(w) == formF32 {
+		// F32 weights take the rows as they are: a pass over the threads
+		// to point at them would cost more than pointing
+		m.prepareRange(0, n)
+		return
+	}
 	m.pool.Run(n, m.mmPrepare)
 }
 
