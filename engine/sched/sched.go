@@ -78,7 +78,17 @@ type Stats struct {
 	// Prefix cache: prompt tokens looked up and found, and its memory.
 	PrefixQueries, PrefixHits uint64
 	PrefixBytes               int
+	// Steps the engine ran, and the tokens they put through the model
+	// (prompt tokens, and each decoding sequence's last token): how full
+	// the batches were. StepSizes counts the steps by size, those of at
+	// most StepSizeBounds[i] tokens in [i] (and any larger in the last).
+	Steps, StepTokens uint64
+	StepSizes         [len(StepSizeBounds) + 1]uint64
 }
+
+// StepSizeBounds are the classes of Stats.StepSizes: vLLM's buckets for
+// tokens an engine step (vllm:iteration_tokens_total).
+var StepSizeBounds = [...]int{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}
 
 // Scheduler owns a model and the goroutine that runs it.
 type Scheduler struct {
@@ -310,6 +320,7 @@ func (s *Scheduler) step(b *batch) {
 			j.finish("error", err)
 		}
 	} else {
+		s.countStep(len(b.entries))
 		if cap(b.picked) < len(b.owners) {
 			b.picked = make([]int, len(b.owners))
 		}
@@ -338,6 +349,16 @@ func (s *Scheduler) step(b *batch) {
 	}
 	clear(b.running[len(kept):])
 	b.running = kept
+}
+
+// countStep adds a step of tokens tokens to the stats.
+func (s *Scheduler) countStep(tokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Steps++
+	s.stats.StepTokens += uint64(tokens)
+	i, _ := slices.BinarySearch(StepSizeBounds[:], tokens) // the first bound >= tokens
+	s.stats.StepSizes[i]++
 }
 
 // publish updates the stats /metrics reads.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tpsbench/tpsbench/engine/sched"
 )
 
 // histogram is a Prometheus histogram with fixed buckets.
@@ -138,4 +140,19 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	hist("vllm:e2e_request_latency_seconds", "Request latency, arrival to end.", m.e2e)
 	hist("vllm:request_prompt_tokens", "Prompt tokens a request.", m.promptHist)
 	hist("vllm:request_generation_tokens", "Generated tokens a request.", m.genHist)
+	hist("vllm:iteration_tokens_total", "Tokens an engine step put through the model: prompt tokens, and a token of each decoding sequence.", stepSizes(st))
+}
+
+// stepBounds are sched.StepSizeBounds as a histogram's bounds.
+var stepBounds = func() []float64 {
+	b := make([]float64, len(sched.StepSizeBounds))
+	for i, v := range sched.StepSizeBounds {
+		b[i] = float64(v)
+	}
+	return b
+}()
+
+// stepSizes is the scheduler's count of steps by size as a histogram.
+func stepSizes(st sched.Stats) *histogram {
+	return &histogram{bounds: stepBounds, counts: st.StepSizes[:], sum: float64(st.StepTokens), n: st.Steps}
 }
