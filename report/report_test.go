@@ -17,6 +17,7 @@ import (
 
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/servermetrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -334,6 +335,32 @@ func TestReasoningInText(t *testing.T) {
 			if !strings.Contains(buf.String(), w) {
 				t.Errorf("%d requests: report lacks %q:\n%s", c.n, w, buf.String())
 			}
+		}
+	}
+}
+
+// TestServerViewInText: the server's engine steps, and the tokens each
+// generated, are reported when its metrics have them, and not otherwise.
+func TestServerViewInText(t *testing.T) {
+	steps := metrics.NewSteps(metrics.Targets{})
+	steps.Add(&record.Record{V: 3, Model: "m", API: "completions", Stream: true, OutputTokens: 1, First: 10 * milli, Last: 10 * milli, Done: 10 * milli,
+		Chunks: []record.Chunk{{At: 10 * milli, Tokens: 1}}})
+	sums := steps.Summaries()
+	for _, c := range []struct {
+		view servermetrics.View
+		want string
+	}{
+		{servermetrics.View{Scrapes: 2, Counted: true, GenerationTokens: 640, EngineSteps: 20, StepTokensMean: 40, GeneratedPerStep: 32},
+			"20 engine steps generating 32.0 tokens each on average (40.0 tokens a step through the model, prompts included)"},
+		{servermetrics.View{Scrapes: 2, Counted: true, GenerationTokens: 640}, ""},
+	} {
+		sums[0].Server = &c.view
+		var buf bytes.Buffer
+		if err := Text(&buf, New("test", sums)); err != nil {
+			t.Fatal(err)
+		}
+		if got := buf.String(); (c.want == "" && strings.Contains(got, "engine steps")) || !strings.Contains(got, c.want) {
+			t.Errorf("view %+v: report:\n%s\nwant %q", c.view, got, c.want)
 		}
 	}
 }

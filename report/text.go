@@ -284,6 +284,15 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		if v.PrefixHitRate > 0 {
 			ew.printf(", prefix cache hit rate %.0f%%", 100*v.PrefixHitRate)
 		}
+		if v.EngineSteps > 0 {
+			// how full its batches were: a step generates a token for each
+			// sequence it decodes
+			ew.printf(", %.0f engine steps", v.EngineSteps)
+			if v.GeneratedPerStep > 0 {
+				ew.printf(" generating %.1f tokens each on average", v.GeneratedPerStep)
+			}
+			ew.printf(" (%.1f tokens a step through the model, prompts included)", v.StepTokensMean)
+		}
 		if v.Errors > 0 {
 			ew.printf(" (%d scrapes failed)", v.Errors)
 		}

@@ -70,6 +70,35 @@ func TestWatchDeltas(t *testing.T) {
 	}
 }
 
+// TestWatchEngineSteps: the engine's steps over a step, the tokens each
+// took in, and the tokens each generated, from vLLM's histogram of tokens
+// an iteration; a server without it gives none of them.
+func TestWatchEngineSteps(t *testing.T) {
+	var after atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gen, steps, tokens := 1000, 100, 2000
+		if after.Load() {
+			gen, steps, tokens = 1000+640, 100+20, 2000+20*40 // 20 steps of 40 tokens, 32 of them generated
+		}
+		fmt.Fprintf(w, "vllm:generation_tokens_total %d\nvllm:iteration_tokens_total_bucket{le=\"64.0\"} %d\nvllm:iteration_tokens_total_sum %d\nvllm:iteration_tokens_total_count %d\n", gen, steps, tokens, steps)
+	}))
+	defer srv.Close()
+	stop := (&Scraper{URL: srv.URL}).Watch(context.Background(), time.Hour)
+	after.Store(true)
+	v := stop()
+	if v.EngineSteps != 20 || v.StepTokensMean != 40 || v.GeneratedPerStep != 32 {
+		t.Errorf("steps %v, tokens a step %v, generated a step %v; want 20, 40, 32", v.EngineSteps, v.StepTokensMean, v.GeneratedPerStep)
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "vllm:generation_tokens_total 7\n")
+	}))
+	defer plain.Close()
+	v = (&Scraper{URL: plain.URL}).Watch(context.Background(), time.Hour)()
+	if v.EngineSteps != 0 || v.StepTokensMean != 0 || v.GeneratedPerStep != 0 {
+		t.Errorf("figures from a server without the histogram: %+v", v)
+	}
+}
+
 // TestWatchWithoutInterval: a zero interval is a second, not a panic.
 func TestWatchWithoutInterval(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,8 @@ var (
 	kvUsage      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
 	prefixHits   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits"}
 	prefixQuery  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"}
+	stepsCount   = []string{"vllm:iteration_tokens_total_count"}
+	stepsSum     = []string{"vllm:iteration_tokens_total_sum"}
 )
 
 // View is the server's account of one step: counter differences between
@@ -36,6 +38,14 @@ type View struct {
 	MaxWaiting       float64 `json:"max_waiting"`
 	MaxKVCacheUsage  float64 `json:"max_kv_cache_usage"`
 	PrefixHitRate    float64 `json:"prefix_cache_hit_rate,omitempty"`
+	// EngineSteps is how many steps (iterations) the server's engine ran
+	// over the step, StepTokensMean the tokens a step put through the
+	// model on average (prompt tokens included), and GeneratedPerStep the
+	// tokens generated a step: the batch it decoded on average (vLLM and
+	// the engine: vllm:iteration_tokens_total).
+	EngineSteps      float64 `json:"engine_steps,omitempty"`
+	StepTokensMean   float64 `json:"step_tokens_mean,omitempty"`
+	GeneratedPerStep float64 `json:"generated_per_engine_step,omitempty"`
 	Scrapes          int     `json:"scrapes"`
 	Errors           int     `json:"scrape_errors"`
 	// Counted: the scrapes before and after the step both succeeded and
@@ -160,6 +170,15 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 		if sum, ok := delta(itlSum); ok {
 			if n, _ := delta(itlCount); n > 0 {
 				v.ITLMeanMS = sum / n * 1e3
+			}
+		}
+		if n, ok := delta(stepsCount); ok && n > 0 {
+			v.EngineSteps = n
+			if sum, ok := delta(stepsSum); ok {
+				v.StepTokensMean = sum / n
+			}
+			if v.Counted {
+				v.GeneratedPerStep = v.GenerationTokens / n
 			}
 		}
 		if q, ok := delta(prefixQuery); ok && q > 0 {
