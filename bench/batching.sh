@@ -17,7 +17,10 @@
 # ratio to it. step ms is the in-process time a step, prompts' step
 # included. Per-request TPS over HTTP and the in-process step time are
 # shown side by side: the first should fall no faster than the second
-# grows. Figures are medians of REPS runs (default 3), and ratios the
+# grows. From the server's metrics (--server-metrics engine): HTTP step ms,
+# the run's window over the engine steps the server ran in it, gaps
+# between steps included, to set against the in-process step; and HTTP
+# batch, the tokens its steps generated on average, the batch it formed. Figures are medians of REPS runs (default 3), and ratios the
 # median of the ratios within each run, with their range; prints Markdown
 # and keeps it in bench/results/batching.md.
 set -euo pipefail
@@ -44,11 +47,13 @@ for r in $(seq "$reps"); do
       b=${bw%:*} waves=${bw#*:}
       go test -run '^$' -bench "ServedDecode/$shape/$format/batch$b\$" -benchtime "$((128 * waves))x" ./engine/llama/ |
         awk -v m="$shape $format" -v b="$b" '/tok\/s/ { printf "{\"model\":\"%s\",\"where\":\"process\",\"batch\":%s,\"system_tps\":%s,\"step_ms\":%s}\n", m, b, $(NF-1), $3/1e6 }' >> "$results"
-      run=$("$out/tpsbench" run --engine-model "$shape" --engine-dtype "$fmt" --concurrency "$b" --requests "$((b * waves))" --max-tokens 128 --format json --quiet 2>/dev/null)
+      run=$("$out/tpsbench" run --engine-model "$shape" --engine-dtype "$fmt" --concurrency "$b" --requests "$((b * waves))" --max-tokens 128 --server-metrics engine --format json --quiet 2>/dev/null)
       echo "$run" | M="$shape $format" python3 -c '
 import json, os, sys
 for s in json.load(sys.stdin)["steps"]:
-    print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}))' >> "$results"
+    v = s["server"]
+    print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"],
+        "step_ms": s["duration_s"] * 1e3 / v["engine_steps"], "decoded": v["generated_per_engine_step"]}))' >> "$results"
       ref=$(.cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null)
       echo "$ref" | M="$shape $format" python3 -c '
 import json, os, sys
@@ -80,12 +85,12 @@ def ratio(num, den, pct=False):
     if len(rs) == 1 or min(rs) == max(rs):
         return f(rs[0])
     return f"{f(statistics.median(rs))} ({f(min(rs))}-{f(max(rs))})"
-print("| model | batch | in-process system tok/s | ratio to batch 1 | step ms | HTTP system tok/s | ratio to batch 1 | HTTP / in-process | HTTP per-request tok/s |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| model | batch | in-process system tok/s | ratio to batch 1 | step ms | HTTP system tok/s | ratio to batch 1 | HTTP / in-process | HTTP per-request tok/s | HTTP step ms | HTTP batch |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for m in models:
     for b in sorted({k[2] for k in rows if k[0] == m}):
         p, h = fig(m, "process", b), fig(m, "http", b)
-        print(f'| {m} | {b} | {statistics.median(p):.0f} | {ratio(p, fig(m, "process", 1))} | {med(m, "process", b, "step_ms"):.2f} | {statistics.median(h):.0f} | {ratio(h, fig(m, "http", 1))} | {ratio(h, p, True)} | {med(m, "http", b, "per_request_tps"):.0f} |')
+        print(f'| {m} | {b} | {statistics.median(p):.0f} | {ratio(p, fig(m, "process", 1))} | {med(m, "process", b, "step_ms"):.2f} | {statistics.median(h):.0f} | {ratio(h, fig(m, "http", 1))} | {ratio(h, p, True)} | {med(m, "http", b, "per_request_tps"):.0f} | {med(m, "http", b, "step_ms"):.2f} | {med(m, "http", b, "decoded"):.1f} |')
 print("\nAgainst llama.cpp's batched decoding of the same file (2 threads)\n")
 print("| model | batch | llama.cpp system tok/s | in-process / llama.cpp | HTTP / llama.cpp |")
 print("|---|---|---|---|---|")
