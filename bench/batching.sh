@@ -17,12 +17,13 @@
 # ratio to it. step ms is the in-process time a step, prompts' step
 # included. Per-request TPS over HTTP and the in-process step time are
 # shown side by side: the first should fall no faster than the second
-# grows. From the server's metrics (--server-metrics engine): HTTP step ms,
-# the run's window over the engine steps the server ran in it, gaps
+# grows. From the server's metrics (--server-metrics engine): HTTP step
+# ms, the run's window over the engine steps the server ran in it, gaps
 # between steps included, to set against the in-process step; and HTTP
-# batch, the tokens its steps generated on average, the batch it formed. Figures are medians of REPS runs (default 3), and ratios the
-# median of the ratios within each run, with their range; prints Markdown
-# and keeps it in bench/results/batching.md.
+# batch, the tokens its steps generated on average, the batch it formed
+# ("-" when its scrapes failed). Figures are medians of REPS runs (default
+# 3), and ratios the median of the ratios within each run, with their
+# range; prints Markdown and keeps it in bench/results/batching.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
@@ -51,9 +52,11 @@ for r in $(seq "$reps"); do
       echo "$run" | M="$shape $format" python3 -c '
 import json, os, sys
 for s in json.load(sys.stdin)["steps"]:
-    v = s["server"]
-    print(json.dumps({"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"],
-        "step_ms": s["duration_s"] * 1e3 / v["engine_steps"], "decoded": v["generated_per_engine_step"]}))' >> "$results"
+    r = {"model": os.environ["M"], "where": "http", "batch": s["concurrency"], "system_tps": s["system_tps"], "per_request_tps": s["per_request_tps"]}
+    v = s.get("server") or {}
+    if v.get("engine_steps") and v.get("generated_per_engine_step"):
+        r["step_ms"], r["decoded"] = s["duration_s"] * 1e3 / v["engine_steps"], v["generated_per_engine_step"]
+    print(json.dumps(r))' >> "$results"
       ref=$(.cache/llamacpp/llamaref bench "$model" 2 24 127 "$b" 2>/dev/null)
       echo "$ref" | M="$shape $format" python3 -c '
 import json, os, sys
@@ -77,6 +80,10 @@ def fig(m, where, b, k="system_tps"):
     return [x[k] for x in rows[(m, where, b)]]
 def med(m, where, b, k="system_tps"):
     return statistics.median(fig(m, where, b, k))
+def server(m, b, k, fmt):
+    # the server's figures, from the reps whose scrapes gave them
+    xs = [x[k] for x in rows[(m, "http", b)] if k in x]
+    return fmt.format(statistics.median(xs)) if xs else "-"
 def ratio(num, den, pct=False):
     # a ratio is taken within each rep (figures measured minutes apart on
     # a shared machine), then its median and range over the reps
@@ -90,7 +97,7 @@ print("|---|---|---|---|---|---|---|---|---|---|---|")
 for m in models:
     for b in sorted({k[2] for k in rows if k[0] == m}):
         p, h = fig(m, "process", b), fig(m, "http", b)
-        print(f'| {m} | {b} | {statistics.median(p):.0f} | {ratio(p, fig(m, "process", 1))} | {med(m, "process", b, "step_ms"):.2f} | {statistics.median(h):.0f} | {ratio(h, fig(m, "http", 1))} | {ratio(h, p, True)} | {med(m, "http", b, "per_request_tps"):.0f} | {med(m, "http", b, "step_ms"):.2f} | {med(m, "http", b, "decoded"):.1f} |')
+        print(f'| {m} | {b} | {statistics.median(p):.0f} | {ratio(p, fig(m, "process", 1))} | {med(m, "process", b, "step_ms"):.2f} | {statistics.median(h):.0f} | {ratio(h, fig(m, "http", 1))} | {ratio(h, p, True)} | {med(m, "http", b, "per_request_tps"):.0f} | {server(m, b, "step_ms", "{:.2f}")} | {server(m, b, "decoded", "{:.1f}")} |')
 print("\nAgainst llama.cpp's batched decoding of the same file (2 threads)\n")
 print("| model | batch | llama.cpp system tok/s | in-process / llama.cpp | HTTP / llama.cpp |")
 print("|---|---|---|---|---|")
