@@ -291,7 +291,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 			if v.GeneratedPerStep > 0 {
 				ew.printf(" generating %.1f tokens each on average", v.GeneratedPerStep)
 			}
-			ew.printf(" (%.1f tokens a step through the model, prompts included)", v.StepTokensMean)
+			if v.StepTokensMean > 0 {
+				ew.printf(" (%.1f tokens a step through the model, prompts included)", v.StepTokensMean)
+			}
 		}
 		if v.Errors > 0 {
 			ew.printf(" (%d scrapes failed)", v.Errors)
