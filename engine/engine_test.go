@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/servermetrics"
 )
 
 func start(t *testing.T) (*engine.Engine, string) {
@@ -385,30 +385,21 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	// One request after the other: each a step of its whole prompt, then
 	// a step of one token for each token after its first (4, then 2).
-	value := func(series string) float64 {
-		for _, line := range strings.Split(body, "\n") {
-			if rest, ok := strings.CutPrefix(line, series+" "); ok {
-				v, err := strconv.ParseFloat(rest, 64)
-				if err != nil {
-					t.Fatalf("%s: %v", line, err)
-				}
-				return v
-			}
-		}
-		t.Fatalf("/metrics lacks %s:\n%s", series, body)
-		return 0
-	}
-	const lb = `{model_name="tpsbench-tiny-q8_0"}`
-	prompts := value("vllm:prompt_tokens_total" + lb)
-	for series, want := range map[string]float64{
-		"vllm:iteration_tokens_total_count" + lb:                                     2 + 4 + 2,
-		"vllm:iteration_tokens_total_sum" + lb:                                       prompts + 4 + 2,
-		`vllm:iteration_tokens_total_bucket{model_name="tpsbench-tiny-q8_0",le="1"}`: 4 + 2,
-		`vllm:iteration_tokens_total_bucket{model_name="tpsbench-tiny-q8_0",le="8"}`: 2 + 4 + 2,
+	for _, want := range []string{
+		`vllm:iteration_tokens_total_bucket{model_name="tpsbench-tiny-q8_0",le="1"} 6` + "\n",
+		`vllm:iteration_tokens_total_bucket{model_name="tpsbench-tiny-q8_0",le="8"} 8` + "\n",
+		`vllm:iteration_tokens_total_count{model_name="tpsbench-tiny-q8_0"} 8` + "\n",
 	} {
-		if got := value(series); got != want {
-			t.Errorf("%s = %g, want %g", series, got, want)
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
+	}
+	smp, err := servermetrics.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, prompts := smp["vllm:iteration_tokens_total_sum"], smp["vllm:prompt_tokens_total"]; prompts == 0 || sum != prompts+4+2 {
+		t.Errorf("tokens through the steps %g, want the prompts' %g + 6", sum, prompts)
 	}
 }
 
