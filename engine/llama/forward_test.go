@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/llama"
@@ -383,10 +384,15 @@ func servedDecode(b *testing.B, shape string, typ, kv gguf.TensorType, batch int
 	prefill := make([]llama.Entry, 0, batch*prompt)
 	entries := make([]llama.Entry, batch)
 	runtime.GC()
+	// decode-ms: the mean decoding step, prompts' steps left out, sampling
+	// in: what a server's inter-token latency is (bench/httpcost.sh)
+	var decoding time.Duration
+	decodes := 0
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		var rows [][]float32
 		var err error
+		began := time.Now()
 		if it%decode == 0 {
 			// new requests: their prompts in one step
 			prefill = prefill[:0]
@@ -413,8 +419,15 @@ func servedDecode(b *testing.B, shape string, typ, kv gguf.TensorType, batch int
 			b.Fatal(err)
 		}
 		m.SampleAll(samplers, rows, picked)
+		if it%decode != 0 {
+			decoding += time.Since(began)
+			decodes++
+		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "tok/s")
+	if decodes > 0 {
+		b.ReportMetric(decoding.Seconds()*1e3/float64(decodes), "decode-ms")
+	}
 }
 
 // TestReleasedCachesAreReused: a sequence made after another's release
