@@ -2,13 +2,24 @@ package llama
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
 
 // TestPoolRunsEveryIndexOnce: whatever the split, each index of a job
-// is run exactly once, and Run returns only after the last.
+// is run exactly once, and Run returns only after the last; also with
+// more threads than Go runs at once (GOMAXPROCS 1), where Run's wait
+// yields every turn.
 func TestPoolRunsEveryIndexOnce(t *testing.T) {
+	t.Run("GOMAXPROCS=1", func(t *testing.T) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		runsEveryIndexOnce(t)
+	})
+	runsEveryIndexOnce(t)
+}
+
+func runsEveryIndexOnce(t *testing.T) {
 	for _, threads := range []int{1, 2, 3} {
 		p := NewPool(threads)
 		for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 31, 32, 33, 100, 1000, 4097} {
