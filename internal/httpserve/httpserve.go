@@ -76,7 +76,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			go refuse(c)
 			continue
 		}
-		return &countedConn{Conn: c, l: l}, nil
+		return &countedConn{Conn: rawWrites(c), l: l}, nil
 	}
 }
 
