@@ -10,7 +10,6 @@ import (
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/sched"
-	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
 // BenchmarkScheduled is the default model's served decoding through the
@@ -23,20 +22,7 @@ import (
 // cost from HTTP's (bench/httpcost.sh).
 func BenchmarkScheduled(b *testing.B) {
 	const prompt, decode = 24, 128
-	p, _ := synth.Lookup("15m")
-	raw, err := synth.Bytes(p, gguf.F32, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := gguf.Parse(raw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := llama.Load(f, 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
+	m := synthModel(b, "15m", gguf.F32, 0)
 	tokens := make([]int, prompt)
 	for i := range tokens {
 		tokens[i] = 300 + i

@@ -16,25 +16,29 @@ func model(t *testing.T) *llama.Model { return modelWithContext(t, 0) }
 
 // modelWithContext is the tiny model with a context of n tokens (0: its
 // own).
-func modelWithContext(t *testing.T, n int) *llama.Model {
-	t.Helper()
-	p, _ := synth.Lookup("tiny")
+func modelWithContext(t *testing.T, n int) *llama.Model { return synthModel(t, "tiny", gguf.Q8_0, n) }
+
+// synthModel is a built-in shape's dummy model in typ, with a context of
+// n tokens (0: its own), on two threads.
+func synthModel(tb testing.TB, shape string, typ gguf.TensorType, n int) *llama.Model {
+	tb.Helper()
+	p, _ := synth.Lookup(shape)
 	if n > 0 {
 		p.Context = n
 	}
-	b, err := synth.Bytes(p, gguf.Q8_0, 1)
+	b, err := synth.Bytes(p, typ, 1)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	f, err := gguf.Parse(b)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	m, err := llama.Load(f, 2)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(m.Close)
+	tb.Cleanup(m.Close)
 	return m
 }
 
