@@ -8,13 +8,13 @@
 // about 25 kB) until the wave is over. Each wave sends -concurrency
 // requests at once and waits until every answer has come whole; then the
 // answers are read and checked. The server's /metrics are read before
-// the first wave and after the last. It prints the
-// server's own figures over the waves as JSON: its mean inter-token
-// latency (a decode step of the batch, as the engine schedules one a
-// token), engine steps and tokens generated. bench/httpcost.sh sets them
-// beside the same server under tpsbench run and the engine in process.
+// the first wave and after the last, and their differences printed as
+// JSON: its mean inter-token latency (a decode step of the batch, as the
+// engine schedules one a token), engine steps and tokens generated.
+// bench/httpcost.sh sets them beside the same server under tpsbench run
+// and the engine in process.
 //
-//	sinkclient -url http://127.0.0.1:8000 -model 15m-f32 -concurrency 32 -waves 4
+//	sinkclient -url http://127.0.0.1:8000 -model tpsbench-15m-f32 -concurrency 32 -waves 4
 package main
 
 import (
