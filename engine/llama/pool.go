@@ -144,10 +144,7 @@ const yieldAfter = time.Millisecond
 // (decided when the pool starts, as asking GOMAXPROCS takes the
 // scheduler's lock, which every yielding thread takes too).
 func (p *Pool) await(t *task) {
-	if t.done.Load() == t.total {
-		return
-	}
-	began := time.Time{}
+	var began time.Time
 	for spins := 0; t.done.Load() < t.total; spins++ {
 		if p.crowded {
 			runtime.Gosched()
