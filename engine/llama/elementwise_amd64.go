@@ -29,8 +29,11 @@ func sumSquares(x []float32) float64 {
 
 // scaleMul sets out[i] = x[i] * scale * w[i].
 func scaleMul(out, x, w []float32, scale float32) {
-	n := len(x) &^ 15
-	if avx512 && n > 0 {
+	n := 0
+	if avx512 {
+		n = len(x) &^ 15
+	}
+	if n > 0 {
 		out, w = out[:len(x)], w[:len(x)]
 		scaleMulAVX512(&out[0], &x[0], &w[0], scale, n)
 	}

@@ -52,8 +52,9 @@ func dot4Q8AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, nb int, out *[4]float32)
 //go:noescape
 func dot4Q4AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, bias *[4]*int32, nb int, out *[4]float32)
 
-// simd reports whether the assembly kernels can run here.
-var simd = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
+// simd reports whether the assembly kernels can run here (and are
+// allowed: KernelsEnv).
+var simd = allowedKernels >= capAVX2 && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX
 
 // Kernels names the dot-product implementation in use.
 func Kernels() string {
@@ -327,7 +328,7 @@ func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 // the packed quantized ones can, and packFloats whether float matrices
 // are packed (packedfloat.go).
 var (
-	avx512     = simd && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	avx512     = simd && allowedKernels >= capAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	vnni       = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
 	packFloats = avx512
 )
@@ -531,8 +532,11 @@ func siluMulAVX2(gate, up *float32, n int)
 
 // siluMul sets gate[j] = SiLU(gate[j]) * up[j] (SwiGLU).
 func siluMul(gate, up []float32) {
-	n := len(gate) &^ 7
-	if simd && n > 0 {
+	n := 0
+	if simd {
+		n = len(gate) &^ 7
+	}
+	if n > 0 {
 		_ = up[len(gate)-1]
 		siluMulAVX2(&gate[0], &up[0], n)
 	}

@@ -287,6 +287,9 @@ func ConfigFromGGUF(f *gguf.File) (Config, error) {
 // Load builds a model over a GGUF file's tensors (not copied: keep the
 // file open while the model is in use) running on threads threads.
 func Load(f *gguf.File, threads int) (*Model, error) {
+	if kernelsEnvErr != nil {
+		return nil, kernelsEnvErr
+	}
 	c, err := ConfigFromGGUF(f)
 	if err != nil {
 		return nil, err
