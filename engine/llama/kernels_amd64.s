@@ -827,25 +827,18 @@ DATA packorder<>+24(SB)/4, $3
 DATA packorder<>+28(SB)/4, $7
 GLOBL packorder<>(SB), RODATA|NOPTR, $32
 
-// y (8 floats, scaled) to integers rounded half away from zero, exactly as
-// C's roundf: truncate, then step away from zero where the dropped part
-// is at least a half. Leaves int32s in y; adds them to Y15.
+// y (8 floats, scaled) to integers rounded half to even, as llama.cpp's
+// _mm256_round_ps(_MM_ROUND_NEAREST). Leaves int32s in y; adds them to
+// Y15.
 #define Q8ROUND(y) \
-	VROUNDPS $3, y, Y9 \
-	VSUBPS Y9, y, Y10 \
-	VANDPS Y11, Y10, Y10 \
-	VCMPPS $13, Y12, Y10, Y10 \
-	VANDPS Y13, y, y \
-	VORPS Y14, y, y \
-	VANDPS Y10, y, y \
-	VADDPS Y9, y, y \
+	VROUNDPS $0, y, y \
 	VCVTTPS2DQ y, y \
 	VPADDD y, Y15, Y15
 
 // func quantizeQ8AVX2(x *float32, q *int8, d *float32, bias *int32, nb int)
-// Each block of 32 floats to Q8_0 as q8Vec.quantize does: d = amax/127
-// (kept rounded to f16), q = roundf(x / d) computed as x * (1/d), bias
-// = minus the sum of q.
+// Each block of 32 floats to Q8_0 as quantizeGo does: d = amax/127 (kept
+// rounded to f16), q = x * (127/amax) rounded half to even, bias = minus
+// the sum of q.
 TEXT ·quantizeQ8AVX2(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ q+8(FP), DI
@@ -853,9 +846,6 @@ TEXT ·quantizeQ8AVX2(SB), NOSPLIT, $0-40
 	MOVQ bias+24(FP), R8
 	MOVQ nb+32(FP), CX
 	VBROADCASTSS absmask<>(SB), Y11
-	VBROADCASTSS f32half<>(SB), Y12
-	VBROADCASTSS signmask<>(SB), Y13
-	VBROADCASTSS f32one<>(SB), Y14
 	VMOVDQU packorder<>(SB), Y8
 q8qloop:
 	CMPQ CX, $0
@@ -878,16 +868,15 @@ q8qloop:
 	VMAXPS X5, X4, X4
 	VMOVSHDUP X4, X5
 	VMAXSS X5, X4, X4
-	// d = amax / 127, id = 1/d (0 when d is 0)
+	// d = amax / 127, id = 127 / amax (0 when amax is 0)
 	VMOVSS f32q8max<>(SB), X5
-	VDIVSS X5, X4, X4
-	VCVTPS2PH $0, X4, X6
+	VDIVSS X5, X4, X6
+	VCVTPS2PH $0, X6, X6
 	VCVTPH2PS X6, X6
 	VMOVSS X6, 0(DX)
 	VXORPS X7, X7, X7
 	VUCOMISS X7, X4
 	JEQ q8qzero
-	VMOVSS f32one<>(SB), X5
 	VDIVSS X4, X5, X5
 	VBROADCASTSS X5, Y5
 	VMULPS Y5, Y0, Y0

@@ -278,3 +278,30 @@ func testMaxAndArgmax(t *testing.T) {
 		}
 	}
 }
+
+// TestActivationQuantsRoundHalvesToEven: activations quantize as
+// llama.cpp's AVX builds do (_mm256_round_ps, nearest even), not as C's
+// roundf: in a block whose largest value is 127 the quants of the
+// halves are the even neighbours, on every kernel path.
+func TestActivationQuantsRoundHalvesToEven(t *testing.T) {
+	x := make([]float32, qk)
+	x[0] = 127
+	halves := []float32{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, -3.5}
+	want := []int8{0, 2, 2, 0, -2, -2, 126, -4}
+	copy(x[1:], halves)
+	for _, wide := range []bool{true, false} {
+		t.Run(fmt.Sprintf("avx512-%v", wide), func(t *testing.T) {
+			defer setAVX512ForTest(wide)()
+			var v q8Vec
+			v.quantize(x)
+			for i, w := range want {
+				if v.q[1+i] != w {
+					t.Errorf("%v quantized to %d, want %d", halves[i], v.q[1+i], w)
+				}
+			}
+			if v.d[0] != 1 {
+				t.Errorf("scale %v, want 1", v.d[0])
+			}
+		})
+	}
+}

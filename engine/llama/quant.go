@@ -20,17 +20,23 @@ const (
 )
 
 // q8Scale is a Q8_0 block's scale (its largest magnitude maps to 127) and
-// the scale's inverse (0 for a block of zeros).
+// the scale's inverse (0 for a block of zeros), as llama-quantize
+// computes them for weights.
 func q8Scale(blk []float32) (d, id float32) {
-	amax := float32(0)
-	for _, v := range blk {
-		amax = max(amax, abs32(v))
-	}
-	d = amax / q8Scale0
+	d = absMax(blk) / q8Scale0
 	if d != 0 {
 		id = 1 / d
 	}
 	return d, id
+}
+
+// absMax is the largest magnitude in x.
+func absMax(x []float32) float32 {
+	amax := float32(0)
+	for _, v := range x {
+		amax = max(amax, abs32(v))
+	}
+	return amax
 }
 
 // QuantizeQ8_0 appends the Q8_0 encoding of x (len a multiple of 32).
@@ -138,19 +144,26 @@ func (v *q8Vec) quantize(x []float32) {
 	v.quantizeBlocks(x)
 }
 
-// quantizeGo is quantize's portable form: each block's scale maps its
-// largest magnitude to 127; quants round half away from zero, as C's
-// roundf does.
+// quantizeGo is quantize's portable form, llama.cpp's quantize_row_q8_0
+// on every x86 CPU with AVX (and its repacked kernels' input rows): each
+// block's scale maps its largest magnitude to 127, the values are
+// multiplied by 127/amax (not by 1/d, which differs in the last bit for
+// some amax) and rounded half to even. Weights are quantized otherwise
+// (QuantizeQ8_0), as llama-quantize does.
 func (v *q8Vec) quantizeGo(x []float32) {
 	for b := range v.d {
 		blk := x[b*qk : (b+1)*qk]
-		d, id := q8Scale(blk)
+		amax := absMax(blk)
 		// The scale is stored as f16 in llama.cpp's block: round it the same way.
-		v.d[b] = half.Table(half.FromFloat32(d))
+		v.d[b] = half.Table(half.FromFloat32(amax / q8Scale0))
+		var id float32
+		if amax != 0 {
+			id = q8Scale0 / amax
+		}
 		q := v.q[b*qk : (b+1)*qk]
 		var sum int32
 		for j, f := range blk {
-			q[j] = int8(roundHalfAway(f * id))
+			q[j] = int8(math.RoundToEven(float64(f * id)))
 			sum += int32(q[j])
 		}
 		v.bias[b] = -sum
@@ -164,7 +177,7 @@ func (v *q8Vec) blockSums(x []float32) {
 	}
 	v.s = v.s[:len(v.d)]
 	for b := range v.d {
-		d, _ := q8Scale(x[b*qk : (b+1)*qk])
+		d := absMax(x[b*qk:(b+1)*qk]) / q8Scale0
 		v.s[b] = half.Table(half.FromFloat32(d * float32(-v.bias[b])))
 	}
 }
