@@ -2,6 +2,7 @@ package llama
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
 )
@@ -11,18 +12,40 @@ import (
 // format's kernel), so that each product can be held to another engine's
 // on that engine's own inputs.
 func (m *Model) Product(tensor string, x []float32) ([]float32, error) {
+	out, err := m.Products(tensor, [][]float32{x})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Products is Product of a batch of inputs in one pass, as a step of
+// len(xs) entries multiplies them: the batched kernels (four inputs a
+// row, the packed kernels' widths) and their tails.
+func (m *Model) Products(tensor string, xs [][]float32) ([][]float32, error) {
 	w := m.weights[tensor]
 	if w == nil {
 		return nil, fmt.Errorf("the model has no weight matrix %s", tensor)
 	}
-	if len(x) != w.Cols {
-		return nil, fmt.Errorf("%s takes %d values, not %d", tensor, w.Cols, len(x))
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	x := make([]float32, 0, len(xs)*w.Cols)
+	for i, row := range xs {
+		if len(row) != w.Cols {
+			return nil, fmt.Errorf("%s takes %d values, not %d (input %d)", tensor, w.Cols, len(row), i)
+		}
+		x = append(x, row...)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.st.grow(m.Config, 1, 1)
-	out := make([]float32, w.Rows)
-	m.matMul(out, w, x, 1)
+	m.st.grow(m.Config, len(xs), 1)
+	flat := make([]float32, len(xs)*w.Rows)
+	m.matMul(flat, w, x, len(xs))
+	out := make([][]float32, len(xs))
+	for i := range out {
+		out[i] = flat[i*w.Rows : (i+1)*w.Rows]
+	}
 	return out, nil
 }
 
@@ -145,4 +168,42 @@ func (p *pass) prepareRange(lo, hi int) {
 		in, x := &p.mm.ins[b], p.mm.x[b*cols:(b+1)*cols]
 		in.prepare(x, inputForm(w), p.st.half[b*cols:(b+1)*cols])
 	}
+}
+
+// Attention runs layer's attention for one query at position
+// len(keys)-1, over the keys and values given for positions 0 to it (one
+// row of KVDim values a position, the keys after RoPE), as Step runs it:
+// the rows stored in the model's KV cache type (SetKVType), the query and
+// softmax weights rounded as Step rounds them over that cache. It
+// returns the heads' outputs, QDim values, so that attention can be held
+// to another engine's on that engine's own inputs, as Product holds the
+// products.
+func (m *Model) Attention(layer int, q []float32, keys, values [][]float32) ([]float32, error) {
+	n, kvDim := len(keys), m.KVDim()
+	switch {
+	case layer < 0 || layer >= m.Layers:
+		return nil, fmt.Errorf("layer %d: the model has %d", layer, m.Layers)
+	case len(q) != m.QDim():
+		return nil, fmt.Errorf("a query of %d values: want %d", len(q), m.QDim())
+	case n == 0 || n != len(values) || n > m.Context:
+		return nil, fmt.Errorf("%d key rows and %d value rows: want the same number, 1 to %d", n, len(values), m.Context)
+	}
+	s := m.NewSequence(n)
+	defer s.Release()
+	for t := range keys {
+		if len(keys[t]) != kvDim || len(values[t]) != kvDim {
+			return nil, fmt.Errorf("position %d: %d keys and %d values, want %d", t, len(keys[t]), len(values[t]), kvDim)
+		}
+		s.store(layer, s.extend(layer, kvDim), keys[t], values[t])
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.st.grow(m.Config, 1, 1)
+	m.st.pos[0] = n - 1
+	entries := []Entry{{Seq: s}}
+	out := make([]float32, m.QDim())
+	m.attn.groups = min(max(1, 4*m.pool.Threads()), m.Heads)
+	m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, layer, slices.Clone(q), out
+	m.pool.Run(m.attn.groups, m.attnRows)
+	return out, nil
 }

@@ -8,14 +8,25 @@
 //   llamaref bench    MODEL THREADS PROMPT GEN [BATCH]
 //                     prompt-processing and generation tokens/s (JSON)
 //   llamaref trace    MODEL NAMES TOKEN...    the F32 tensors NAMES (comma-separated, as llama.cpp's
-//                     graph names them, e.g. attn_norm-0,Qcur-0,ffn_out-0) at the last token: for
-//                     each, a "# NAME NE0 NE1 NE2" line, then one value a line (a name the graph gives
-//                     again after a reshape or rope comes again)
+//                     graph names them, e.g. attn_norm-0,Qcur-0,ffn_out-0) at the last token (at
+//                     every token with LLAMAREF_TRACE_ALL=1): for each, a "# NAME NE0 NE1 NE2 POS"
+//                     line, then one value a line (a name the graph gives again after a reshape or
+//                     rope comes again)
 //   llamaref chat     TEMPLATE                llama.cpp's chat prompt for the messages on stdin, one a
 //                     line as ROLE<tab>CONTENT (\n in CONTENT a newline), with the assistant's turn
 //                     begun; TEMPLATE is a template's text or a name (chatml, llama3, ...)
 //   llamaref quantize IN OUT FTYPE            llama.cpp's quantizer: FTYPE is a llama_ftype
 //                     number (15 Q4_K_M, 17 Q5_K_M, 18 Q6_K, 10 Q2_K, 12 Q3_K_M, 32 BF16, ...)
+//   llamaref variants                         the CPU variants llama.cpp ships (libggml-cpu-NAME.so), one a
+//                     line as NAME SCORE (0: does not run on this CPU), then "use NAME": the one loaded
+//
+// llama.cpp ships one CPU library per instruction set and loads the one
+// that scores highest on this CPU; they do not compute alike (the
+// sapphirerapids one sums F16 products in F16, the others in F32).
+// LLAMAREF_CPU=NAME loads that variant instead, so that a comparison
+// means the same on every machine; "bench" prints the variant it ran.
+#include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +47,72 @@ static void quiet(enum ggml_log_level level, const char *text, void *user) {
     if (level >= GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static struct llama_model *load(const char *path) {
-    llama_log_set(quiet, NULL);
+static const char *backends_dir(void) {
     const char *dir = getenv("LLAMAREF_BACKENDS");
 #ifdef LLAMAREF_BACKENDS_DIR
     if (!dir) dir = LLAMAREF_BACKENDS_DIR;
 #endif
-    if (dir) ggml_backend_load_all_from_path(dir); else ggml_backend_load_all();
+    if (!dir) { fprintf(stderr, "llamaref: set LLAMAREF_BACKENDS to the folder of libggml-cpu-*.so\n"); exit(1); }
+    return dir;
+}
+
+// score is what a CPU variant's library says of this CPU (ggml's own
+// choice takes the highest; 0: it does not run here), or -1 when it
+// cannot be asked.
+static int score(const char *dir, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libggml-cpu-%s.so", dir, name);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return -1;
+    int (*fn)(void) = (int (*)(void))dlsym(h, "ggml_backend_score");
+    int s = fn ? fn() : -1;
+    dlclose(h);
+    return s;
+}
+
+// variant_name is the CPU variant load() loaded.
+static char variant_name[256];
+
+// pick_variant returns LLAMAREF_CPU, or else the highest-scoring variant
+// in dir; with list set it prints every variant and its score.
+static const char *pick_variant(const char *dir, int list) {
+    const char *want = getenv("LLAMAREF_CPU");
+    if (want && *want) return want;
+    DIR *d = opendir(dir);
+    if (!d) { fprintf(stderr, "llamaref: cannot read %s\n", dir); exit(1); }
+    static char best[256];
+    int best_score = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        if (strncmp(n, "libggml-cpu-", 12) || len < 16 || strcmp(n + len - 3, ".so")) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(len - 15), n + 12);
+        int s = score(dir, name);
+        if (list) printf("%s %d\n", name, s);
+        if (s > best_score) { best_score = s; snprintf(best, sizeof best, "%s", name); }
+    }
+    closedir(d);
+    if (!best_score) { fprintf(stderr, "llamaref: no CPU variant in %s runs on this CPU\n", dir); exit(1); }
+    return best;
+}
+
+static void load_cpu_backend(void) {
+    const char *dir = backends_dir();
+    const char *name = pick_variant(dir, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/libggml-cpu-%s.so", dir, name);
+    if (!ggml_backend_load(path)) {
+        fprintf(stderr, "llamaref: llama.cpp's CPU variant %s (%s) does not load here (llamaref variants lists those that run)\n", name, path);
+        exit(1);
+    }
+    snprintf(variant_name, sizeof variant_name, "%s", name);
+}
+
+static struct llama_model *load(const char *path) {
+    llama_log_set(quiet, NULL);
+    load_cpu_backend();
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
@@ -53,7 +123,7 @@ static struct llama_model *load(const char *path) {
 
 // the tensor trace prints, and whether to print it (the last decode only)
 static const char *trace_name;
-static int trace_now;
+static int trace_now, trace_pos;
 
 static bool trace_cb(struct ggml_tensor *t, bool ask, void *user) {
     (void)user;
@@ -73,7 +143,7 @@ static bool trace_cb(struct ggml_tensor *t, bool ask, void *user) {
     if (!trace_now || t->type != GGML_TYPE_F32 || !ggml_is_contiguous(t)) return true;
     // one decode is one token: all of the tensor is that token's (a
     // tensor named again after a reshape or rope is printed again)
-    printf("# %s %lld %lld %lld\n", ggml_get_name(t), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2]);
+    printf("# %s %lld %lld %lld %d\n", ggml_get_name(t), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], trace_pos);
     for (int64_t i = 0; i < ggml_nelements(t); i++) printf("%.9g\n", ((const float *)t->data)[i]);
     return true;
 }
@@ -113,7 +183,8 @@ static int logits(const char *path, int n, char **toks) {
         b.seq_id[0][0] = 0;
         b.logits[0] = 1;
         b.n_tokens = 1;
-        trace_now = trace_name && i == n - 1;
+        trace_now = trace_name && (i == n - 1 || getenv("LLAMAREF_TRACE_ALL"));
+        trace_pos = i;
         if (llama_decode(c, b) != 0) { fprintf(stderr, "llamaref: decode failed\n"); return 1; }
         if (trace_name) continue;
         float *l = llama_get_logits_ith(c, 0);
@@ -169,8 +240,8 @@ static int bench(const char *path, int threads, int np, int ng, int batch) {
         if (llama_decode(c, b) != 0) { fprintf(stderr, "llamaref: decode failed\n"); return 1; }
     }
     double tg = now() - t0;
-    printf("{\"engine\":\"llama.cpp\",\"threads\":%d,\"batch\":%d,\"prompt_tps\":%.2f,\"gen_tps\":%.2f}\n",
-           threads, batch, np * batch / pp, ng * batch / tg);
+    printf("{\"engine\":\"llama.cpp\",\"cpu_variant\":\"%s\",\"threads\":%d,\"batch\":%d,\"prompt_tps\":%.2f,\"gen_tps\":%.2f}\n",
+           variant_name, threads, batch, np * batch / pp, ng * batch / tg);
     llama_batch_free(b);
     llama_free(c);
     llama_model_free(m);
@@ -223,6 +294,14 @@ int main(int argc, char **argv) {
     if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
     if (argc == 3 && !strcmp(argv[1], "chat")) return chat(argv[2]);
     if (argc == 5 && !strcmp(argv[1], "quantize")) return quantize(argv[2], argv[3], atoi(argv[4]));
-    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE\n");
+    if (argc == 2 && !strcmp(argv[1], "variants")) {
+        const char *dir = backends_dir(), *env = getenv("LLAMAREF_CPU");
+        char *want = env && *env ? strdup(env) : NULL;
+        unsetenv("LLAMAREF_CPU");
+        const char *best = pick_variant(dir, 1);
+        printf("use %s\n", want ? want : best);
+        return 0;
+    }
+    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE | variants\n");
     return 2;
 }
