@@ -16,12 +16,12 @@ source "$(dirname "$0")/lib.sh"
 go build -o "$out/tpsbench" ./cmd/tpsbench
 port=18734
 args=(--requests 8 --max-tokens 64 --warmup 2 --format json -q)
-"$out/tpsbench" run --engine-threads 2 "${args[@]}" --records "$out/colocated.jsonl" > "$out/colocated.json"
+"$out/tpsbench" run --engine-threads 2 "${args[@]}" --force --records "$out/colocated.jsonl" > "$out/colocated.json"
 "$out/tpsbench" serve --threads 2 --addr 127.0.0.1:$port >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1 && break; sleep 0.1; done
-"$out/tpsbench" run --url "http://127.0.0.1:$port" --ignore-eos "${args[@]}" --records "$out/separate.jsonl" > "$out/separate.json"
+"$out/tpsbench" run --url "http://127.0.0.1:$port" --ignore-eos "${args[@]}" --force --records "$out/separate.jsonl" > "$out/separate.json"
 python3 - "$out" > "$out/colocation.md" <<'PY'
 import json, sys
 out = sys.argv[1]

@@ -13,7 +13,7 @@ go build -o "$out/genrecords" ./bench/cmd/genrecords
   echo "| tpsbench report, 1,000,000 records | time | peak RSS |"
   echo "|---|---|---|"
   for format in json html; do
-    /usr/bin/time -f "%e %M" "$out/tpsbench" report "$out/1m.jsonl" --format "$format" --out "$out/1m.$format" 2>&1 | tail -1 |
+    /usr/bin/time -f "%e %M" "$out/tpsbench" report "$out/1m.jsonl" --format "$format" --force --out "$out/1m.$format" 2>&1 | tail -1 |
       awk -v f="$format" '{printf "| --format %s | %.2f s | %.0f MB |\n", f, $1, $2/1000}'
   done
 } > "$out/report.md"

@@ -32,11 +32,21 @@ type appendFile interface {
 
 // OpenFile opens path for appending records, creating it if needed. A
 // partial last line (a killed writer's) is cut away first, so that what
-// follows starts on a line of its own; cut says how many bytes went.
+// follows starts on a line of its own; cut says how many bytes went. A
+// file that holds something else than records (its first byte is not a
+// JSON object's) is refused, never appended to or cut.
 func OpenFile(path string) (w *FileWriter, cut int64, err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, 0, fmt.Errorf("opening records file: %w", err)
+	}
+	var first [1]byte
+	if n, err := f.ReadAt(first[:], 0); n == 1 && first[0] != '{' {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s holds something other than records (JSON lines): not appending to it", path)
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		f.Close()
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
 	}
 	size, err := wholeLines(f)
 	if err != nil {

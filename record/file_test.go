@@ -92,3 +92,22 @@ func TestOpenFileCutsPartialLine(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestOpenFileRefusesOtherFiles: a proxy pointed at a file that is not
+// records neither appends to it nor cuts its last line.
+func TestOpenFileRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	const content = "my notes\nno newline at the end"
+	os.WriteFile(path, []byte(content), 0o644)
+	if _, _, err := OpenFile(path); err == nil || !strings.Contains(err.Error(), "not appending") {
+		t.Errorf("OpenFile of a text file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != content {
+		t.Errorf("the file changed: %q", b)
+	}
+	if w, _, err := OpenFile(os.DevNull); err != nil {
+		t.Errorf("OpenFile(%s): %v", os.DevNull, err)
+	} else {
+		w.Close()
+	}
+}

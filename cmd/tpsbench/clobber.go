@@ -1,6 +1,10 @@
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/tpsbench/tpsbench/internal/outfile"
+)
 
 // namedPath is a file a command reads or writes, and what names it (a
 // flag, or "an input").
@@ -10,8 +14,10 @@ type namedPath struct{ name, path string }
 // each other: --records run.jsonl --out run.jsonl would replace the
 // records by the report, and merge -o a.jsonl a.jsonl would empty a.jsonl
 // before reading it. Empty paths are ignored; a path that does not exist
-// yet matches only the same name.
-func checkOutputs(outputs, inputs []namedPath) error {
+// yet matches only the same name. It also refuses, before anything is
+// measured, an output that cannot be written or that exists and is not
+// to be replaced (force: --force).
+func checkOutputs(outputs, inputs []namedPath, force bool) error {
 	for i, out := range outputs {
 		if out.path == "" {
 			continue
@@ -25,6 +31,9 @@ func checkOutputs(outputs, inputs []namedPath) error {
 			if other.path != "" && sameFile(out.path, other.path) {
 				return usagef("%s and %s name the same file, %s", other.name, out.name, out.path)
 			}
+		}
+		if err := outfile.Check(out.path, force); err != nil {
+			return usagef("%s: %v", out.name, err)
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args)); err != nil {
+			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args), o.force); err != nil {
 				return err
 			}
 			var all []metrics.Summary

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
 )
 
@@ -49,16 +50,16 @@ func newRoot() *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	var profile string
-	root.PersistentFlags().StringVar(&profile, "cpuprofile", "", "write a CPU profile of tpsbench itself to this file")
+	root.PersistentFlags().StringVar(&profile, "cpuprofile", "", "write a CPU profile of tpsbench itself to this new file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	var stopProfile func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if profile == "" {
 			return nil
 		}
-		f, err := os.Create(profile)
+		f, err := outfile.CreateStream(profile, false)
 		if err != nil {
-			return err
+			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()

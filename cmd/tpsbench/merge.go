@@ -4,15 +4,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/record"
 )
 
 func newMergeCmd() *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "merge SHARD.jsonl... -o RUN.jsonl",
 		Short: "Combine the records of shards (tpsbench run --shard I/N) into one run's records file",
@@ -25,14 +26,14 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 			if out == "" {
 				return usagef("-o FILE is required")
 			}
-			if err := checkOutputs([]namedPath{{"-o", out}}, inputFiles(args)); err != nil {
+			if err := checkOutputs([]namedPath{{"-o", out}}, inputFiles(args), force); err != nil {
 				return err
 			}
-			f, err := os.Create(out)
+			f, err := outfile.Create(out, force)
 			if err != nil {
-				return fmt.Errorf("creating %s: %w", out, err)
+				return err
 			}
-			defer f.Close()
+			defer f.Abort()
 			w := record.NewWriter(f)
 			h := sha256.New()
 			for _, a := range args {
@@ -60,13 +61,14 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 			if err := w.Flush(); err != nil {
 				return fmt.Errorf("writing %s: %w", out, err)
 			}
-			if err := f.Close(); err != nil {
-				return fmt.Errorf("writing %s: %w", out, err)
+			if err := f.Commit(); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "merged %d records from %d files into %s\n", n, len(args), out)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "merged records file to write")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the merged file if it exists (otherwise refused)")
 	return cmd
 }

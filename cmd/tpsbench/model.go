@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"text/tabwriter"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/llama"
 	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/internal/outfile"
 )
 
 func newModelCmd() *cobra.Command {
@@ -22,6 +22,7 @@ func newModelCmd() *cobra.Command {
 func newSynthCmd() *cobra.Command {
 	var shape, dtype, out string
 	var seed uint64
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "synth",
 		Short: "Write a llama GGUF model with deterministic dummy weights (same shape and seed, same bytes)",
@@ -35,19 +36,26 @@ func newSynthCmd() *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("--dtype: %w", err)}
 			}
+			if err := synth.CheckFormat(typ); err != nil {
+				return usageError{fmt.Errorf("--dtype: %w", err)}
+			}
 			if out == "" {
 				return usagef("-o FILE is required")
 			}
-			f, err := os.Create(out)
+			if err := outfile.Check(out, force); err != nil {
+				return usagef("-o: %v", err)
+			}
+			// written beside its name and renamed into place: a failed
+			// write leaves what was there
+			f, err := outfile.Create(out, force)
 			if err != nil {
 				return err
 			}
+			defer f.Abort()
 			if err := synth.Write(f, p, typ, seed); err != nil {
-				f.Close()
-				os.Remove(out)
-				return usageError{err}
+				return fmt.Errorf("writing %s: %w", out, err)
 			}
-			return f.Close()
+			return f.Commit()
 		},
 	}
 	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: tiny, 15m (dim 288, 6 layers), 110m (dim 768, 12 layers)")
@@ -57,6 +65,7 @@ func newSynthCmd() *cobra.Command {
 	_ = cmd.Flags().MarkDeprecated("preset", "use --shape")
 	cmd.Flags().StringVar(&dtype, "dtype", "f32", "weight format: f32, f16, q8_0, q4_0")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the file if it exists (otherwise refused)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the dummy weights")
 	return cmd
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
 )
@@ -19,6 +19,7 @@ type outputFlags struct {
 	slo        string
 	sloShare   float64
 	convention string
+	force      bool
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -26,6 +27,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
 	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
 	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200")
 	f.Float64Var(&o.sloShare, "slo-share", metrics.DefaultShare, "share of requests that must meet each per-request target")
@@ -66,21 +68,23 @@ func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
 // render writes the report where asked and turns unmet targets into exit
 // code 3.
 func (o *outputFlags) render(stdout io.Writer, r *report.Report) error {
-	w := stdout
-	if o.out != "" {
-		f, err := os.Create(o.out)
+	if o.out == "" {
+		if err := report.Render(stdout, o.format, r); err != nil {
+			return fmt.Errorf("writing report: %w", err)
+		}
+	} else {
+		// the report appears whole or not at all, and replaces a file
+		// only when asked
+		f, err := outfile.Create(o.out, o.force)
 		if err != nil {
 			return fmt.Errorf("creating report: %w", err)
 		}
-		defer f.Close()
-		w = f
-	}
-	if err := report.Render(w, o.format, r); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if c, ok := w.(io.Closer); ok && o.out != "" {
-		if err := c.Close(); err != nil {
+		defer f.Abort()
+		if err := report.Render(f, o.format, r); err != nil {
 			return fmt.Errorf("writing report %s: %w", o.out, err)
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("writing report: %w", err)
 		}
 	}
 	if !r.Pass {

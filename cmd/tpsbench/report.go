@@ -24,7 +24,7 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args)); err != nil {
+			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args), o.force); err != nil {
 				return err
 			}
 			steps := o.steps(targets)

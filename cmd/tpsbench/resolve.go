@@ -93,7 +93,8 @@ func checkCounts(f *runFlags) error {
 		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")
 	}
 	return checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
-		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}, {"--trace", f.trace}})
+		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}, {"--trace", f.trace}},
+		f.output.force)
 }
 
 // resolveArrivals: --burstiness alone means gamma arrivals; gamma without

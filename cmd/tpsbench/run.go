@@ -22,6 +22,7 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/engine"
+	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
@@ -636,7 +637,9 @@ func (f *runFlags) openRecords(plan *tpsbench.Plan) (func(), error) {
 	if f.records == "" {
 		return func() {}, nil
 	}
-	file, err := os.Create(f.records)
+	// in place as they are measured, so that a run that dies keeps them;
+	// a file that exists is refused (checkOutputs) unless --force
+	file, err := outfile.CreateStream(f.records, f.output.force)
 	if err != nil {
 		return nil, fmt.Errorf("creating records file: %w", err)
 	}

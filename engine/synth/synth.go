@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,6 +100,14 @@ func Lookup(name string) (Shape, error) {
 // Formats are the weight formats synth writes.
 var Formats = []gguf.TensorType{gguf.F32, gguf.F16, gguf.Q8_0, gguf.Q4_0}
 
+// CheckFormat says whether synth writes typ.
+func CheckFormat(typ gguf.TensorType) error {
+	if !slices.Contains(Formats, typ) {
+		return fmt.Errorf("format %s: synth writes F32, F16, Q8_0 and Q4_0", typ)
+	}
+	return nil
+}
+
 // fileType is general.file_type (llama_ftype) for an all-one-format model.
 func fileType(t gguf.TensorType) uint32 {
 	switch t {
@@ -125,12 +134,8 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 
 // build makes the metadata and tensors of Write's model.
 func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor, error) {
-	supported := false
-	for _, f := range Formats {
-		supported = supported || f == typ
-	}
-	if !supported {
-		return nil, nil, fmt.Errorf("format %s: synth writes F32, F16, Q8_0 and Q4_0", typ)
+	if err := CheckFormat(typ); err != nil {
+		return nil, nil, err
 	}
 	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
 		p.HeadDim == 0 && p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 || p.HeadDim < 0 {
