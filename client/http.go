@@ -229,9 +229,13 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	// The trace hooks run on the transport's goroutines.
 	var wroteAt atomic.Int64
 	var arrival atomic.Pointer[func() time.Time]
+	var conns atomic.Int32
 	began := clock.Now()
 	trace := &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
+			if conns.Add(1) > 1 {
+				wroteAt.Store(0) // a retry: sent is when it went out
+			}
 			if f := ArrivalOf(info.Conn); f != nil {
 				arrival.Store(&f)
 			}
@@ -261,6 +265,14 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
+	// A POST that fails on a reused connection before a byte of an answer
+	// came back was never read by the server: llama.cpp's server closes
+	// each connection after its answer though its headers said
+	// keep-alive, and the next request went out on the dead socket (a
+	// third of them, as 'Post: EOF'). An idempotency key with no value
+	// (none is sent) lets net/http send it again on another connection,
+	// as it would a GET; the record counts the retries.
+	hreq.Header["Idempotency-Key"] = nil
 	if c.cfg.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
@@ -270,6 +282,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 
 	resp, err := c.http.Do(hreq)
 	rec.Sent = sentStamp()
+	rec.Retries = max(0, int(conns.Load())-1)
 	if err != nil {
 		rec.Done = clock.Now()
 		kind := record.KindConnect

@@ -69,6 +69,7 @@ type Summary struct {
 	ShortOutputs  int            `json:"short_outputs"`           // completed requests that made fewer tokens than their max_tokens
 	TokenMismatch int            `json:"token_mismatch"`          // requests whose usage count differs from their token-bearing chunks
 	UsageSuspect  int            `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
+	Retried       int            `json:"retried,omitempty"`       // requests sent again on a fresh connection (record.Retries)
 	// Chunks and BatchedChunks: token-bearing chunks of completed
 	// requests, and those that arrived in the same read as the chunk
 	// before them (a server or network that batches its output).
@@ -112,6 +113,7 @@ type Accumulator struct {
 	sources  map[string]int
 	mismatch int
 	suspect  int
+	retried  int
 	chunks   int64
 	batched  int64
 	short    int
@@ -214,6 +216,9 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.sentCount++
 	s.lag.add(float64(r.ClientLag()))
 	s.replay.add(r)
+	if r.Retries > 0 {
+		s.retried++
+	}
 
 	if !r.OK() {
 		s.req.Failed++
@@ -315,7 +320,7 @@ func (s *Accumulator) Summary() Summary {
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok,
-		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, ShortOutputs: s.short,
+		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short,
 		Chunks: s.chunks, BatchedChunks: s.batched,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},

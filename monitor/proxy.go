@@ -162,6 +162,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	// The body is held, so the upstream transport may send it again on
+	// a fresh connection when a kept-alive one was closed before a byte
+	// of answer came back (llama.cpp's server closes each after its
+	// answer): an idempotency key with no value marks it so and is not
+	// sent. A client's own key is passed on as it is.
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	if _, ok := r.Header["Idempotency-Key"]; !ok {
+		r.Header["Idempotency-Key"] = nil
+	}
 	req := readRequest(body)
 	stream := req.Stream != nil && *req.Stream
 	switch api {
@@ -287,13 +296,27 @@ func (t measuringTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(r)
 	}
 	rec, clock := m.rec, m.proxy.clock
+	conns := 0
 	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
+			// called on RoundTrip's goroutine, once an attempt
+			if conns++; conns > 1 {
+				rec.Retries, rec.Sent = conns-1, clock.Now()
+			}
 			if f := client.ArrivalOf(info.Conn); f != nil {
 				m.arrival.Store(&f)
 			}
 		},
 	}))
+	if r.GetBody != nil {
+		// the held body itself rather than the reverse proxy's wrapper
+		// of it: headers and body then leave in one write, so a request
+		// on a connection the upstream has closed fails before a byte
+		// is written and the transport sends it again (ServeHTTP)
+		if body, err := r.GetBody(); err == nil {
+			r.Body = body
+		}
+	}
 	rec.Sent = clock.Now()
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {

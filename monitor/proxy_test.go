@@ -440,3 +440,34 @@ func TestProxyCountsChunksLive(t *testing.T) {
 	}
 	<-done
 }
+
+// TestProxyRetriesAConnectionClosedBeforeAnswering: behind the proxy, an
+// upstream that closes each kept-alive connection after its answer (as
+// llama.cpp's server does) fails no request; the records count the
+// retries.
+func TestProxyRetriesAConnectionClosedBeforeAnswering(t *testing.T) {
+	up, err := scripted.NewClosing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	proxy, buf, _ := proxyTo(t, up.URL)
+	const n = 10
+	for i := range n {
+		resp, body := post(t, proxy.URL+"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, nil)
+		if resp.StatusCode != 200 || !bytes.Contains(body, []byte("[DONE]")) {
+			t.Fatalf("request %d: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	recs := records(t, buf, n)
+	retries := 0
+	for _, r := range recs {
+		if !r.OK() || r.OutputTokens != 2 {
+			t.Errorf("record %d: %d tokens, %+v", r.Seq, r.OutputTokens, r.Error)
+		}
+		retries += r.Retries
+	}
+	if len(recs) != n || retries != up.Dropped() || retries == 0 {
+		t.Errorf("%d records, %d retries recorded, upstream dropped %d", len(recs), retries, up.Dropped())
+	}
+}

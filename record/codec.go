@@ -80,12 +80,18 @@ const MaxTokens = 1 << 30
 const (
 	maxStamp = 1 << 61
 	maxT0    = 1 << 62
+	// a request is retried once for each pooled connection found closed
+	// (client.HTTP), never more than a pool holds
+	maxRetries = 1 << 20
 )
 
 // validate rejects records whose figures would be nonsense.
 func (r *Record) validate() error {
 	if r.OutputTokens < 0 || r.PromptTokens < 0 || r.UsageTokens < 0 || r.MaxTokens < 0 {
 		return fmt.Errorf("record %d: negative token count", r.Seq)
+	}
+	if r.Retries < 0 || r.Retries > maxRetries {
+		return fmt.Errorf("record %d: %d retries out of range", r.Seq, r.Retries)
 	}
 	if r.TokenizerTokens < 0 || r.TokenizerTokens > MaxTokens {
 		return fmt.Errorf("record %d: tokenizer count %d out of range", r.Seq, r.TokenizerTokens)

@@ -109,6 +109,11 @@ type Record struct {
 	ResponseID   string `json:"response_id,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
 	Error        *Error `json:"error,omitempty"`
+	// Retries counts the times the request went out again on a fresh
+	// connection because a kept-alive one was closed before any byte of
+	// an answer came back (llama.cpp's server closes every connection
+	// after its answer); Sent is the last attempt's.
+	Retries int `json:"retries,omitempty"`
 
 	// Streamed is the tokens the chunks said as they came (one a chunk,
 	// or cumulative usage's), before usage or a tokenizer settled the

@@ -261,6 +261,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		ew.printf("%sArrivals: %.1f%% of chunks (%d of %d) came in the same read as the one before (the server or the network batches them; such chunks are one arrival, whose tokens share its gap in ITL)\n",
 			prefix, 100*float64(s.BatchedChunks)/float64(s.Chunks), s.BatchedChunks, s.Chunks)
 	}
+	if s.Retried > 0 {
+		ew.printf("%sConnections: %s went out again on a fresh connection, the server having closed a kept-alive one before answering (retries in the records; not failures)\n", prefix, requests(s.Retried))
+	}
 	if s.UsageSuspect > 0 {
 		ew.printf("%sUsage not believed for %s: the server claimed far more tokens than it streamed, or a cumulative count fell; counted from the stream instead (usage_suspect in the records)\n", prefix, requests(s.UsageSuspect))
 	}
