@@ -40,3 +40,24 @@ func TestRetriesAConnectionClosedBeforeAnswering(t *testing.T) {
 		t.Errorf("server answered %d and dropped %d; client recorded %d retries; want %d, %d, %d", srv.Answered(), srv.Dropped(), retried, n, n-1, n-1)
 	}
 }
+
+// TestLlamaCppTimingsOnOpenAIEndpoints: llama.cpp's server sends its own
+// timings on its OpenAI endpoints too, streamed (on the last chunk) and
+// whole; they are kept as for its /completion.
+func TestLlamaCppTimingsOnOpenAIEndpoints(t *testing.T) {
+	const timings = `"timings":{"cache_n":0,"prompt_n":5,"prompt_ms":2.5,"prompt_per_token_ms":0.5,"predicted_n":2,"predicted_ms":7.25,"predicted_per_token_ms":3.625}`
+	for _, c := range []struct{ name, ctype, body string }{
+		{"streamed", "text/event-stream", chunk("a") + chunk("b") +
+			`data: {"choices":[{"finish_reason":"length","index":0,"delta":{}}],"usage":{"completion_tokens":2,"prompt_tokens":5},` + timings + "}\n\ndata: [DONE]\n\n"},
+		{"whole", "application/json", `{"choices":[{"message":{"content":"ab"}}],"usage":{"completion_tokens":2,"prompt_tokens":5},` + timings + `}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newClient(t, rawServer(t, 200, c.ctype, c.body), nil)
+			var rec record.Record
+			cl.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 2}, &rec)
+			if !rec.OK() || rec.Server == nil || rec.Server.PromptEvalNS != 2_500_000 || rec.Server.EvalNS != 7_250_000 {
+				t.Errorf("record %+v, server timings %+v", rec.Error, rec.Server)
+			}
+		})
+	}
+}

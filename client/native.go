@@ -231,17 +231,7 @@ func scanLlamaCpp(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 			return s.intInto(&ci.prompt)
 		case "id_slot", "index":
 		case "timings":
-			if s.peek() == '{' {
-				return s.object(func(k []byte) error {
-					switch string(k) {
-					case "prompt_ms":
-						return s.msInto(&srv.PromptEvalNS)
-					case "predicted_ms":
-						return s.msInto(&srv.EvalNS)
-					}
-					return s.skip()
-				})
-			}
+			return s.llamaTimings(srv)
 		case "error":
 			ci.hasError = true
 			return s.errorValue(ci)
@@ -258,6 +248,24 @@ func scanLlamaCpp(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 		}
 	}
 	return s.end()
+}
+
+// llamaTimings reads llama.cpp server's timings object (its /completion
+// and its OpenAI endpoints send one): the prompt's and the generation's
+// milliseconds.
+func (s *scanner) llamaTimings(srv *record.ServerTiming) error {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	return s.object(func(k []byte) error {
+		switch string(k) {
+		case "prompt_ms":
+			return s.msInto(&srv.PromptEvalNS)
+		case "predicted_ms":
+			return s.msInto(&srv.EvalNS)
+		}
+		return s.skip()
+	})
 }
 
 // scanTGI reads one event of TGI's /generate_stream (a token each, the

@@ -105,7 +105,11 @@ func (s *scanner) enter() error {
 }
 
 // scanChunk extracts a chunkInfo from one OpenAI response object.
-func scanChunk(data []byte, ci *chunkInfo) error {
+func scanChunk(data []byte, ci *chunkInfo) error { return scanOpenAI(data, ci, nil) }
+
+// scanOpenAI is scanChunk keeping, into srv when it is not nil, the
+// timings llama.cpp's server adds to its OpenAI answers.
+func scanOpenAI(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 	s, err := objectScanner(data, ci)
 	if err != nil {
 		return err
@@ -121,6 +125,10 @@ func scanChunk(data []byte, ci *chunkInfo) error {
 		case "choices":
 			if s.peek() == '[' {
 				return s.array(func() error { ci.choices = true; return s.choice(ci) })
+			}
+		case "timings":
+			if srv != nil {
+				return s.llamaTimings(srv)
 			}
 		case "usage":
 			if s.peek() == '{' {

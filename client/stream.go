@@ -123,7 +123,7 @@ func (st *streamState) useAPI(api string) {
 	case APISGLang:
 		st.scan = func(b []byte, ci *chunkInfo) error { return scanSGLang(b, ci, &st.textSoFar) }
 	default:
-		st.scan = scanChunk
+		st.scan = func(b []byte, ci *chunkInfo) error { return scanOpenAI(b, ci, &st.srv) }
 	}
 }
 

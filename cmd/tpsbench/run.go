@@ -119,7 +119,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "per-request timeout (0 for none)")
-	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, tpsbench serve)")
+	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, llama.cpp server, tpsbench serve)")
 	fl.Float64Var(&f.temp, "temperature", -1, "sampling temperature to send (default: the server's)")
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
