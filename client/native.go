@@ -29,7 +29,15 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 			}
 		case "response":
 			if s.peek() == '{' {
-				return s.responseObject(ci, &status, &reason)
+				// an event's response (response.completed's holds the whole
+				// output again, as OpenAI and llama.cpp send it): the deltas
+				// carried its text, so only its usage and status count
+				return s.object(func(k []byte) error {
+					if string(k) == "output" {
+						return s.skip()
+					}
+					return s.responseField(k, ci, &status, &reason)
+				})
 			}
 		case "object": // a whole response: the object itself
 			var obj []byte
@@ -79,12 +87,6 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 		}
 	}
 	return nil
-}
-
-// responseObject reads a Responses API response object (in an event's
-// "response", or a whole response): its output, usage and status.
-func (s *scanner) responseObject(ci *chunkInfo, status, reason *[]byte) error {
-	return s.object(func(key []byte) error { return s.responseField(key, ci, status, reason) })
 }
 
 func (s *scanner) responseField(key []byte, ci *chunkInfo, status, reason *[]byte) error {

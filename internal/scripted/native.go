@@ -13,7 +13,7 @@ type call struct {
 	id, model string
 	n, prompt int
 	sc        Script
-	sofar     strings.Builder // the text so far (SGLang sends it whole each time)
+	sofar     strings.Builder // the text so far (SGLang sends it whole each time; the Responses API at its end)
 	events    int
 }
 
@@ -38,11 +38,16 @@ var dialects = map[string]dialect{
 			typ := "response.output_text.delta"
 			if reasoning {
 				typ = "response.reasoning_text.delta"
+			} else {
+				c.sofar.WriteString(text)
 			}
 			return fmt.Sprintf("event: %s\ndata: {\"type\":%q,\"item_id\":\"item\",\"output_index\":0,\"content_index\":0,\"delta\":%s}\n\n", typ, typ, q(text))
 		},
 		end: func(c *call) string {
-			return fmt.Sprintf("event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":%s}\n\n", responsesObject(c, nil))
+			// the whole output again, as OpenAI's and llama.cpp's servers
+			// send it: a client must not count it as more tokens
+			out := []any{map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": c.sofar.String()}}}}
+			return fmt.Sprintf("event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":%s}\n\n", responsesObject(c, out))
 		},
 		whole: func(c *call, reasoning, answer string) string {
 			var out []any
