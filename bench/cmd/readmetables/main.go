@@ -1,6 +1,7 @@
-// Command readmetables keeps the README's tables of measured figures equal
-// to what the bench scripts last printed. A script writes its Markdown to
-// bench/results/NAME.md; the README holds it between
+// Command readmetables keeps the README's tables of measured figures, and
+// those of docs/*.md, equal to what the bench scripts last printed. A
+// script writes its Markdown to bench/results/NAME.md; the README (or a
+// page of docs/) holds it between
 //
 //	<!-- bench/results/NAME.md: written by bench/SCRIPT.sh; ... -->
 //	<!-- end bench/results/NAME.md -->
@@ -13,6 +14,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,16 +33,36 @@ func main() {
 	}
 }
 
+// run checks (or, with write, fills) the blocks of readme, which must
+// have some, and of every docs/*.md beside it that has any.
 func run(readme string, write bool) error {
-	data, err := os.ReadFile(readme)
+	root := filepath.Dir(readme)
+	if err := checkDoc(readme, root, write, true); err != nil {
+		return err
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	for _, page := range pages {
+		if err := checkDoc(page, root, write, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDoc checks or fills the blocks of doc, whose paths are relative to
+// the repository root; a doc without blocks is a problem when required.
+func checkDoc(doc, root string, write, required bool) error {
+	data, err := os.ReadFile(doc)
 	if err != nil {
 		return err
 	}
-	root := filepath.Dir(readme)
 	text := string(data)
 	blocks, err := findBlocks(text)
+	if errors.Is(err, errNoBlocks) && !required {
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", readme, err)
+		return fmt.Errorf("%s: %w", doc, err)
 	}
 	var problems []string
 	for i := len(blocks) - 1; i >= 0; i-- { // from the end, so earlier offsets hold
@@ -57,11 +79,11 @@ func run(readme string, write bool) error {
 		if write {
 			text = text[:b.start] + string(results) + text[b.end:]
 		} else if text[b.start:b.end] != string(results) {
-			problems = append(problems, fmt.Sprintf("%s: the README's block differs from the file (run scripts/readme-tables -write)", b.results))
+			problems = append(problems, fmt.Sprintf("%s: the block in %s differs from the file (run scripts/readme-tables -write)", b.results, doc))
 		}
 	}
 	if write {
-		if err := os.WriteFile(readme, []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 			return err
 		}
 	}
@@ -77,6 +99,8 @@ type block struct {
 	results, script string
 	start, end      int
 }
+
+var errNoBlocks = errors.New("no blocks of bench results")
 
 var beginRE = regexp.MustCompile(`<!-- (bench/results/[\w.-]+\.md): written by (bench/[\w.-]+\.sh)[^>]*-->\n`)
 
@@ -96,7 +120,7 @@ func findBlocks(text string) ([]block, error) {
 		blocks = append(blocks, b)
 	}
 	if len(blocks) == 0 {
-		return nil, fmt.Errorf("no blocks of bench results")
+		return nil, errNoBlocks
 	}
 	return blocks, nil
 }

@@ -69,3 +69,26 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDocsPages: a page of docs/ with a block is checked and written as
+// the README is, its paths from the repository root; one without is left.
+func TestDocsPages(t *testing.T) {
+	readme := setup(t, begin+results+end+"\n", script)
+	docs := filepath.Join(filepath.Dir(readme), "docs")
+	os.MkdirAll(docs, 0o755)
+	page := filepath.Join(docs, "speed.md")
+	os.WriteFile(page, []byte("# Speed\n\n"+begin+"| stale |\n"+end+"\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, "prose.md"), []byte("no tables\n"), 0o644)
+	if err := run(readme, false); err == nil || !strings.Contains(err.Error(), "docs/speed.md") {
+		t.Fatalf("a stale block in a docs page: %v", err)
+	}
+	if err := run(readme, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(page); string(got) != "# Speed\n\n"+begin+results+end+"\n" {
+		t.Fatalf("docs page after -write:\n%s", got)
+	}
+	if err := run(readme, false); err != nil {
+		t.Fatal(err)
+	}
+}
