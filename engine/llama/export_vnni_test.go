@@ -7,9 +7,9 @@ package llama
 // cover the kernels of machines without VNNI or AVX-512 on machines that
 // have both.
 func SetPackingForTest(on bool) (restore func()) {
-	oldVNNI, oldFloats := vnni, packFloats
-	vnni, packFloats = on && oldVNNI, on && oldFloats
-	return func() { vnni, packFloats = oldVNNI, oldFloats }
+	oldVNNI, oldFloats, oldQ4 := vnni, packFloats, packQ4
+	vnni, packFloats, packQ4 = on && oldVNNI, on && oldFloats, on && oldQ4
+	return func() { vnni, packFloats, packQ4 = oldVNNI, oldFloats, oldQ4 }
 }
 
 // setAVX512ForTest turns the AVX-512 kernels off (or back on, where the

@@ -325,13 +325,21 @@ func q5r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
 // avx512 reports whether the 512-bit kernels can run here, vnni whether
-// the packed quantized ones can, and packFloats whether float matrices
-// are packed (packedfloat.go).
+// the packed quantized ones can, packFloats whether float matrices are
+// packed (packedfloat.go), and packQ4 whether Q4_0 matrices are packed
+// for the AVX2 kernels where the VNNI ones cannot run (packedq4_amd64.s).
 var (
 	avx512     = simd && allowedKernels >= capAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	vnni       = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
 	packFloats = avx512
+	packQ4     = simd
 )
+
+//go:noescape
+func q4r16x4AVX2(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+
+//go:noescape
+func q4r16x1AVX2(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
 //go:noescape
 func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[16]float32)
@@ -458,7 +466,8 @@ func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 // would move the pointer arrays to the heap on every call.
 func r16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
-	if !vnni {
+	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
+	if !vnni && !avx2Q4 {
 		for k := range 4 {
 			r16x1Go(w, typ, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 		}
@@ -474,10 +483,12 @@ func r16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride 
 		_, _ = x.q[nb*qk-1], x.sb[2*nb-1]
 		xq[k], xsb[k] = &x.q[0], &x.sb[0]
 	}
-	switch typ {
-	case typeQ8_0:
+	switch {
+	case avx2Q4:
+		q4r16x4AVX2(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	case typ == typeQ8_0:
 		q8r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
-	case gguf.Q5_0:
+	case typ == gguf.Q5_0:
 		q5r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
 	default:
 		q4r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
@@ -496,13 +507,18 @@ func q5r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, gguf.Q5_0, x, out)
 // r16x1 runs the one-input kernel of a packed group's format, calling the
 // assembly directly (see r16x4).
 func r16x1(w []byte, typ gguf.TensorType, x *q8Vec, out *[16]float32) {
-	if !vnni {
+	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
+	if !vnni && !avx2Q4 {
 		r16x1Go(w, typ, x, out)
 		return
 	}
 	nb := len(x.d)
 	block, _ := packedBlock(typ)
 	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
+	if avx2Q4 {
+		q4r16x1AVX2(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+		return
+	}
 	switch typ {
 	case typeQ8_0:
 		q8r16x1VNNI(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
@@ -703,7 +719,8 @@ func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
 // 32-value sums for Q4_K's mins, its 16-value sums for Q6_K's offset.
 func kr16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
-	if !vnni {
+	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
+	if !vnni && !avx2Q4 {
 		for k := range 4 {
 			x, o := &ins[k].q8k, (*[16]float32)(out[k*stride:])
 			if typ == gguf.Q6_K {

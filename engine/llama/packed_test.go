@@ -258,3 +258,53 @@ func BenchmarkQ4KProduct(b *testing.B) {
 		}
 	}
 }
+
+// TestPackedQ4ExtremeSums: the packed Q4_0 kernels at their integer
+// bounds, every nibble 0 or 15 against quants of +-127 (the AVX2 ones
+// add a block's products in 16 bits, whose bound this is: 8 x 2 x 15 x
+// 127 = 30,480), give the exact sums on every path.
+func TestPackedQ4ExtremeSums(t *testing.T) {
+	const rows, cols = 16, 64
+	for _, c := range []struct {
+		nibble byte
+		x      float32
+	}{{15, 1}, {15, -1}, {0, 1}, {0, -1}} {
+		// scale 1 (f16 0x3c00), every nibble c.nibble: each weight c.nibble-8
+		row := make([]byte, 0, cols/qk*q4Bytes)
+		for range cols / qk {
+			row = append(row, 0x00, 0x3c)
+			for range qk / 2 {
+				row = append(row, c.nibble|c.nibble<<4)
+			}
+		}
+		var q []byte
+		for range rows {
+			q = append(q, row...)
+		}
+		packed := pack(typeQ4_0, q, rows, cols)
+		x := make([]float32, cols)
+		for i := range x {
+			x[i] = c.x
+		}
+		ins := make([]vecInput, 4)
+		for i := range ins {
+			ins[i].prepare(x, formPackedQ4, nil)
+		}
+		// quants of +-127 at scale 1/127 (rounded to f16)
+		want := float32(int(c.nibble)-8) * float32(127*cols) * ins[0].q8.d[0] * float32(c.x)
+		var four [64]float32
+		q4r16x4(packed, ins, four[:], 16)
+		var one [16]float32
+		q4r16x1(packed, &ins[0].q8, &one)
+		for r := range rows {
+			for k := range 4 {
+				if got := four[16*k+r]; math.Abs(float64(got-want)) > 1e-5*math.Abs(float64(want)) {
+					t.Fatalf("nibbles %d, x %v: four-input kernel row %d input %d: %v, want %v", c.nibble, c.x, r, k, got, want)
+				}
+			}
+			if math.Abs(float64(one[r]-want)) > 1e-5*math.Abs(float64(want)) {
+				t.Fatalf("nibbles %d, x %v: one-input kernel row %d: %v, want %v", c.nibble, c.x, r, one[r], want)
+			}
+		}
+	}
+}
