@@ -7,9 +7,9 @@ package llama
 // cover the kernels of machines without VNNI or AVX-512 on machines that
 // have both.
 func SetPackingForTest(on bool) (restore func()) {
-	oldVNNI, oldFloats, oldQ4 := vnni, packFloats, packQ4
-	vnni, packFloats, packQ4 = on && oldVNNI, on && oldFloats, on && oldQ4
-	return func() { vnni, packFloats, packQ4 = oldVNNI, oldFloats, oldQ4 }
+	oldVNNI, oldFloats, oldAVX2 := vnni, packFloats, packAVX2
+	vnni, packFloats, packAVX2 = on && oldVNNI, on && oldFloats, on && oldAVX2
+	return func() { vnni, packFloats, packAVX2 = oldVNNI, oldFloats, oldAVX2 }
 }
 
 // setAVX512ForTest turns the AVX-512 kernels off (or back on, where the

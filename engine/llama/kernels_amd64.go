@@ -326,13 +326,14 @@ func q5r16x1VNNI(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
 
 // avx512 reports whether the 512-bit kernels can run here, vnni whether
 // the packed quantized ones can, packFloats whether float matrices are
-// packed (packedfloat.go), and packQ4 whether Q4_0 matrices are packed
-// for the AVX2 kernels where the VNNI ones cannot run (packedq4_amd64.s).
+// packed (packedfloat.go), and packAVX2 whether Q4_0 and Q8_0 matrices
+// are packed for the AVX2 kernels where the VNNI ones cannot run
+// (packedavx2_amd64.s).
 var (
 	avx512     = simd && allowedKernels >= capAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	vnni       = avx512 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512BW
 	packFloats = avx512
-	packQ4     = simd
+	packAVX2   = simd
 )
 
 //go:noescape
@@ -340,6 +341,18 @@ func q4r16x4AVX2(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, o
 
 //go:noescape
 func q4r16x1AVX2(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+
+//go:noescape
+func q8r16x4AVX2(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
+
+//go:noescape
+func q8r16x1AVX2(w *byte, xq *int8, xsb *uint32, nb int, out *float32)
+
+// packedByAVX2 reports whether the AVX2 kernels take packed matrices of
+// typ here.
+func packedByAVX2(typ gguf.TensorType) bool {
+	return !vnni && packAVX2 && (typ == typeQ4_0 || typ == typeQ8_0)
+}
 
 //go:noescape
 func f32r4x4AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[16]float32)
@@ -466,8 +479,8 @@ func q5r16x4(w []byte, ins []vecInput, out []float32, stride int) {
 // would move the pointer arrays to the heap on every call.
 func r16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
-	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
-	if !vnni && !avx2Q4 {
+	avx2 := packedByAVX2(typ)
+	if !vnni && !avx2 {
 		for k := range 4 {
 			r16x1Go(w, typ, &ins[k].q8, (*[16]float32)(out[k*stride:]))
 		}
@@ -484,7 +497,9 @@ func r16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride 
 		xq[k], xsb[k] = &x.q[0], &x.sb[0]
 	}
 	switch {
-	case avx2Q4:
+	case avx2 && typ == typeQ8_0:
+		q8r16x4AVX2(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
+	case avx2:
 		q4r16x4AVX2(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
 	case typ == typeQ8_0:
 		q8r16x4VNNI(&w[0], &xq, &xsb, nb, &out[0], 4*stride)
@@ -507,15 +522,19 @@ func q5r16x1(w []byte, x *q8Vec, out *[16]float32) { r16x1(w, gguf.Q5_0, x, out)
 // r16x1 runs the one-input kernel of a packed group's format, calling the
 // assembly directly (see r16x4).
 func r16x1(w []byte, typ gguf.TensorType, x *q8Vec, out *[16]float32) {
-	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
-	if !vnni && !avx2Q4 {
+	avx2 := packedByAVX2(typ)
+	if !vnni && !avx2 {
 		r16x1Go(w, typ, x, out)
 		return
 	}
 	nb := len(x.d)
 	block, _ := packedBlock(typ)
 	_, _, _ = w[nb*block-1], x.q[nb*qk-1], x.sb[2*nb-1]
-	if avx2Q4 {
+	switch {
+	case avx2 && typ == typeQ8_0:
+		q8r16x1AVX2(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
+		return
+	case avx2:
 		q4r16x1AVX2(&w[0], &x.q[0], &x.sb[0], nb, &out[0])
 		return
 	}
@@ -719,8 +738,8 @@ func q6kr16x4(w []byte, ins []vecInput, out []float32, stride int) {
 // 32-value sums for Q4_K's mins, its 16-value sums for Q6_K's offset.
 func kr16x4(w []byte, typ gguf.TensorType, ins []vecInput, out []float32, stride int) {
 	_ = out[3*stride+q4GroupRows-1]
-	avx2Q4 := !vnni && packQ4 && typ == typeQ4_0
-	if !vnni && !avx2Q4 {
+	avx2 := packedByAVX2(typ)
+	if !vnni && !avx2 {
 		for k := range 4 {
 			x, o := &ins[k].q8k, (*[16]float32)(out[k*stride:])
 			if typ == gguf.Q6_K {

@@ -31,7 +31,7 @@ const (
 	vnni       = false
 	simd       = false
 	packFloats = false
-	packQ4     = false
+	packAVX2   = false
 )
 
 func q4r16x1(w []byte, x *q8Vec, out *[16]float32) { q4r16x1Go(w, x, out) }

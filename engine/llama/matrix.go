@@ -61,7 +61,7 @@ func newMatrix(t *gguf.Tensor) (*Matrix, error) {
 		}
 	case typeQ8_0, typeQ4_0:
 		m.q = t.Data
-		if (vnni || packQ4 && t.Type == typeQ4_0) && packable(t.Type, m.Rows, m.Cols) {
+		if (vnni || packAVX2) && packable(t.Type, m.Rows, m.Cols) {
 			m.packed = pack(t.Type, m.q, m.Rows, m.Cols)
 		}
 	default:

@@ -11,9 +11,8 @@ import (
 )
 
 // Q4_0 and Q8_0 weights repacked for the VNNI kernels (kernels_amd64.s,
-// q4r16x4, q8r16x4), and Q4_0 for the AVX2 ones on CPUs without VNNI
-// (packedq4_amd64.s: eight rows a 256-bit register, the low nibbles'
-// rows and then the high ones').
+// q4r16x4, q8r16x4), and for the AVX2 ones on CPUs without VNNI
+// (packedavx2_amd64.s: eight rows a 256-bit register).
 //
 // Rows go in groups of 16, and for each group and block the packed form
 // holds the 16 rows' f16 scales (row r's at 2r), then for each of the

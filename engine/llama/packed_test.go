@@ -308,3 +308,50 @@ func TestPackedQ4ExtremeSums(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedQ8ExtremeSums: the packed Q8_0 kernels at their integer
+// bounds, weights of +-127 and -128 against quants of +-127 (the AVX2
+// ones take two products in 16 bits: 2 x 128 x 127 = 32,512 fits).
+func TestPackedQ8ExtremeSums(t *testing.T) {
+	const rows, cols = 16, 64
+	for _, c := range []struct {
+		w int8
+		x float32
+	}{{127, 1}, {127, -1}, {-127, 1}, {-128, 1}, {-128, -1}} {
+		row := make([]byte, 0, cols/qk*q8Bytes)
+		for range cols / qk {
+			row = append(row, 0x00, 0x3c) // scale 1
+			for range qk {
+				row = append(row, byte(c.w))
+			}
+		}
+		var q []byte
+		for range rows {
+			q = append(q, row...)
+		}
+		packed := pack(typeQ8_0, q, rows, cols)
+		x := make([]float32, cols)
+		for i := range x {
+			x[i] = c.x
+		}
+		ins := make([]vecInput, 4)
+		for i := range ins {
+			ins[i].prepare(x, formPackedQ8, nil)
+		}
+		want := float32(c.w) * float32(127*cols) * ins[0].q8.d[0] * c.x
+		var four [64]float32
+		q8r16x4(packed, ins, four[:], 16)
+		var one [16]float32
+		q8r16x1(packed, &ins[0].q8, &one)
+		for r := range rows {
+			for k := range 4 {
+				if got := four[16*k+r]; math.Abs(float64(got-want)) > 1e-5*math.Abs(float64(want)) {
+					t.Fatalf("weights %d, x %v: four-input kernel row %d input %d: %v, want %v", c.w, c.x, r, k, got, want)
+				}
+			}
+			if math.Abs(float64(one[r]-want)) > 1e-5*math.Abs(float64(want)) {
+				t.Fatalf("weights %d, x %v: one-input kernel row %d: %v, want %v", c.w, c.x, r, one[r], want)
+			}
+		}
+	}
+}
