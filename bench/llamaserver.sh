@@ -4,10 +4,14 @@
 # weights). Each server gets 2 threads and 8 slots (llama-server -np 8
 # over a context of 8,192; tpsbench serve --max-num-seqs 8), one server
 # up at a time, their order reversed every other rep; tpsbench run
-# measures each at 1, 4 and 8 streams (4 requests a stream, 64-token
-# prompts, 128 tokens each with ignore_eos, temperature 0, one warm-up
-# request a stream; prompts drawn anew for every run, as llama-server
-# would skip the prefill of a prompt a slot saw before). Figures are medians over REPS reps (default 2): system
+# measures each at 1, 4 and 8 streams on /v1/completions (4 requests a
+# stream, 64-token prompts, 128 tokens each with ignore_eos, temperature
+# 0, one warm-up request a stream; prompts drawn anew for every run, as
+# llama-server would skip the prefill of a prompt a slot saw before). Not
+# chat: the servers build different chat prompts for the same messages
+# (llama-server's chatml template is about 50 of a 64-token prompt on
+# these vocabularies, and it keeps that prefix in each slot's cache), so
+# their prefill would not be the same work. Figures are medians over REPS reps (default 2): system
 # TPS, and the median request's TTFT and TPOT, with the ratio of the two
 # servers' system TPS. A server that crashes or fails requests is shown as
 # such (and the script goes on); failed requests are counted beside it.
@@ -70,7 +74,7 @@ for r in $(seq "$reps"); do
         fi
         # prompts of their own each run (--seed): llama-server keeps each
         # slot's last prompt and would skip a repeated one's prefill
-        run=$("$out/tpsbench" run --url "$url" --concurrency "$c" --requests "$((4 * c))" --warmup "$c" --input-tokens 64 --seed "$((100 * r + c))" \
+        run=$("$out/tpsbench" run --url "$url" --api completions --concurrency "$c" --requests "$((4 * c))" --warmup "$c" --input-tokens 64 --seed "$((100 * r + c))" \
           --max-tokens 128 --ignore-eos --temperature 0 --timeout 120s --format json --quiet 2>/dev/null || true)
         alive=1
         kill -0 "$server" 2>/dev/null || alive=0
