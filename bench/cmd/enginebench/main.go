@@ -1,7 +1,10 @@
 // Command enginebench measures the embedded engine on a GGUF file the way
 // reference/llamacpp/llamaref.c (built by scripts/llamacpp) measures llama.cpp: a prompt of P tokens in one
 // step, then G generated tokens at batch 1, on T threads. It prints one
-// JSON line.
+// JSON line. With -prompts N it also times N more prompts of P tokens,
+// each in a new sequence, once the first has run: prompt_tps_warm, what a
+// server that has served a prompt before gets (the first step of a size
+// also grows the model's scratch buffers).
 package main
 
 import (
@@ -19,6 +22,7 @@ func main() {
 	threads := flag.Int("threads", 1, "threads")
 	prompt := flag.Int("prompt", 128, "prompt tokens")
 	gen := flag.Int("gen", 64, "generated tokens")
+	prompts := flag.Int("prompts", 0, "more prompts to time after the first (prompt_tps_warm)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: enginebench [-threads T] [-prompt P] [-gen G] MODEL.gguf")
@@ -63,8 +67,26 @@ func main() {
 		}
 	}
 	tg := time.Since(t0)
-	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{
+	out := map[string]any{
 		"engine": "tpsbench", "threads": *threads, "batch": 1, "kernels": llama.Kernels(),
 		"prompt_tps": float64(*prompt) / pp.Seconds(), "gen_tps": float64(*gen) / tg.Seconds(),
-	})
+	}
+	if *prompts > 0 {
+		var warm time.Duration
+		for range *prompts {
+			seq := m.NewSequence(*prompt)
+			for i := range entries {
+				entries[i].Seq = seq
+			}
+			t0 = time.Now()
+			if _, err := m.Step(entries); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			warm += time.Since(t0)
+			seq.Release()
+		}
+		out["prompt_tps_warm"] = float64(*prompt**prompts) / warm.Seconds()
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(out)
 }
