@@ -62,36 +62,54 @@ GLOBL q4ones<>(SB), RODATA|NOPTR, $4
 	VPBROADCASTD q4nib<>(SB), Y14 \
 	VPBROADCASTD q4ones<>(SB), Y15
 
+// The four-input kernels' arguments into registers (SI the group, R8-R11
+// the inputs' quants, BX DX DI R12 their scales and biases, CX the blocks,
+// AX and R13 the results and their stride), and the results zeroed: they
+// build up in out.
+#define R16X4AVX2ARGS \
+	MOVQ w+0(FP), SI \
+	MOVQ xq+8(FP), AX \
+	MOVQ 0(AX), R8 \
+	MOVQ 8(AX), R9 \
+	MOVQ 16(AX), R10 \
+	MOVQ 24(AX), R11 \
+	MOVQ xsb+16(FP), AX \
+	MOVQ 0(AX), BX \
+	MOVQ 8(AX), DX \
+	MOVQ 16(AX), DI \
+	MOVQ 24(AX), R12 \
+	MOVQ nb+24(FP), CX \
+	MOVQ out+32(FP), AX \
+	MOVQ ostride+40(FP), R13 \
+	VXORPS Y0, Y0, Y0 \
+	VMOVUPS Y0, (AX) \
+	VMOVUPS Y0, 32(AX) \
+	VMOVUPS Y0, (AX)(R13*1) \
+	VMOVUPS Y0, 32(AX)(R13*1) \
+	VMOVUPS Y0, (AX)(R13*2) \
+	VMOVUPS Y0, 32(AX)(R13*2) \
+	ADDQ R13, AX \
+	VMOVUPS Y0, (AX)(R13*2) \
+	VMOVUPS Y0, 32(AX)(R13*2) \
+	SUBQ R13, AX
+
+// The four-input kernels' pointers to the next block, STRIDE bytes on.
+#define R16X4AVX2NEXT(stride) \
+	ADDQ stride, SI \
+	ADDQ $32, R8 \
+	ADDQ $32, R9 \
+	ADDQ $32, R10 \
+	ADDQ $32, R11 \
+	ADDQ $8, BX \
+	ADDQ $8, DX \
+	ADDQ $8, DI \
+	ADDQ $8, R12
+
 // func q4r16x4AVX2(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
 // Sixteen packed Q4_0 rows (a group, nb blocks) against four inputs, as
 // q4r16x4VNNI: the 16 floats at out + k*ostride bytes get row r · input k.
 TEXT ·q4r16x4AVX2(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), AX
-	MOVQ 0(AX), R8
-	MOVQ 8(AX), R9
-	MOVQ 16(AX), R10
-	MOVQ 24(AX), R11
-	MOVQ xsb+16(FP), AX
-	MOVQ 0(AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), DI
-	MOVQ 24(AX), R12
-	MOVQ nb+24(FP), CX
-	MOVQ out+32(FP), AX
-	MOVQ ostride+40(FP), R13
-	// the results build up in out: zero them first
-	VXORPS Y0, Y0, Y0
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y0, 32(AX)
-	VMOVUPS Y0, (AX)(R13*1)
-	VMOVUPS Y0, 32(AX)(R13*1)
-	VMOVUPS Y0, (AX)(R13*2)
-	VMOVUPS Y0, 32(AX)(R13*2)
-	ADDQ R13, AX
-	VMOVUPS Y0, (AX)(R13*2)
-	VMOVUPS Y0, 32(AX)(R13*2)
-	SUBQ R13, AX
+	R16X4AVX2ARGS
 	Q4AVX2CONSTS
 q4x4loop:
 	CMPQ CX, $0
@@ -152,15 +170,7 @@ q4x4loop:
 	ADDQ R13, AX
 	Q4AVX2FINISH(R12, Y6, Y7, (AX)(R13*2), 32(AX)(R13*2))
 	SUBQ R13, AX
-	ADDQ $288, SI
-	ADDQ $32, R8
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $32, R11
-	ADDQ $8, BX
-	ADDQ $8, DX
-	ADDQ $8, DI
-	ADDQ $8, R12
+	R16X4AVX2NEXT($288)
 	DECQ CX
 	JMP q4x4loop
 q4x4done:
@@ -264,31 +274,7 @@ GLOBL q8flip<>(SB), RODATA|NOPTR, $4
 // func q8r16x4AVX2(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
 // Sixteen packed Q8_0 rows against four inputs, as q8r16x4VNNI.
 TEXT ·q8r16x4AVX2(SB), NOSPLIT, $0-48
-	MOVQ w+0(FP), SI
-	MOVQ xq+8(FP), AX
-	MOVQ 0(AX), R8
-	MOVQ 8(AX), R9
-	MOVQ 16(AX), R10
-	MOVQ 24(AX), R11
-	MOVQ xsb+16(FP), AX
-	MOVQ 0(AX), BX
-	MOVQ 8(AX), DX
-	MOVQ 16(AX), DI
-	MOVQ 24(AX), R12
-	MOVQ nb+24(FP), CX
-	MOVQ out+32(FP), AX
-	MOVQ ostride+40(FP), R13
-	VXORPS Y0, Y0, Y0
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y0, 32(AX)
-	VMOVUPS Y0, (AX)(R13*1)
-	VMOVUPS Y0, 32(AX)(R13*1)
-	VMOVUPS Y0, (AX)(R13*2)
-	VMOVUPS Y0, 32(AX)(R13*2)
-	ADDQ R13, AX
-	VMOVUPS Y0, (AX)(R13*2)
-	VMOVUPS Y0, 32(AX)(R13*2)
-	SUBQ R13, AX
+	R16X4AVX2ARGS
 	Q8AVX2CONSTS
 q8x4loop:
 	CMPQ CX, $0
@@ -349,15 +335,7 @@ q8x4loop:
 	ADDQ R13, AX
 	Q8AVX2FINISH(R12, Y6, Y7, (AX)(R13*2), 32(AX)(R13*2))
 	SUBQ R13, AX
-	ADDQ $544, SI
-	ADDQ $32, R8
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $32, R11
-	ADDQ $8, BX
-	ADDQ $8, DX
-	ADDQ $8, DI
-	ADDQ $8, R12
+	R16X4AVX2NEXT($544)
 	DECQ CX
 	JMP q8x4loop
 q8x4done:
