@@ -272,7 +272,9 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	// third of them, as 'Post: EOF'). An idempotency key with no value
 	// (none is sent) lets net/http send it again on another connection,
 	// as it would a GET; the record counts the retries.
-	hreq.Header["Idempotency-Key"] = nil
+	if _, ok := hreq.Header["Idempotency-Key"]; !ok { // a --header's own key is sent as given
+		hreq.Header["Idempotency-Key"] = nil
+	}
 	if c.cfg.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}

@@ -2,6 +2,10 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
@@ -59,5 +63,32 @@ func TestLlamaCppTimingsOnOpenAIEndpoints(t *testing.T) {
 				t.Errorf("record %+v, server timings %+v", rec.Error, rec.Server)
 			}
 		})
+	}
+}
+
+// TestOwnIdempotencyKeySent: a key the user gives (--header) goes out as
+// given; none goes out otherwise.
+func TestOwnIdempotencyKeySent(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, strings.Join(r.Header.Values("Idempotency-Key"), ","))
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, chunk("a")+"data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	for _, key := range []string{"", "k-1"} {
+		c := newClient(t, srv.URL, func(cfg *HTTPConfig) {
+			if key != "" {
+				cfg.Headers = http.Header{"Idempotency-Key": {key}}
+			}
+		})
+		var rec record.Record
+		c.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 1}, &rec)
+		if !rec.OK() {
+			t.Fatal(rec.Error)
+		}
+	}
+	if len(got) != 2 || got[0] != "" || got[1] != "k-1" {
+		t.Errorf("keys received %q, want none and then k-1", got)
 	}
 }
