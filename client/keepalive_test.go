@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
@@ -69,9 +70,12 @@ func TestLlamaCppTimingsOnOpenAIEndpoints(t *testing.T) {
 // TestOwnIdempotencyKeySent: a key the user gives (--header) goes out as
 // given; none goes out otherwise.
 func TestOwnIdempotencyKeySent(t *testing.T) {
+	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		got = append(got, strings.Join(r.Header.Values("Idempotency-Key"), ","))
+		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, chunk("a")+"data: [DONE]\n\n")
 	}))
@@ -88,6 +92,8 @@ func TestOwnIdempotencyKeySent(t *testing.T) {
 			t.Fatal(rec.Error)
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(got) != 2 || got[0] != "" || got[1] != "k-1" {
 		t.Errorf("keys received %q, want none and then k-1", got)
 	}
