@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/internal/syncbuf"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
@@ -52,7 +52,7 @@ func llamaServer(t *testing.T) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	var log strings.Builder
+	var log syncbuf.Buffer // written by exec's copying goroutine
 	cmd := exec.Command(bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "-t", "2", "-np", "4", "-c", "2048")
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
