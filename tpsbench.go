@@ -152,7 +152,10 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 				T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 			}
 			if item.MaxTokens > 0 {
-				rec.Chunks = make([]record.Chunk, 0, item.MaxTokens)
+				// room for the chunks a budget allows, as far as a typical
+				// answer goes: a budget is the request's claim, not what
+				// comes (--max-tokens 2^30 asked for a 25.8 GB block)
+				rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
 			}
 			req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
 			if plan.Observer != nil {
@@ -199,6 +202,10 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	}
 	return res, nil
 }
+
+// chunksReserved bounds the chunks a record makes room for before its
+// request is sent; longer answers grow the slice as they stream.
+const chunksReserved = 4096
 
 func newRunID() string {
 	b := make([]byte, 6)

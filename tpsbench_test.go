@@ -399,3 +399,31 @@ func TestClientLoad(t *testing.T) {
 		}
 	}
 }
+
+// A budget is what the request asks, not what comes back: a run whose
+// budget is record.MaxTokens reserves no room for it before sending
+// (it asked for a 25.8 GB block and died of it, losing every record).
+func TestHugeBudgetReservesNothing(t *testing.T) {
+	srv := scripted.New(scripted.Script{Tokens: 5, Usage: true})
+	defer srv.Close()
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Steps: []tpsbench.Step{{
+		Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 2, Requests: 4},
+		Workload: workload.Fixed{Prompt: "p", MaxTokens: record.MaxTokens}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if s := res.Steps[0]; s.Requests.Completed != 4 || s.OutputTokens != 20 {
+		t.Errorf("%d requests ok, %d output tokens; want 4 and 20", s.Requests.Completed, s.OutputTokens)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("four 5-token answers allocated %d MB", grew>>20)
+	}
+}

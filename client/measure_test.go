@@ -62,3 +62,26 @@ func FuzzMeasure(f *testing.F) {
 		}
 	})
 }
+
+// A stream of more events than a record keeps chunks for folds the rest
+// into its last chunk: the count, the first and the last token exact, and
+// memory bounded by MaxChunks, not by what the server sends.
+func TestLongStreamFolded(t *testing.T) {
+	n := record.MaxChunks + 2500
+	var body strings.Builder
+	for i := 0; i < n; i++ {
+		body.WriteString(chunk("ab"))
+	}
+	body.WriteString("data: [DONE]\n\n")
+	clock := record.NewClock()
+	rec := &record.Record{}
+	Measure(strings.NewReader(body.String()), nil, rec, clock, APIChat, true, MeasureOptions{})
+	sum := 0
+	for _, c := range rec.Chunks {
+		sum += c.Tokens
+	}
+	if !rec.OK() || rec.OutputTokens != n || sum != n || len(rec.Chunks) != record.MaxChunks || rec.ChunksFolded != 2500 ||
+		rec.Sent+rec.Chunks[len(rec.Chunks)-1].At != rec.Last {
+		t.Errorf("%d events: ok %v, %d output tokens, chunks %d carrying %d, %d folded", n, rec.OK(), rec.OutputTokens, len(rec.Chunks), sum, rec.ChunksFolded)
+	}
+}

@@ -208,8 +208,11 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		rec.First = at
 	}
 	rec.Last = at
-	rec.Chunks = append(rec.Chunks, record.Chunk{At: at - rec.Sent, Tokens: tokens, Kind: ci.kind()})
-	st.bytesPer = append(st.bytesPer, ci.textBytes)
+	if rec.AppendChunk(record.Chunk{At: at - rec.Sent, Tokens: tokens, Kind: ci.kind()}) {
+		st.bytesPer = append(st.bytesPer, ci.textBytes)
+	} else {
+		st.bytesPer[len(st.bytesPer)-1] += ci.textBytes
+	}
 	rec.Streamed += tokens
 	if st.onChunk != nil {
 		st.onChunk(rec, tokens)
@@ -243,6 +246,9 @@ func (st *streamState) finish() {
 		st.usageSeen = false
 		for i := range rec.Chunks {
 			rec.Chunks[i].Tokens = 1
+		}
+		if n := len(rec.Chunks); n > 0 {
+			rec.Chunks[n-1].Tokens += rec.ChunksFolded
 		}
 	}
 	chunks := 0
@@ -339,9 +345,10 @@ func (st *streamState) implausibleUsage() string {
 	for _, b := range st.bytesPer {
 		text += b
 	}
-	limit := 4*text + 16*len(st.rec.Chunks) + 64 + min(st.reasoning, record.MaxTokens)
+	chunks := len(st.rec.Chunks) + st.rec.ChunksFolded
+	limit := 4*text + 16*chunks + 64 + min(st.reasoning, record.MaxTokens)
 	if st.usageTokens > limit || st.usageTokens > record.MaxTokens {
-		return fmt.Sprintf("usage claims %d output tokens for %d chunks of %d bytes of text", st.usageTokens, len(st.rec.Chunks), text)
+		return fmt.Sprintf("usage claims %d output tokens for %d chunks of %d bytes of text", st.usageTokens, chunks, text)
 	}
 	return ""
 }

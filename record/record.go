@@ -19,6 +19,13 @@ import (
 // replayed trace asked (trace) and a prompt's fingerprint (prefix).
 const SchemaVersion = 3
 
+// MaxChunks bounds Record.Chunks: longer answers than any model gives
+// today (128k tokens a chunk each) keep their first MaxChunks-1 chunks
+// as they came and fold the rest into the last (ChunksFolded), so that a
+// stream of millions of events neither holds gigabytes nor writes a line
+// no reader takes.
+const MaxChunks = 1 << 17
+
 // MaxOtherEvents bounds Record.OtherEvents: a response has a role event
 // and a finish event; a server sending millions of empty ones is not
 // kept past this.
@@ -114,6 +121,15 @@ type Record struct {
 	// an answer came back (llama.cpp's server closes every connection
 	// after its answer); Sent is the last attempt's.
 	Retries int `json:"retries,omitempty"`
+
+	// Clamped names the rules a writer brought this record within
+	// (Clamp): what a client or a server claimed past a bound (a budget
+	// of 9e12 tokens, a stamp out of order) was cut to it when written.
+	Clamped string `json:"clamped,omitempty"`
+	// ChunksFolded counts the chunks that came after MaxChunks: they are
+	// folded into the last chunk, which carries their tokens and the last
+	// one's arrival, so counts, first and last stay exact.
+	ChunksFolded int `json:"chunks_folded,omitempty"`
 
 	// Streamed is the tokens the chunks said as they came (one a chunk,
 	// or cumulative usage's), before usage or a tokenizer settled the

@@ -19,7 +19,16 @@ type records struct {
 }
 
 func newRecords(r io.Reader, name string, stats *Stats) *records {
-	return &records{rd: record.NewReader(r, name), stats: stats}
+	rd := record.NewReader(r, name)
+	// one bad line (a writer's, a hand's) costs that request, not the
+	// replay
+	rd.SkipBad(func(err error) {
+		if stats.Bad == 0 {
+			stats.FirstBad = err
+		}
+		stats.Bad++
+	})
+	return &records{rd: rd, stats: stats}
 }
 
 func (s *records) next(e *Entry) (int64, error) {

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // Entry is one request of a trace.
@@ -61,6 +63,10 @@ type Options struct {
 	// (ShardN 0: all), so that N load generators replay one trace
 	// together, each request once, each at its own time.
 	ShardI, ShardN int
+	// MaxInputTokens clips longer input lengths to it (Stats.Clipped
+	// counts them): the server's context where it is known; 0 is
+	// workload.MaxPromptTokens, the longest prompt a replay makes.
+	MaxInputTokens int
 }
 
 // reorderWindow is how many entries are read ahead to put them in arrival
@@ -91,6 +97,14 @@ type Stats struct {
 	Entries int // given out
 	Skipped int // records that cannot be replayed (warm-up, no prompt count, no output count)
 	Late    int // arrived before entries already given out (beyond the reorder window)
+	// Clipped counts entries whose input length was over
+	// Options.MaxInputTokens, replayed at that length; FirstClipped is
+	// the first one's line.
+	Clipped, FirstClipped int
+	// Bad counts the lines of a records file that are not valid records,
+	// skipped; FirstBad says what was wrong with the first.
+	Bad      int
+	FirstBad error
 }
 
 // NewReader reads a trace from r; name is used in errors.
@@ -103,6 +117,12 @@ func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
 	}
 	if opts.From < 0 || opts.To < 0 || (opts.To > 0 && opts.To <= opts.From) {
 		return nil, fmt.Errorf("trace window %v-%v: want 0 <= from < to", opts.From, opts.To)
+	}
+	if opts.MaxInputTokens == 0 {
+		opts.MaxInputTokens = workload.MaxPromptTokens
+	}
+	if opts.MaxInputTokens < 1 || opts.MaxInputTokens > workload.MaxPromptTokens {
+		return nil, fmt.Errorf("trace input bound %d: want 1 to %d tokens", opts.MaxInputTokens, workload.MaxPromptTokens)
 	}
 	if opts.ShardN < 0 || (opts.ShardN > 0 && (opts.ShardI < 0 || opts.ShardI >= opts.ShardN)) {
 		return nil, fmt.Errorf("trace shard %d/%d: want 0 <= index < count", opts.ShardI, opts.ShardN)
@@ -181,9 +201,25 @@ func (rd *Reader) Next(e *Entry) error {
 		}
 		*e = p.Entry
 		e.Index = idx
+		if e.InputTokens > rd.opts.MaxInputTokens {
+			rd.clip(e)
+		}
 		e.Offset = time.Duration(float64(off-rd.opts.From) / rd.opts.Speed)
 		rd.stats.Entries++
 		return nil
+	}
+}
+
+// clip cuts an entry's input to the bound, and its prefix blocks to
+// what the input still holds.
+func (rd *Reader) clip(e *Entry) {
+	if rd.stats.Clipped == 0 {
+		rd.stats.FirstClipped = e.Line
+	}
+	rd.stats.Clipped++
+	e.InputTokens = rd.opts.MaxInputTokens
+	if e.BlockTokens > 0 && len(e.Blocks)*e.BlockTokens > e.InputTokens {
+		e.Blocks = e.Blocks[:e.InputTokens/e.BlockTokens]
 	}
 }
 

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 func readAll(t testing.TB, in string, opts Options) ([]Entry, error) {
@@ -73,7 +75,6 @@ func TestBadTraces(t *testing.T) {
 		{"too many blocks", good + `{"timestamp": 1, "input_length": 2, "output_length": 2, "hash_ids": [1, 2, 3]}` + "\n", "t.jsonl:2: 3 hash_ids for 2 input tokens"},
 		{"negative id", good + `{"timestamp": 1, "input_length": 5, "output_length": 2, "hash_ids": [-4]}` + "\n", "t.jsonl:2: hash_ids[0] = -4"},
 		{"a line too long", good + `{"timestamp": 1, "input_length": 5, "output_length": 2, "x": "` + strings.Repeat("a", 2<<20) + `"}` + "\n", "t.jsonl:2: a line over"},
-		{"bad record", `{"v":3,"sent":5,"done":1,"prompt_tokens":3,"output_tokens":2}` + "\n", "t.jsonl:1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,6 +87,62 @@ func TestBadTraces(t *testing.T) {
 	for _, o := range []Options{{Speed: -1}, {From: time.Second, To: time.Second}, {ShardI: 3, ShardN: 3}, {Format: "csv"}} {
 		if _, err := NewReader(strings.NewReader(good), "t", o); err == nil {
 			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
+// A records file's bad line (stamps out of order, a count over the
+// bound, not JSON) costs its request, counted, not the replay: the
+// reorder window read ahead of the first send met it and replayed
+// nothing.
+func TestBadRecordsSkipped(t *testing.T) {
+	good := func(at int) string {
+		return fmt.Sprintf(`{"v":3,"t0":1,"scheduled":%d,"sent":%d,"done":%d,"first":%d,"last":%d,"prompt_tokens":3,"output_tokens":2}`+"\n", at, at, at+9, at+1, at+2)
+	}
+	in := good(0) + `{"v":3,"sent":5,"done":1,"prompt_tokens":3,"output_tokens":2}` + "\n" + good(10) +
+		`{"v":3,"sent":1,"done":5,"prompt_tokens":3,"output_tokens":2,"max_tokens":9000000000000}` + "\n" + "not json\n" + good(20)
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for e := (Entry{}); ; n++ {
+		if err := rd.Next(&e); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := rd.Stats()
+	if n != 3 || st.Bad != 3 || st.FirstBad == nil || !strings.Contains(st.FirstBad.Error(), "t.jsonl:2") {
+		t.Errorf("%d entries, stats %+v; want 3 entries and 3 bad lines, the first on line 2", n, st)
+	}
+}
+
+// An input length past the bound is replayed at the bound, its prefix
+// blocks cut to fit, and counted: 2^30 built a prompt of 6 GB.
+func TestLongInputsClipped(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 5, "output_length": 2}` + "\n" +
+		`{"timestamp": 1, "input_length": 1073741824, "output_length": 2, "hash_ids": [1, 2, 3, 4]}` + "\n" +
+		`{"timestamp": 2, "input_length": 1500, "output_length": 2, "hash_ids": [1, 2]}` + "\n"
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl", Options{MaxInputTokens: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Entry
+	for e := (Entry{}); rd.Next(&e) == nil; {
+		got = append(got, e)
+	}
+	if len(got) != 3 || got[0].InputTokens != 5 || got[1].InputTokens != 1024 || len(got[1].Blocks) != 2 ||
+		got[2].InputTokens != 1024 || len(got[2].Blocks) != 2 {
+		t.Fatalf("entries %+v", got)
+	}
+	if st := rd.Stats(); st.Clipped != 2 || st.FirstClipped != 2 {
+		t.Errorf("stats %+v: want 2 clipped, the first on line 2", st)
+	}
+	for _, bound := range []int{-1, workload.MaxPromptTokens + 1} {
+		if _, err := NewReader(strings.NewReader(in), "t", Options{MaxInputTokens: bound}); err == nil {
+			t.Errorf("bound %d accepted", bound)
 		}
 	}
 }

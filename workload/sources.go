@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tpsbench/tpsbench/internal/fileread"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // List cycles through prompts loaded from a file, in an order shuffled by
@@ -185,6 +186,9 @@ func lines(data []byte, maxTokens int) ([]Item, error) {
 			return nil, fmt.Errorf("line %d: want a \"prompt\" or \"messages\" field", n)
 		}
 		it := Item{Prompt: obj.Prompt, Messages: obj.Messages, MaxTokens: maxTokens}
+		if obj.MaxTokens > record.MaxTokens {
+			return nil, fmt.Errorf("line %d: max_tokens %d: want at most %d", n, obj.MaxTokens, record.MaxTokens)
+		}
 		if obj.MaxTokens > 0 {
 			it.MaxTokens = obj.MaxTokens
 		}
@@ -267,12 +271,16 @@ func (s Synthetic) text(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func draw(r *rand.Rand, mean, sd float64) int {
+// draw draws a length from 1 to hi.
+func draw(r *rand.Rand, mean, sd float64, hi int) int {
 	v := mean
 	if sd > 0 {
 		v += r.NormFloat64() * sd
 	}
-	return max(1, int(math.Round(v)))
+	if !(v >= 1) { // NaN included
+		return 1
+	}
+	return int(min(math.Round(v), float64(hi)))
 }
 
 // PromptOf builds a prompt of tokens tokens (as the server counts them,
@@ -281,7 +289,7 @@ func draw(r *rand.Rand, mean, sd float64) int {
 // own, drawn from stream: a trace's shared prefixes, made of words.
 func (s Synthetic) PromptOf(tokens int, blocks []uint64, blockTokens int, stream uint64) string {
 	var b strings.Builder
-	left := float64(tokens) - s.Overhead
+	left := float64(min(tokens, MaxPromptTokens)) - s.Overhead
 	for _, id := range blocks {
 		n := min(float64(blockTokens), left)
 		if n < 1 {
@@ -309,13 +317,13 @@ func (s Synthetic) Item(seq int, warmup bool) Item {
 	}
 	r := rand.New(rand.NewPCG(s.Seed, stream))
 	// the drawn length is of the whole prompt as the server counts it
-	n := float64(draw(r, s.InputTokens, s.InputStddev)) - s.Overhead
+	n := float64(draw(r, s.InputTokens, s.InputStddev, MaxPromptTokens)) - s.Overhead
 	var prompt string
 	if s.PrefixTokens > 0 && s.PrefixGroups > 0 {
 		group := seq % s.PrefixGroups
 		pr := rand.New(rand.NewPCG(s.Seed, uint64(group)|1<<61))
-		prompt = s.text(pr, s.words(float64(s.PrefixTokens))) + " "
+		prompt = s.text(pr, s.words(float64(min(s.PrefixTokens, MaxPromptTokens)))) + " "
 	}
 	prompt += s.text(r, s.words(n))
-	return Item{Prompt: prompt, MaxTokens: draw(r, s.OutputTokens, s.OutputStddev)}
+	return Item{Prompt: prompt, MaxTokens: draw(r, s.OutputTokens, s.OutputStddev, record.MaxTokens)}
 }

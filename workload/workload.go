@@ -22,6 +22,13 @@ type Item struct {
 	Trace *record.TraceRef
 }
 
+// MaxPromptTokens bounds the prompts made of words (--input-tokens, a
+// trace's input lengths): a million tokens is as long as the longest
+// contexts served today take in one request, and about 6 MB of words. A
+// length past it is a claim (a trace line, a proxy record an upstream's
+// usage wrote) that would otherwise size a prompt of gigabytes.
+const MaxPromptTokens = 1 << 20
+
 // Message is one chat turn, as the OpenAI chat API writes it.
 type Message struct {
 	Role    string `json:"role"`

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/synth"
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 func write(t *testing.T, name, content string) string {
@@ -34,7 +36,8 @@ func TestLoadFile(t *testing.T) {
 	if err != nil || len(items) != 1 || items[0].Prompt != "hi there" || items[0].MaxTokens != 10 {
 		t.Fatalf("%+v %v", items, err)
 	}
-	for name, bad := range map[string]string{"broken.jsonl": "{\"prompt\":\n", "empty.txt": "\n\n", "nofield.jsonl": "{\"x\":1}\n", "bad.json": "[1,2"} {
+	for name, bad := range map[string]string{"broken.jsonl": "{\"prompt\":\n", "empty.txt": "\n\n", "nofield.jsonl": "{\"x\":1}\n", "bad.json": "[1,2",
+		"budget.jsonl": "{\"prompt\":\"a\",\"max_tokens\":9000000000000}\n"} {
 		if _, err := LoadFile(write(t, name, bad), 5, false); err == nil {
 			t.Errorf("%s accepted", name)
 		}
@@ -90,6 +93,15 @@ func TestSyntheticLengths(t *testing.T) {
 	}
 	if mean := float64(sum) / 400; mean < 195 || mean > 205 {
 		t.Errorf("mean prompt length %.1f, want about 200", mean)
+	}
+	// lengths past the bounds are drawn at the bounds, not as prompts of
+	// gigabytes or budgets that wrap
+	huge := Synthetic{InputTokens: 1e12, OutputTokens: 1e30, OutputStddev: math.NaN(), Seed: 1}
+	if it := huge.Item(0, false); len(strings.Fields(it.Prompt)) != MaxPromptTokens || it.MaxTokens != record.MaxTokens {
+		t.Errorf("a prompt of %d words, a budget of %d", len(strings.Fields(it.Prompt)), it.MaxTokens)
+	}
+	if p := huge.PromptOf(1<<30, nil, 0, 1); len(strings.Fields(p)) != MaxPromptTokens {
+		t.Errorf("PromptOf(2^30): %d words", len(strings.Fields(p)))
 	}
 	g := Synthetic{InputTokens: 5, PrefixTokens: 64, PrefixGroups: 2, Seed: 1}
 	a0, a2, a1 := g.Item(0, false).Prompt, g.Item(2, false).Prompt, g.Item(1, false).Prompt

@@ -235,6 +235,10 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--arrivals", "bursty", "--rate", "1", "--requests", "1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "-1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "0"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "1073741825"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--input-tokens", "2000000"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--input-tokens", "NaN"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--input-tokens", "5", "--output-tokens", "+Inf"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--show-tokens", "--concurrency", "4"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--header", "novalue"},
 		{"run", "--target", "bad"},
@@ -258,20 +262,24 @@ func TestErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d %q", code, errs)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"v\":1}\ngarbage\n"), 0o644)
-	code, _, errs = cli(t, "report", bad)
-	if code != exitError || !strings.Contains(errs, "bad.jsonl:2") {
-		t.Errorf("bad file: exit %d %q", code, errs)
+	// a bad line costs its record, counted, not the file's other records
+	os.WriteFile(bad, []byte("{\"v\":1}\ngarbage\n{\"v\":1}\n"), 0o644)
+	code, out, errs := cli(t, "report", bad)
+	if code != 0 || !strings.Contains(errs, "1 lines skipped that are not valid records (2 read)") || !strings.Contains(errs, "bad.jsonl:2") ||
+		!strings.Contains(out, "Total requests: 2 (") {
+		t.Errorf("bad file: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	// watch --once reads as report does: the record report refuses is
-	// refused, not shown as a completed request
+	// a record that does not hold together is skipped, never shown as a
+	// completed request; a file of nothing else is refused
 	crafted := filepath.Join(t.TempDir(), "crafted.jsonl")
 	os.WriteFile(crafted, []byte(`{"v":1,"sent":0,"done":9,"chunks":[[-9200000000000000000,1]]}`+"\n"), 0o644)
-	for _, cmd := range []string{"report", "watch --once"} {
-		code, out, errs := cli(t, append(strings.Fields(cmd), crafted)...)
-		if code != exitError || !strings.Contains(errs, "crafted.jsonl:1: record 0: chunk 0") || strings.Contains(out, "1 completed") {
-			t.Errorf("%s of a crafted record: exit %d, stderr %q", cmd, code, errs)
-		}
+	code, _, errs = cli(t, "report", crafted)
+	if code != exitError || !strings.Contains(errs, "no valid record") || !strings.Contains(errs, "crafted.jsonl:1: record 0: chunk 0") {
+		t.Errorf("report of a crafted record: exit %d, stderr %q", code, errs)
+	}
+	code, out, _ = cli(t, "watch", "--once", crafted)
+	if code != 0 || !strings.Contains(out, "skipped 1 lines") || !strings.Contains(out, "crafted.jsonl:1: record 0: chunk 0") || strings.Contains(out, "1 completed") {
+		t.Errorf("watch --once of a crafted record: exit %d, stdout %q", code, out)
 	}
 	code, _, errs = cli(t, "run", "--engine-model", "nosuch")
 	if code != exitError || !strings.Contains(errs, "neither a file nor a built-in shape") {
@@ -287,7 +295,7 @@ func TestErrors(t *testing.T) {
 		t.Errorf("hostile server: exit %d %q", code, errs)
 	}
 	// A server that is not there: the run completes with failures counted.
-	code, out, _ := cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
+	code, out, _ = cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
 	if code != 0 || !strings.Contains(out, "connect 3") {
 		t.Errorf("unreachable server: exit %d\n%s", code, out)
 	}

@@ -101,6 +101,13 @@ func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
 			fmt.Fprintf(stderr, "trace: %d requests replayed, %d records skipped (warm-up, or no prompt or output count), %d out of arrival order by more than the reorder window (sent at once)\n",
 				st.Entries, st.Skipped, st.Late)
 		}
+		if st.Bad > 0 {
+			fmt.Fprintf(stderr, "trace: %d lines skipped that are not valid records; the first: %v\n", st.Bad, st.FirstBad)
+		}
+		if st.Clipped > 0 {
+			fmt.Fprintf(stderr, "trace: %d requests asked more than %d input tokens and were replayed at that length (the first on line %d)\n",
+				st.Clipped, workload.MaxPromptTokens, st.FirstClipped)
+		}
 		if err := r.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("the replay ended early: %w", err))
 		} else if st.Entries == 0 {

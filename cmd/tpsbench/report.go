@@ -40,8 +40,10 @@ func newReportCmd() *cobra.Command {
 	return cmd
 }
 
-// readRecords streams a records file into fn. A partial last line, what a
-// killed run leaves, is skipped with a warning.
+// readRecords streams a records file into fn. A line that is not a valid
+// record costs that record, not the file: it is skipped, and the count of
+// them is shown with the first's reason, as is a partial last line (what
+// a killed run leaves). A file with no valid record at all is an error.
 func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -49,11 +51,27 @@ func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 	}
 	defer f.Close()
 	rd := record.NewReader(f, path)
+	bad, read := 0, 0
+	var firstBad error
+	rd.SkipBad(func(err error) {
+		if bad == 0 {
+			firstBad = err
+		}
+		bad++
+	})
+	defer func() {
+		if bad > 0 {
+			fmt.Fprintf(warn, "tpsbench: warning: %s: %d lines skipped that are not valid records (%d read); the first: %v\n", path, bad, read, firstBad)
+		}
+	}()
 	var rec record.Record
 	for {
 		err := rd.Next(&rec)
 		switch {
 		case errors.Is(err, io.EOF):
+			if read == 0 && bad > 0 {
+				return fmt.Errorf("%s: no valid record; the first bad line: %w", path, firstBad)
+			}
 			return nil
 		case errors.Is(err, record.ErrPartialLine):
 			fmt.Fprintf(warn, "tpsbench: warning: %v\n", err)
@@ -61,6 +79,7 @@ func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 		case err != nil:
 			return err
 		}
+		read++
 		fn(&rec)
 	}
 }

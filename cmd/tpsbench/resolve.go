@@ -6,6 +6,7 @@ import (
 
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // runConfig is what run's flags mean once every default and combination
@@ -86,8 +87,8 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 // checkCounts refuses counts and durations out of range, and outputs that
 // would overwrite an input.
 func checkCounts(f *runFlags) error {
-	if f.maxTokens < 1 {
-		return usagef("--max-tokens must be at least 1")
+	if f.maxTokens < 1 || f.maxTokens > record.MaxTokens {
+		return usagef("--max-tokens %d: want 1 to %d", f.maxTokens, record.MaxTokens)
 	}
 	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 {
 		return usagef("--requests, --concurrency, --rate, --duration, --timeout and --grace must not be negative")

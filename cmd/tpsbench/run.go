@@ -869,8 +869,19 @@ func interruptible(parent context.Context) (ctx, abort context.Context, caught f
 
 // workload builds the prompt source the flags describe.
 func (f *runFlags) workload(prompt string) (workload.Source, error) {
-	if f.inputTokens < 0 || f.inputStddev < 0 || f.outputTokens < 0 || f.outputStdev < 0 || f.prefixTokens < 0 || f.prefixGroup < 1 {
-		return nil, usagef("synthetic lengths must not be negative, and --prefix-groups at least 1")
+	for _, v := range []float64{f.inputTokens, f.inputStddev, f.outputTokens, f.outputStdev, float64(f.prefixTokens)} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+		}
+	}
+	if f.prefixGroup < 1 {
+		return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+	}
+	if f.inputTokens > workload.MaxPromptTokens || f.prefixTokens > workload.MaxPromptTokens {
+		return nil, usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
+	}
+	if f.outputTokens > record.MaxTokens {
+		return nil, usagef("--output-tokens: at most %d", record.MaxTokens)
 	}
 	switch {
 	case f.inputTokens > 0 && f.prompts != "":

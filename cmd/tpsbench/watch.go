@@ -39,9 +39,10 @@ func newWatchCmd() *cobra.Command {
 			if !once {
 				d.start(every)
 			}
-			// Following, a line that is not a record is skipped and shown
-			// as such; with --once the file is read as report reads it.
+			// A line that is not a record is skipped and shown as such,
+			// as report skips and counts it.
 			rd := record.NewReader(rewinding{f}, args[0])
+			rd.SkipBad(d.skip)
 			if once {
 				rd.Follow(ctx, func() bool { return false })
 			} else {
@@ -53,7 +54,6 @@ func newWatchCmd() *cobra.Command {
 						return true
 					}
 				})
-				rd.SkipBad(d.skip)
 			}
 			var rec record.Record
 			for err = rd.Next(&rec); err == nil; err = rd.Next(&rec) {
