@@ -78,7 +78,7 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 	case "response.failed", "error":
 		ci.hasError = true
 	case "response.completed", "response.incomplete", "response":
-		ci.finish = []byte("stop")
+		ci.finish, ci.last = []byte("stop"), true
 		if string(status) == "incomplete" {
 			ci.finish = []byte("incomplete")
 			if string(reason) == "max_output_tokens" {

@@ -108,6 +108,13 @@ func (st *streamState) readStream(body io.Reader) {
 			return
 		}
 		st.take(&ci, st.stampOf(at))
+		if ci.last {
+			// as after [DONE]: a server that streams on past its last
+			// event (999 more tokens after response.completed) adds
+			// nothing to the response it ended
+			st.doneSeen = true
+			st.rec.Done = st.stampOf(at)
+		}
 	}
 }
 
@@ -271,16 +278,20 @@ func (st *streamState) finish() {
 			reasoning = min(st.reasoning, rec.OutputTokens)
 		}
 		if !st.chunkUsage && len(rec.Chunks) > 0 && (st.usageTokens != chunks || reasoning >= 0) {
+			reasoning = fitReasoning(rec.Chunks, st.usageTokens, reasoning)
 			apportionKinds(rec.Chunks, st.bytesPer, st.usageTokens, reasoning)
 		}
 	case st.tokenizer.Count != nil && len(rec.Chunks) > 0:
-		n := rec.TokenizerTokens
+		// every chunk carried a token: a tokenizer that counts fewer for
+		// the text (another model's) is held to that
+		n := max(rec.TokenizerTokens, len(rec.Chunks))
 		rec.OutputTokens = n
 		rec.TokenSource = record.SourceTokenizer
 		if st.reasoned.Len() > 0 {
 			reasoning = min(st.tokenizer.Count(st.reasoned.String()), n)
 		}
 		if n != chunks || reasoning >= 0 {
+			reasoning = fitReasoning(rec.Chunks, n, reasoning)
 			apportionKinds(rec.Chunks, st.bytesPer, n, reasoning)
 		}
 	default:
@@ -332,7 +343,8 @@ func (st *streamState) countKinds(reasoning int) {
 // could have sent in what was streamed: each token decodes to at least a
 // byte of text (4 a byte leaves room for tokens of partial characters
 // and for empty special tokens), and no chunk carries more than 16, plus
-// the reasoning tokens usage says were hidden. A claim of 2e9 tokens over
+// the reasoning tokens usage says were hidden, up to the request's budget;
+// nor fewer tokens than the chunks that carried them. A claim of 2e9 tokens over
 // 8 chunks made a record of 3.7e12 tokens/s.
 func (st *streamState) implausibleUsage() string {
 	if !st.usageSeen {
@@ -345,12 +357,46 @@ func (st *streamState) implausibleUsage() string {
 	for _, b := range st.bytesPer {
 		text += b
 	}
+	// hidden reasoning is what was not streamed, so only the request's
+	// budget bounds it (usage of 1e9 output tokens, all "reasoning", for
+	// 8 chunks and a budget of 8 made a success at 5.5e11 tokens/s)
+	hidden := min(st.reasoning, record.MaxTokens)
+	if st.rec.MaxTokens > 0 {
+		hidden = min(hidden, st.rec.MaxTokens)
+	}
 	chunks := len(st.rec.Chunks) + st.rec.ChunksFolded
-	limit := 4*text + 16*chunks + 64 + min(st.reasoning, record.MaxTokens)
+	limit := 4*text + 16*chunks + 64 + hidden
 	if st.usageTokens > limit || st.usageTokens > record.MaxTokens {
 		return fmt.Sprintf("usage claims %d output tokens for %d chunks of %d bytes of text", st.usageTokens, chunks, text)
 	}
+	// each token-bearing chunk carried a token (TGI's usage of 1 for 8
+	// events is not a count); cumulative usage on each chunk said itself
+	// what each carried
+	if !st.chunkUsage && st.usageTokens < chunks {
+		return fmt.Sprintf("usage claims %d output tokens for %d chunks that each carried one", st.usageTokens, chunks)
+	}
 	return ""
+}
+
+// fitReasoning bounds a reasoning count known apart from the chunks (or
+// -1) to what n tokens over them allow, each chunk carrying at least one:
+// no fewer than the reasoning chunks, no more than leaves one for each
+// other chunk (a whole answer with usage 9 and reasoning 20 gave chunks
+// of 10 tokens for 9). n is at least the chunks.
+func fitReasoning(chunks []record.Chunk, n, reasoning int) int {
+	if reasoning < 0 {
+		return reasoning
+	}
+	thinking := 0
+	for _, c := range chunks {
+		if c.Kind == record.ChunkReasoning {
+			thinking++
+		}
+	}
+	if thinking == len(chunks) {
+		return reasoning // all reasoning chunks: they take all n
+	}
+	return min(max(reasoning, thinking), n-(len(chunks)-thinking))
 }
 
 // apportionKinds shares n output tokens out over the chunks: with the
