@@ -25,7 +25,7 @@ type chunkInfo struct {
 	finish      []byte
 	errMsg      []byte // non-nil when the object carries an error
 	hasError    bool
-	last        bool // the stream's last event: what follows it is not the response (Responses' response.completed)
+	last        bool      // the stream's last event: what follows it is not the response (Responses' response.completed)
 	texts       [3][]byte // raw (still escaped) text strings, for showing tokens
 	reasons     [3]bool   // which of texts are reasoning
 	nTexts      int
