@@ -355,6 +355,8 @@ func TestServerViewInText(t *testing.T) {
 		{servermetrics.View{Scrapes: 2, Counted: true, GenerationTokens: 640, EngineSteps: 20, GeneratedPerStep: 32}, // no sum
 			"20 engine steps generating 32.0 tokens each on average", "a step through the model"},
 		{servermetrics.View{Scrapes: 2, Counted: true, GenerationTokens: 640}, "", "engine steps"},
+		{servermetrics.View{Scrapes: 2, Reset: "vllm:generation_tokens_total"}, // a restart between scrapes
+			"vllm:generation_tokens_total fell during the step", "no token counts"},
 	} {
 		sums[0].Server = &c.view
 		var buf bytes.Buffer

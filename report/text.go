@@ -272,9 +272,12 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		ew.printf("%sServer's view: every scrape of its metrics failed (%d; last: %s)\n", prefix, v.Errors, v.LastError)
 	} else if v != nil {
 		ew.printf("%sServer's view (its metrics, %d scrapes)", prefix, v.Scrapes)
+		if v.Reset != "" {
+			ew.printf(": %s fell during the step (the server restarted, or the counter is not one): the figures drawn from it are left out", v.Reset)
+		}
 		if v.Counted {
 			ew.printf(": %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)", v.GenerationTokens, s.OutputTokens, v.PromptTokens, s.InputTokens)
-		} else {
+		} else if v.Reset == "" {
 			ew.printf(": no token counts (the scrapes before and after the step did not both succeed, or no counter tpsbench knows)")
 		}
 		if v.TTFTMeanMS > 0 {

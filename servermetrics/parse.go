@@ -48,13 +48,21 @@ func Parse(r io.Reader) (Sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("metrics line %d: value %q", n, fields[0])
 		}
-		if strings.HasSuffix(name, "_bucket") || math.IsNaN(v) {
+		if strings.HasSuffix(name, "_bucket") {
 			continue
 		}
 		s[name] += v
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("metrics line %d: %w", n+1, err)
+	}
+	// NaN and the infinities are no count (Prometheus allows them; a
+	// report cannot hold them): such a series is left out, as if absent,
+	// as is a sum that overflowed
+	for name, v := range s {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(s, name)
+		}
 	}
 	return s, nil
 }

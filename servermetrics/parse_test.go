@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -135,5 +136,35 @@ func TestKeyProtectedMetrics(t *testing.T) {
 	v = (&Scraper{URL: srv.URL, Header: http.Header{"Authorization": {"Bearer sk-1"}}}).Watch(context.Background(), time.Hour)()
 	if v.Scrapes != 2 || !v.Counted || v.Errors != 0 {
 		t.Errorf("with the key: %+v", v)
+	}
+}
+
+// Values a report cannot hold, and counters that fall, are no count: a
+// NaN counter lost the JSON report, a restart between scrapes gave
+// -999,995 tokens generated and a negative TTFT.
+func TestNonFiniteAndResetCounters(t *testing.T) {
+	s, err := Parse(strings.NewReader("a NaN\nb +Inf\nc -Inf\nd 1e308\nd 1e308\ne 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 1 || s["e"] != 2 {
+		t.Errorf("sample %v: want only e", s)
+	}
+	var scrape atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if scrape.Add(1) == 1 {
+			fmt.Fprint(w, "vllm:generation_tokens_total 1000000\nvllm:time_to_first_token_seconds_sum 50\nvllm:time_to_first_token_seconds_count 100\nvllm:num_requests_running NaN\n")
+			return
+		}
+		// restarted: its counters begin again
+		fmt.Fprint(w, "vllm:generation_tokens_total 5\nvllm:time_to_first_token_seconds_sum 0.2\nvllm:time_to_first_token_seconds_count 1\nvllm:num_requests_running +Inf\n")
+	}))
+	defer srv.Close()
+	v := (&Scraper{URL: srv.URL}).Watch(context.Background(), time.Hour)()
+	if v.Counted || v.GenerationTokens != 0 || v.TTFTMeanMS != 0 || v.MaxRunning != 0 || v.Reset != "vllm:generation_tokens_total" {
+		t.Errorf("view %+v", v)
+	}
+	if _, err := json.Marshal(v); err != nil {
+		t.Error(err)
 	}
 }

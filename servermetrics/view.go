@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -53,6 +54,10 @@ type View struct {
 	Counted bool `json:"counted"`
 	// LastError is why the last failed scrape failed.
 	LastError string `json:"last_error,omitempty"`
+	// Reset names a counter that fell between the scrapes before and
+	// after the step (the server restarted): the figures drawn from it
+	// are left out, not given as negative.
+	Reset string `json:"counter_reset,omitempty"`
 }
 
 // Scraper reads a metrics URL.
@@ -158,7 +163,16 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 		delta := func(names []string) (float64, bool) {
 			a, ok1 := after.first(names...)
 			b, ok2 := before.first(names...)
-			return a - b, ok1 && ok2
+			if !ok1 || !ok2 {
+				return 0, false
+			}
+			if d := a - b; d < 0 || math.IsInf(d, 0) {
+				if v.Reset == "" {
+					v.Reset = firstName(before, names)
+				}
+				return 0, false
+			}
+			return a - b, true
 		}
 		v.GenerationTokens, v.Counted = delta(genTokens)
 		v.PromptTokens, _ = delta(promptTokens)
@@ -187,4 +201,14 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 		}
 		return v
 	}
+}
+
+// firstName is the name, of names, that the sample holds first.
+func firstName(s Sample, names []string) string {
+	for _, n := range names {
+		if _, ok := s[n]; ok {
+			return n
+		}
+	}
+	return names[0]
 }
