@@ -18,16 +18,11 @@ type records struct {
 	rec   record.Record
 }
 
-func newRecords(r io.Reader, name string, stats *Stats) *records {
+func newRecords(r io.Reader, name string, stats *Stats, bad func(error)) *records {
 	rd := record.NewReader(r, name)
 	// one bad line (a writer's, a hand's) costs that request, not the
 	// replay
-	rd.SkipBad(func(err error) {
-		if stats.Bad == 0 {
-			stats.FirstBad = err
-		}
-		stats.Bad++
-	})
+	rd.SkipBad(bad)
 	return &records{rd: rd, stats: stats}
 }
 

@@ -101,8 +101,9 @@ type Stats struct {
 	// Options.MaxInputTokens, replayed at that length; FirstClipped is
 	// the first one's line.
 	Clipped, FirstClipped int
-	// Bad counts the lines of a records file that are not valid records,
-	// skipped; FirstBad says what was wrong with the first.
+	// Bad counts the entries skipped as not replayable (a records file's
+	// lines that are not valid records, arrivals decades after the
+	// first); FirstBad says what was wrong with the first.
 	Bad      int
 	FirstBad error
 }
@@ -140,7 +141,7 @@ func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
 	case FormatMooncake:
 		rd.src = newMooncake(br, name)
 	case FormatRecords:
-		rd.src = newRecords(br, name, &rd.stats)
+		rd.src = newRecords(br, name, &rd.stats, rd.bad)
 	default:
 		return nil, fmt.Errorf("trace format %q: want auto, mooncake or records", format)
 	}
@@ -181,6 +182,13 @@ func (rd *Reader) Next(e *Entry) error {
 			rd.started, rd.first = true, p.arrival
 		}
 		off := time.Duration(p.arrival - rd.first)
+		if p.arrival > rd.first && (off < 0 || off > maxOffset) {
+			// stamps decades apart (records' stamps reach 2^61 on
+			// either side): the difference wrapped, and the entry was
+			// sent at once as late
+			rd.bad(fmt.Errorf("%s:%d: arrives %.0f years after the trace's first request", rd.name, p.Line, float64(uint64(p.arrival)-uint64(rd.first))/float64(365*24*time.Hour)))
+			continue
+		}
 		if off < rd.last {
 			rd.stats.Late++
 			off = rd.last
@@ -221,6 +229,18 @@ func (rd *Reader) clip(e *Entry) {
 	if e.BlockTokens > 0 && len(e.Blocks)*e.BlockTokens > e.InputTokens {
 		e.Blocks = e.Blocks[:e.InputTokens/e.BlockTokens]
 	}
+}
+
+// maxOffset bounds an entry's arrival after the trace's first: Mooncake's
+// timestamps stop at 1e12 ms (about 30 years).
+const maxOffset = time.Duration(maxTimestampMS * 1e6)
+
+// bad counts an entry that cannot be replayed and keeps the first reason.
+func (rd *Reader) bad(err error) {
+	if rd.stats.Bad == 0 {
+		rd.stats.FirstBad = err
+	}
+	rd.stats.Bad++
 }
 
 // Stats says what the reader has given out, skipped and moved so far.

@@ -119,6 +119,28 @@ func TestBadRecordsSkipped(t *testing.T) {
 	}
 }
 
+// Arrivals whose difference wraps int64 (valid records' stamps reach
+// 2^61 on either side of t0) are not sent at once as late: the far one
+// cannot be replayed, and says so.
+func TestArrivalsFarApart(t *testing.T) {
+	rec := func(t0, at int64) string {
+		return fmt.Sprintf(`{"v":3,"t0":%d,"scheduled":%d,"sent":%d,"done":%d,"first":%d,"last":%d,"prompt_tokens":3,"output_tokens":2}`+"\n", t0, at, at, at+9, at+1, at+2)
+	}
+	in := rec(0, -1<<61) + rec(0, -1<<61+5e9) + rec(1<<62, 1<<61-10)
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Entry
+	for e := (Entry{}); rd.Next(&e) == nil; {
+		got = append(got, e)
+	}
+	st := rd.Stats()
+	if len(got) != 2 || got[1].Offset != 5*time.Second || st.Late != 0 || st.Bad != 1 || !strings.Contains(st.FirstBad.Error(), "t.jsonl:3: arrives") {
+		t.Errorf("entries %+v, stats %+v", got, st)
+	}
+}
+
 // An input length past the bound is replayed at the bound, its prefix
 // blocks cut to fit, and counted: 2^30 built a prompt of 6 GB.
 func TestLongInputsClipped(t *testing.T) {

@@ -102,7 +102,7 @@ func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
 				st.Entries, st.Skipped, st.Late)
 		}
 		if st.Bad > 0 {
-			fmt.Fprintf(stderr, "trace: %d lines skipped that are not valid records; the first: %v\n", st.Bad, st.FirstBad)
+			fmt.Fprintf(stderr, "trace: %d lines skipped that cannot be replayed (not valid records, or arriving decades after the first); the first: %v\n", st.Bad, st.FirstBad)
 		}
 		if st.Clipped > 0 {
 			fmt.Fprintf(stderr, "trace: %d requests asked more than %d input tokens and were replayed at that length (the first on line %d)\n",
