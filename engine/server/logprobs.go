@@ -56,11 +56,27 @@ type alternative struct {
 }
 
 func newTokenLogprob(tok *tokenizer.Tokenizer, id, offset int, lp *sched.Logprob) tokenLogprob {
-	e := tokenLogprob{text: tok.Piece(id), offset: offset, logprob: lp.Logprob}
+	e := tokenLogprob{text: tok.Piece(id), offset: offset, logprob: finiteLogprob(lp.Logprob)}
 	for _, a := range lp.Top {
-		e.top = append(e.top, alternative{tok.Piece(a.Token), a.Logprob})
+		e.top = append(e.top, alternative{tok.Piece(a.Token), finiteLogprob(a.Logprob)})
 	}
 	return e
+}
+
+// minLogprob stands for a probability of 0, as vLLM and OpenAI send it.
+const minLogprob = -9999
+
+// finiteLogprob is a logprob JSON can carry: -Inf (and the NaN of a
+// model whose weights hold NaN) as minLogprob, +Inf (no probability is
+// above 1) as 0. JSON has no NaN: the answer was an empty HTTP 200.
+func finiteLogprob(x float32) float32 {
+	switch {
+	case x != x || x < minLogprob:
+		return minLogprob
+	case x > 0:
+		return 0
+	}
+	return x
 }
 
 // bytesOf is a token text's bytes as the JSON numbers OpenAI gives (a

@@ -724,7 +724,11 @@ func (o *response) flush() {
 }
 
 func (o *response) event(v any) {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		// never an event that is not JSON: the stream says what failed
+		b, _ = json.Marshal(map[string]any{"error": map[string]any{"message": "encoding an event: " + err.Error(), "type": "server_error", "code": 500}})
+	}
 	fmt.Fprintf(o.w, "data: %s\n\n", b)
 	o.flush()
 }
@@ -782,9 +786,15 @@ func (o *response) whole(reason string) {
 	if o.logprobs {
 		choice["logprobs"] = logprobsJSON(o.chat, o.all)
 	}
-	o.w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(o.w).Encode(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model,
+	b, err := json.Marshal(map[string]any{"id": o.id, "object": obj, "created": o.created, "model": o.model,
 		"choices": []any{choice}, "usage": o.usageJSON()})
+	if err != nil {
+		// never a 200 whose body is not the answer
+		apiError(o.w, http.StatusInternalServerError, "server_error", "", "encoding the answer: "+err.Error())
+		return
+	}
+	o.w.Header().Set("Content-Type", "application/json")
+	_, _ = o.w.Write(append(b, '\n'))
 }
 
 func (o *response) fail(err error) {
