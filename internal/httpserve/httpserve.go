@@ -1,7 +1,7 @@
 // Package httpserve holds what tpsbench's own servers (the embedded
 // engine and the measuring proxy) need against clients that do not play
-// fair: timeouts on headers, bodies and idle connections, a cap on open
-// connections, and one check of bearer keys.
+// fair: timeouts on headers, bodies, idle connections and stalled
+// writes, a cap on open connections, and one check of bearer keys.
 package httpserve
 
 import (
@@ -76,7 +76,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			go refuse(c)
 			continue
 		}
-		return &countedConn{Conn: rawWrites(c), l: l}, nil
+		return &countedConn{Conn: &stallConn{Conn: rawWrites(c)}, l: l}, nil
 	}
 }
 
