@@ -29,8 +29,8 @@ func tcpPair(t *testing.T) (server, client net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { server.Close(); client.Close() })
-	if _, ok := server.(*countedConn).Conn.(*rawWriteConn); !ok {
-		t.Fatalf("Accept's connection writes with %T, not raw sends", server.(*countedConn).Conn)
+	if _, ok := server.(*countedConn).Conn.(*stallConn).Conn.(*rawWriteConn); !ok {
+		t.Fatalf("Accept's connection writes with %T, not raw sends", server.(*countedConn).Conn.(*stallConn).Conn)
 	}
 	return server, client
 }
@@ -49,7 +49,7 @@ func TestRawWritesArriveWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	shrink(server.(*countedConn).Conn.(*rawWriteConn).Conn, syscall.SO_SNDBUF)
+	shrink(server.(*countedConn).Conn.(*stallConn).Conn.(*rawWriteConn).Conn, syscall.SO_SNDBUF)
 	shrink(client, syscall.SO_RCVBUF)
 	big := make([]byte, 8<<20)
 	for i := range big {

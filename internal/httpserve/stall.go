@@ -24,13 +24,28 @@ var writeStall = WriteStall
 // closes the connection when a write runs past it: the server's
 // background read then ends the request's context, so the handler stops
 // making what nobody reads.
+// A deadline its user sets (SetWriteDeadline, SetDeadline) is kept
+// instead, until cleared.
 type stallConn struct {
 	net.Conn
 	renewed atomic.Int64 // when the deadline was last set, in Unix ns
+	own     atomic.Bool  // the user's deadline holds
+}
+
+func (c *stallConn) SetWriteDeadline(t time.Time) error {
+	c.own.Store(!t.IsZero())
+	c.renewed.Store(0)
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *stallConn) SetDeadline(t time.Time) error {
+	c.own.Store(!t.IsZero())
+	c.renewed.Store(0)
+	return c.Conn.SetDeadline(t)
 }
 
 func (c *stallConn) Write(p []byte) (int, error) {
-	if now := time.Now(); now.UnixNano()-c.renewed.Load() > int64(writeStall/8) {
+	if now := time.Now(); !c.own.Load() && now.UnixNano()-c.renewed.Load() > int64(writeStall/8) {
 		c.renewed.Store(now.UnixNano())
 		_ = c.Conn.SetWriteDeadline(now.Add(writeStall))
 	}
