@@ -43,7 +43,13 @@ type Proxy struct {
 	// as sent) in its record, so that a replay sends it again; without
 	// it, records hold only the prompt's fingerprint.
 	RecordPrompts bool
-	fingerprint   fingerprinter
+	// BodyBudget bounds the bytes of request bodies held at once (each
+	// measured request's body is held until its answer ends, and costs
+	// about 2.5 times its size in memory); a request past it is answered
+	// 503. 0 is DefaultBodyBudget.
+	BodyBudget  int64
+	held        atomic.Int64 // bytes of bodies held (or reserved) now
+	fingerprint fingerprinter
 	upstream      *url.URL
 	rp            *httputil.ReverseProxy
 	clock         *record.Clock
@@ -132,6 +138,11 @@ func measured(r *http.Request) string {
 // model and stream flag; the body passes on unchanged.
 const maxRequestBody = 16 << 20
 
+// DefaultBodyBudget is the bodies a proxy holds at once unless told
+// otherwise: 16 bodies of the largest size, far more of real ones. (30
+// bodies of 15 MB held 1.15 GB without a bound.)
+const DefaultBodyBudget = 16 * maxRequestBody
+
 // maxModelName bounds a model name kept in a record.
 const maxModelName = 256
 
@@ -156,11 +167,33 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.rp.ServeHTTP(w, r)
 		return
 	}
+	// the body's room is taken before it is read: its length when the
+	// client says it, else the most a body may be
+	reserved := r.ContentLength
+	if reserved < 0 || reserved > maxRequestBody {
+		reserved = maxRequestBody
+	}
+	budget := p.BodyBudget
+	if budget <= 0 {
+		budget = DefaultBodyBudget
+	}
+	// (one body alone always passes, whatever its size)
+	if now := p.held.Add(reserved); now > budget && now != reserved {
+		p.held.Add(-reserved)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":{"message":"the proxy holds as many request bodies as it may at once; try again shortly","type":"proxy_busy","code":503}}`))
+		return
+	}
 	body, err := httpserve.ReadBody(w, r, maxRequestBody)
 	if err != nil {
+		p.held.Add(-reserved)
 		http.Error(w, `{"error":{"message":"request body unreadable or over 16 MiB","type":"proxy_error"}}`, http.StatusBadRequest)
 		return
 	}
+	p.held.Add(int64(len(body)) - reserved)
+	defer p.held.Add(-int64(len(body)))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	// The body is held, so the upstream transport may send it again on
 	// a fresh connection when a kept-alive one was closed before a byte

@@ -471,3 +471,56 @@ func TestProxyRetriesAConnectionClosedBeforeAnswering(t *testing.T) {
 		t.Errorf("%d records, %d retries recorded, upstream dropped %d", len(recs), retries, up.Dropped())
 	}
 }
+
+// TestProxyBodyBudget: the bodies held at once are bounded; past the
+// budget a request is answered 503 (30 bodies of 15 MB held 1.15 GB), and
+// once held bodies are let go, requests pass again. One body alone always
+// passes.
+func TestProxyBodyBudget(t *testing.T) {
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			io.WriteString(w, `{"data":[]}`)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"completion_tokens":1}}`)
+	}))
+	defer up.Close()
+	p, _ := NewProxy(up.URL, nil, nil)
+	p.BodyBudget = 1000
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	body := func(n int) string { return `{"model":"m","prompt":"` + strings.Repeat("a", n) + `"}` }
+	first := make(chan int)
+	go func() {
+		resp, _ := post(t, srv.URL+"/v1/completions", body(700), nil)
+		first <- resp.StatusCode
+	}()
+	<-arrived // the first body is held while its answer is awaited
+	resp, b := post(t, srv.URL+"/v1/completions", body(700), nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "proxy_busy") {
+		t.Errorf("past the budget: HTTP %d %s", resp.StatusCode, b)
+	}
+	// unmeasured routes hold no body and pass
+	if resp, _ := http.Get(srv.URL + "/v1/models"); resp.StatusCode == http.StatusServiceUnavailable {
+		t.Error("an unmeasured route was refused")
+	}
+	close(release)
+	if code := <-first; code != 200 {
+		t.Errorf("the held request: HTTP %d", code)
+	}
+	if resp, _ := post(t, srv.URL+"/v1/completions", body(2000), nil); resp.StatusCode != 200 {
+		t.Errorf("one body over the budget, alone: HTTP %d", resp.StatusCode)
+	}
+	// the handler lets its body go as it returns, just after its answer
+	for deadline := time.Now().Add(time.Minute); p.held.Load() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still counted as held a minute after the last answer", p.held.Load())
+		}
+	}
+}
