@@ -50,14 +50,14 @@ type Proxy struct {
 	BodyBudget  int64
 	held        atomic.Int64 // bytes of bodies held (or reserved) now
 	fingerprint fingerprinter
-	upstream      *url.URL
-	rp            *httputil.ReverseProxy
-	clock         *record.Clock
-	exporter      *Exporter
-	records       RecordSink
-	failing       atomic.Bool // the last record could not be written
-	mu            sync.Mutex
-	seq           int
+	upstream    *url.URL
+	rp          *httputil.ReverseProxy
+	clock       *record.Clock
+	exporter    *Exporter
+	records     RecordSink
+	failing     atomic.Bool // the last record could not be written
+	mu          sync.Mutex
+	seq         int
 }
 
 // RecordSink takes the proxy's records: a *record.FileWriter (whole lines,
