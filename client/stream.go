@@ -69,13 +69,14 @@ func (st *streamState) readStream(body io.Reader) {
 	st.chunkUsage = true
 	for {
 		event, data, at, err := sse.next()
+		if err != nil && st.doneSeen {
+			return // the response was whole: what befell the rest is not its
+		}
 		if err != nil {
-			if !st.doneSeen {
-				st.rec.Done = st.clock.Now()
-			}
+			st.rec.Done = st.clock.Now()
 			switch {
 			case errors.Is(err, io.EOF):
-				if !st.doneSeen && st.rec.FinishReason == "" {
+				if st.rec.FinishReason == "" {
 					st.fail(record.KindStreamCut, errors.New("stream ended without [DONE] or a finish reason"))
 				}
 			case errors.Is(err, errEventTooLong):

@@ -53,8 +53,8 @@ func newTap(body io.ReadCloser, m *measure, header http.Header) *tap {
 		defer close(t.parsed)
 		client.Measure(pr, pr.arrival, m.rec, m.proxy.clock, m.api, m.stream, client.MeasureOptions{Header: header, Tokenizer: m.proxy.counter(m.stream), OnChunk: m.proxy.chunk})
 		_, _ = io.Copy(io.Discard, pr) // drain, so the tap never blocks
-		if m.ctx.Err() != nil && m.rec.Error != nil && m.rec.Error.Kind == record.KindStreamCut {
-			m.rec.Error.Kind = record.KindCanceled // the client left
+		if e := m.rec.Error; e != nil && e.Kind == record.KindStreamCut && (errors.Is(t.readErr, errClientLeft) || m.ctx.Err() != nil) {
+			e.Kind = record.KindCanceled // the client left
 		}
 		m.done()
 	}()
@@ -101,9 +101,15 @@ func (t *tap) finish(err error) {
 	})
 }
 
+// errClientLeft ends the pieces of a body closed before its end: the
+// proxy stops reading an answer only when its client has gone. (Ended as
+// if at its end, the piece cut mid-event was parsed as a whole event and
+// the request recorded as malformed.)
+var errClientLeft = errors.New("the client left before the response ended")
+
 func (t *tap) Close() error {
 	err := t.body.Close()
-	t.finish(nil) // the client left, or the body was read to its end
+	t.finish(errClientLeft) // a no-op when the body was read to its end
 	<-t.parsed
 	return err
 }
