@@ -279,7 +279,8 @@ func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 		req.MaxTokens = &n
 	}
 	if least := s.tok.MinTokens(len(text)); least >= s.model.Context {
-		return nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes); the context holds %d", least, len(text), s.model.Context)}
+		return nil, badRequest{"prompt", fmt.Sprintf("the prompt has at least %d tokens (%d bytes, no token counted as more than %d); the context holds %d",
+			least, len(text), tokenizer.MaxCountedPiece, s.model.Context)}
 	}
 	prompt := ids
 	if prompt == nil {

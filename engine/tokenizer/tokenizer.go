@@ -223,11 +223,19 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) []int {
 	return out
 }
 
+// MaxCountedPiece bounds the bytes MinTokens counts a token as covering.
+// A vocabulary may hold a piece of any length: one of 1 MB made a 4 MB
+// prompt pass the server's check as 4 tokens, and encoding it took
+// 1.05 GB. Real vocabularies' pieces are words and runs of spaces or
+// symbols, far shorter.
+const MaxCountedPiece = 256
+
 // MinTokens is a lower bound on the tokens Encode makes of a text of n
-// bytes, known before encoding: no token covers more of the text than its
-// piece's bytes (the visible space takes three bytes for the text's one).
-// It lets a server refuse a prompt that cannot fit its context without
-// the work, and memory, of encoding megabytes.
+// bytes, known before encoding, for a text none of whose tokens covers
+// more than MaxCountedPiece bytes: no token covers more of the text than
+// its piece's bytes (the visible space takes three bytes for the text's
+// one). It lets a server refuse a prompt that cannot fit its context
+// without the work, and memory, of encoding megabytes.
 func (t *Tokenizer) MinTokens(n int) int {
 	if t.maxPiece == 0 || n == 0 {
 		return 0 // Encode adds no space prefix to an empty text
@@ -235,7 +243,8 @@ func (t *Tokenizer) MinTokens(n int) int {
 	if t.AddSpacePrefix {
 		n++
 	}
-	return (n + t.maxPiece - 1) / t.maxPiece
+	piece := min(t.maxPiece, MaxCountedPiece)
+	return (n + piece - 1) / piece
 }
 
 // symbol is a piece of the text being merged: a linked list over the text.

@@ -159,3 +159,16 @@ func TestEndOfGeneration(t *testing.T) {
 		t.Errorf("EOG %v: want EOS %d and <|im_end|> %d, not <|im_start|> %d", tk.EOG, tk.EOS, end, start)
 	}
 }
+
+// TestMinTokensNotInflated: one huge piece in a vocabulary does not make
+// a long text look short (a 1 MB piece let a 4 MB prompt pass a server's
+// context check as 4 tokens, and encoding it took 1.05 GB).
+func TestMinTokensNotInflated(t *testing.T) {
+	tk, err := tokenizer.New([]string{"<unk>", "<s>", "</s>", "a", strings.Repeat("x", 1<<20)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tk.MinTokens(4<<20), (4<<20+1)/tokenizer.MaxCountedPiece; got < want {
+		t.Errorf("MinTokens(4 MB) = %d, want at least %d", got, want)
+	}
+}
