@@ -251,3 +251,18 @@ func TestOtherEventsKept(t *testing.T) {
 		t.Fatalf("chunks %v, other events %v (%v)", rec.Chunks, rec.OtherEvents, rec.Error)
 	}
 }
+
+// TestStreamToAWholeRequest: a server that streams when asked for a
+// whole response is named as such, not as "invalid JSON at byte 0".
+func TestStreamToAWholeRequest(t *testing.T) {
+	url := faultServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(w)
+		fmt.Fprint(w, chunk("a")+"data: [DONE]\n\n")
+	})
+	cl := newClient(t, url, func(cfg *HTTPConfig) { cfg.Stream = false })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 4}, &rec)
+	if rec.Error == nil || rec.Error.Kind != record.KindMalformed || !strings.Contains(rec.Error.Message, `text/event-stream) to a request for a whole response: it ignores "stream": false`) {
+		t.Errorf("recorded %+v", rec.Error)
+	}
+}

@@ -312,17 +312,14 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}
-	if c.cfg.API == APIOllama {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case c.cfg.API == APIOllama:
 		st.readNDJSON(resp.Body)
-	} else if c.cfg.Stream {
-		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if ct != "" && ct != "text/event-stream" {
-			st.readWhole(resp.Body, ct)
-		} else {
-			st.readStream(resp.Body)
-		}
-	} else {
-		st.readWhole(resp.Body, "")
+	case c.cfg.Stream && (ct == "" || ct == "text/event-stream"):
+		st.readStream(resp.Body)
+	default:
+		st.readWhole(resp.Body, ct)
 	}
 	if st.err != nil {
 		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))

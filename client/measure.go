@@ -40,7 +40,7 @@ func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *
 	case stream && (ct == "" || ct == "text/event-stream"):
 		st.readStream(body)
 	default:
-		st.readWhole(body, "")
+		st.readWhole(body, ct)
 	}
 	if st.err != nil {
 		rec.Fail(st.kind, describe(st.err))

@@ -137,6 +137,8 @@ func (st *streamState) useAPI(api string) {
 
 // readWhole consumes a non-streamed JSON body (also what a server sends when
 // it ignores stream: true). It counts as one chunk carrying every token.
+// contentType, the body's media type when known, names what came instead
+// of JSON.
 func (st *streamState) readWhole(body io.Reader, contentType string) {
 	b, err := io.ReadAll(io.LimitReader(body, maxEvent+1))
 	now := st.clock.Now()
@@ -154,8 +156,11 @@ func (st *streamState) readWhole(body io.Reader, contentType string) {
 	}
 	var ci chunkInfo
 	if err := st.scan(b, &ci); err != nil {
-		if contentType != "" {
-			err = fmt.Errorf("want text/event-stream, got %s: %w", contentType, err)
+		switch {
+		case contentType == "text/event-stream":
+			err = fmt.Errorf("the server answered a stream (text/event-stream) to a request for a whole response: it ignores \"stream\": false (%w)", err)
+		case contentType != "" && contentType != "application/json":
+			err = fmt.Errorf("want JSON, got %s: %w", contentType, err)
 		}
 		st.fail(record.KindMalformed, err)
 		return
