@@ -243,3 +243,13 @@ func TestArrayAccessors(t *testing.T) {
 		t.Error("an int32 array read as float32")
 	}
 }
+
+// TestOpenNotAFile: a directory or a device is named as such, not
+// reported as "no such device" by the mapping.
+func TestOpenNotAFile(t *testing.T) {
+	for path, want := range map[string]string{t.TempDir(): "is a directory", os.DevNull: "is a device or a pipe"} {
+		if _, err := Open(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s): %v, want %q", path, err, want)
+		}
+	}
+}

@@ -21,6 +21,15 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening model: %w", err)
 	}
+	if !st.Mode().IsRegular() {
+		// a directory, a device, a pipe: not a model file (mapping a
+		// directory said "no such device")
+		what := "a directory"
+		if !st.IsDir() {
+			what = "a device or a pipe"
+		}
+		return nil, fmt.Errorf("opening model: %s is %s, not a GGUF file", path, what)
+	}
 	size := st.Size()
 	if size < 24 {
 		return nil, fmt.Errorf("%s: %d bytes is too short for a GGUF file", path, size)
