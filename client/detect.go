@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,19 +44,29 @@ func DetectAPI(ctx context.Context, rawURL, apiKey string, headers http.Header) 
 		if ok {
 			return p.api, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s (%v)", p.path, err))
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" || ctx.Err() != nil {
+			// no server there, or no time left: the other probes would
+			// only wait as long again
+			return "", fmt.Errorf("--api auto: asking the server at %s for %s: %s", Redact(root), p.path, describe(err))
+		}
+		tried = append(tried, fmt.Sprintf("%s (%s)", p.path, describe(err)))
 	}
 	return "", fmt.Errorf("--api auto: the server at %s answers none of %s", Redact(root), strings.Join(tried, ", "))
 }
 
+// probeTimeout bounds each probe; a deadline of ctx's (the run's
+// --timeout) bounds them all.
+const probeTimeout = 10 * time.Second
+
 // answers reports whether GET u answers 200 with a JSON object holding
 // field.
 func answers(ctx context.Context, u, field, apiKey string, headers http.Header) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	resp, err := get(ctx, u, apiKey, headers)
 	if err != nil {
-		return false, fmt.Errorf("%s", describe(err))
+		return false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

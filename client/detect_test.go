@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestDetectAPI: each server is told by the route only it answers, and
@@ -69,5 +71,30 @@ func TestTokenizerForms(t *testing.T) {
 			t.Errorf("%s: %d, %v", c.api, n, err)
 		}
 		srv.Close()
+	}
+}
+
+// TestDetectWithinTheDeadline: the probes end with the caller's deadline
+// (the run's --timeout) and with a server that is not there, instead of
+// each of the five waiting its own 10 s.
+func TestDetectWithinTheDeadline(t *testing.T) {
+	var probes atomic.Int32
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := DetectAPI(ctx, hang.URL, "", nil); err == nil || !strings.Contains(err.Error(), "/api/tags") {
+		t.Errorf("a server that never answers: %v", err)
+	}
+	if n := probes.Load(); n > 1 {
+		t.Errorf("%d probes sent past the deadline's end; want the first at most", n)
+	}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	if _, err := DetectAPI(context.Background(), gone.URL, "", nil); err == nil || !strings.Contains(err.Error(), "asking the server") || strings.Contains(err.Error(), "/v1/models") {
+		t.Errorf("no server: %v", err)
 	}
 }

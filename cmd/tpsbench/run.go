@@ -249,6 +249,12 @@ func (f *runFlags) apiFor(ctx context.Context, u, key string, headers http.Heade
 	if f.api != client.APIAuto {
 		return f.api, nil
 	}
+	if f.timeout > 0 {
+		// the probes, all of them, within a request's time
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
 	return client.DetectAPI(ctx, u, key, headers)
 }
 
