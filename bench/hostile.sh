@@ -2,7 +2,9 @@
 # Peak memory (RSS) of tpsbench on crafted inputs that once made it grow
 # without bound: records far apart in time (report and watch kept a 100 ms
 # bin for the whole span), a GGUF file of one 64 MB metadata array, a 1 GB
-# records file of one line, and serve under four 4 MiB prompts at once.
+# records file of one line, run given a budget of 2^30 tokens, a trace
+# line of a 2^30-token prompt and a stream of 5 million events, and serve
+# under four 4 MiB prompts at once.
 # Prints a Markdown table and keeps it in bench/results/hostile.md.
 source "$(dirname "$0")/lib.sh"
 set -euo pipefail
@@ -24,6 +26,26 @@ done
 echo "| GGUF of one 64 MB uint8 array | model info | $(peak "$out/tpsbench" model info "$out/array-64mb.gguf"), the mapped file included |"
 echo "| 1 GB records file of one line | report | $(peak "$out/tpsbench" report "$out/line-1gb.jsonl"), refused |"
 echo "| /dev/zero | watch --once | $(peak "$out/tpsbench" watch --once /dev/zero), refused |"
+
+# run against scripted servers: a budget of 2^30 tokens answered with 5,
+# a trace claiming a prompt of 2^30 tokens, a stream of 5 million events
+go build -o "$out/scripted-server" ./bench/cmd/scripted-server
+sport=$((20000 + RANDOM % 20000))
+"$out/scripted-server" -addr "127.0.0.1:$sport" -ttft 0 -gap 0 -tokens 5 -role=false 2>/dev/null &
+short=$!
+lport=$((sport + 1))
+"$out/scripted-server" -addr "127.0.0.1:$lport" -ttft 0 -gap 0 -tokens 5000000 -role=false 2>/dev/null &
+long=$!
+trap 'kill $short $long 2>/dev/null || true' EXIT
+for p in $sport $lport; do
+  for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$p/v1/models" && break; sleep 0.1; done
+done
+run=("$out/tpsbench" run --api chat --model m -q --format json --out /dev/null --force)
+echo "| --max-tokens 1073741824, answers of 5 tokens | run | $(peak "${run[@]}" --url "http://127.0.0.1:$sport" --requests 4 --concurrency 2 --max-tokens 1073741824) |"
+echo "| a trace line of input_length 2^30 | run --trace | $(peak "${run[@]}" --url "http://127.0.0.1:$sport" --trace "$out/trace-2e30.jsonl"), replayed at 2^20 |"
+rm -f "$out/stream-5m.jsonl"
+echo "| a stream of 5 million events | run --records | $(peak "${run[@]}" --url "http://127.0.0.1:$lport" --requests 1 --max-tokens 5000000 --timeout 10m --records "$out/stream-5m.jsonl"), a $(awk '{printf "%.1f MB", length($0)/1e6}' "$out/stream-5m.jsonl") record |"
+kill $short $long 2>/dev/null || true
 
 # serve: four 4 MiB prompts at once; the server's peak RSS from /proc
 port=$((20000 + RANDOM % 20000))

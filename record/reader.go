@@ -110,12 +110,17 @@ func (rd *Reader) decode(line []byte, complete bool, rec *Record) error {
 
 var errLongLine = fmt.Errorf("line longer than %d bytes", MaxLine)
 
+// maxSkipped bounds a long line SkipBad reads past (a variable: tests
+// shorten it).
+var maxSkipped = 1 << 30
+
 // readLine returns the next line without its newline, and whether it ended
 // with one. A line longer than MaxLine is an error once its end is reached
 // (or, without SkipBad, at once); it is never held whole.
 func (rd *Reader) readLine() ([]byte, bool, error) {
 	rd.long = rd.long[:0]
 	tooLong := false
+	skipped := 0 // bytes of a long line read past
 	for {
 		if err := rd.ctx.Err(); err != nil {
 			return nil, false, err
@@ -125,6 +130,13 @@ func (rd *Reader) readLine() ([]byte, bool, error) {
 			tooLong, rd.long = true, rd.long[:0]
 			if rd.bad == nil {
 				return nil, false, fmt.Errorf("%s:%d: %w", rd.name, rd.line+1, errLongLine)
+			}
+		}
+		if tooLong {
+			// a bad record is skipped; a line without end (/dev/zero) is
+			// no records file
+			if skipped += len(frag); skipped > maxSkipped {
+				return nil, false, fmt.Errorf("%s:%d: a line over %d bytes: not a records file", rd.name, rd.line+1, maxSkipped)
 			}
 		}
 		if !tooLong {

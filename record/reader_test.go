@@ -104,13 +104,23 @@ func (e endless) Read(p []byte) (int, error) {
 }
 
 // TestReaderEndlessLine: `watch --once /dev/zero` never ended. Without
-// SkipBad an endless line ends at MaxLine with an error; following, it
-// ends when ctx does.
+// SkipBad an endless line ends at MaxLine with an error, with it past
+// maxSkipped bytes; following, it ends when ctx does.
 func TestReaderEndlessLine(t *testing.T) {
 	rd := NewReader(endless(0), "/dev/zero")
 	rd.max = 1 << 20
 	if _, err := readAll(rd); err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("error %v", err)
+	}
+	// skipping bad lines (as every reader of records now does), a line
+	// past maxSkipped ends the file instead of being read past for ever
+	maxSkipped = 8 << 20
+	defer func() { maxSkipped = 1 << 30 }()
+	rd = NewReader(endless(0), "/dev/zero")
+	rd.max = 1 << 20
+	rd.SkipBad(func(error) {})
+	if _, err := readAll(rd); err == nil || !strings.Contains(err.Error(), "not a records file") {
+		t.Fatalf("skipping bad lines: error %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rd = NewReader(io.MultiReader(strings.NewReader(line(4)), endless('\n')), "mem")

@@ -1,6 +1,7 @@
 // Command hostilefiles writes the crafted inputs bench/hostile.sh measures
 // tpsbench's peak memory on: records far apart in time, a GGUF file whose
-// metadata is one large array, and a records file of one huge line.
+// metadata is one large array, a records file of one huge line, and a
+// trace claiming a prompt of 2^30 tokens.
 package main
 
 import (
@@ -35,7 +36,13 @@ func write(dir string) error {
 	if err := arrayModel(filepath.Join(dir, "array-64mb.gguf"), 64<<20); err != nil {
 		return err
 	}
-	return hugeLine(filepath.Join(dir, "line-1gb.jsonl"), 1<<30)
+	if err := hugeLine(filepath.Join(dir, "line-1gb.jsonl"), 1<<30); err != nil {
+		return err
+	}
+	// a Mooncake trace whose second line claims a prompt of 2^30 tokens
+	trace := `{"timestamp": 0, "input_length": 5, "output_length": 2}` + "\n" +
+		fmt.Sprintf(`{"timestamp": 10, "input_length": %d, "output_length": 2}`, record.MaxTokens) + "\n"
+	return os.WriteFile(filepath.Join(dir, "trace-2e30.jsonl"), []byte(trace), 0o644)
 }
 
 // records writes two proxy-like records apart ns apart.
