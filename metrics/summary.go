@@ -14,6 +14,10 @@ type Requests struct {
 	Completed int            `json:"completed"`
 	Failed    int            `json:"failed"`
 	Failures  map[string]int `json:"failures"`
+	// Reasons are why they failed, most frequent first; OtherReasons
+	// counts failures for reasons past the first 16 distinct ones.
+	Reasons      []FailureReason `json:"reasons,omitempty"`
+	OtherReasons int             `json:"other_reasons,omitempty"`
 }
 
 // Goodput is the part of the load that met every per-request target.
@@ -139,6 +143,7 @@ type Accumulator struct {
 	goodTk int64
 
 	failEnds []int64
+	reasons  reasons
 	single   *record.Record // the first completed record, kept while it is the only one
 }
 
@@ -223,6 +228,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	if !r.OK() {
 		s.req.Failed++
 		s.req.Failures[r.Error.Kind]++
+		s.reasons.add(r.Error)
 		if len(s.failEnds) < maxMarks {
 			s.failEnds = append(s.failEnds, done)
 		}
@@ -328,6 +334,7 @@ func (s *Accumulator) Summary() Summary {
 	if measured := s.req.Completed + s.req.Failed; measured > 0 {
 		sum.ErrorRate = float64(s.req.Failed) / float64(measured)
 	}
+	sum.Requests.Reasons, sum.Requests.OtherReasons = s.reasons.sorted(), s.reasons.other
 	if s.convention != ConventionTpsbench {
 		sum.Convention = s.convention
 	}

@@ -88,6 +88,14 @@ func columns() []column {
 	for _, k := range record.Kinds {
 		cols = append(cols, column{"failures_" + k, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.Requests.Failures[k]) }})
 	}
+	// why most of the failures failed: the most frequent reason's first
+	// message (JSON lists every reason)
+	cols = append(cols, column{"failure_reason", "counts", func(s *metrics.Summary) string {
+		if r := s.Requests.Reasons; len(r) > 0 {
+			return fmt.Sprintf("%d %s: %s", r[0].Count, r[0].Kind, r[0].Example)
+		}
+		return ""
+	}})
 	for _, src := range []string{record.SourceUsage, record.SourceTokenizer, record.SourceChunks} {
 		cols = append(cols, column{"tokens_from_" + src, "counts", func(s *metrics.Summary) string { return strconv.Itoa(s.TokenSources[src]) }})
 	}

@@ -78,6 +78,21 @@ func Markdown(w io.Writer, r *Report) error {
 			ew.printf("| %s | %s | %s | %s | %d | %s |\n", mdEscape(s.Label), mdEscape(s.Model), mdEscape(s.URL), s.API, s.Concurrency, f64(s.Rate))
 		}
 	}
+	failed := false
+	for _, s := range r.Steps {
+		failed = failed || len(s.Requests.Reasons) > 0
+	}
+	if failed {
+		ew.printf("\n## why requests failed\n\n| step | kind | requests | first message |\n|---|---|---|---|\n")
+		for _, s := range r.Steps {
+			for _, f := range s.Requests.Reasons {
+				ew.printf("| %s | %s | %d | %s |\n", mdEscape(s.Label), f.Kind, f.Count, mdEscape(strings.ReplaceAll(f.Example, "\n", " ")))
+			}
+			if s.Requests.OtherReasons > 0 {
+				ew.printf("| %s | other reasons | %d | |\n", mdEscape(s.Label), s.Requests.OtherReasons)
+			}
+		}
+	}
 	return ew.err
 }
 

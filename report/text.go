@@ -65,7 +65,11 @@ func header(ew *errWriter, s *metrics.Summary) {
 func single(ew *errWriter, s *metrics.Summary) {
 	header(ew, s)
 	if s.Requests.Completed == 0 {
-		ew.printf("The request failed.\n")
+		if r := s.Requests.Reasons; len(r) > 0 {
+			ew.printf("The request failed (%s): %s\n", r[0].Kind, r[0].Example)
+		} else {
+			ew.printf("The request failed.\n")
+		}
 		return
 	}
 	e2e := s.E2E.Mean / 1e3
@@ -213,6 +217,18 @@ func table(ew *errWriter, steps []metrics.Summary) {
 	}
 }
 
+// failureReasons lists why requests failed: each reason's count and
+// the first message of it, so that a failed run says why without its
+// records.
+func failureReasons(ew *errWriter, s *metrics.Summary) {
+	for _, r := range s.Requests.Reasons {
+		ew.printf("  %d %s: %s\n", r.Count, r.Kind, r.Example)
+	}
+	if n := s.Requests.OtherReasons; n > 0 {
+		ew.printf("  %d for other reasons (the records hold each)\n", n)
+	}
+}
+
 // notes lists failures, token count sources and client lag worth knowing.
 func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	prefix := ""
@@ -226,6 +242,7 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		}
 		sort.Strings(kinds)
 		ew.printf("%sFailures (kept out of latency and TPS figures): %s\n", prefix, strings.Join(kinds, ", "))
+		failureReasons(ew, s)
 	}
 	onlyUsage := len(s.TokenSources) == 1 && s.TokenSources[record.SourceUsage] > 0 && s.TokenMismatch == 0
 	if len(s.TokenSources) > 0 && !(named && onlyUsage) {

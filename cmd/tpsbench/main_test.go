@@ -299,6 +299,11 @@ func TestErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "connect 3") {
 		t.Errorf("unreachable server: exit %d\n%s", code, out)
 	}
+	// why they failed: in the report, and on stderr once as it happens
+	_, out, errs = cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3")
+	if !strings.Contains(out, "  3 connect: Post: dial tcp 127.0.0.1:1:") || strings.Count(errs, "a request failed (connect): Post: dial tcp") != 1 {
+		t.Errorf("unreachable server, reasons:\nstdout %s\nstderr %s", out, errs)
+	}
 }
 
 func TestPartialLastLineWarns(t *testing.T) {

@@ -36,7 +36,8 @@ type progress struct {
 	profile   load.Profile // the current step's, for what is left of it
 	label     string
 	stepStart time.Time
-	history   []sample // tokens over time, for the recent rate
+	history   []sample        // tokens over time, for the recent rate
+	shown     map[string]bool // failure reasons told so far (metrics.ReasonKey)
 
 	// cpu reads the process's CPU time (ok false where it cannot)
 	cpu       func() (time.Duration, bool)
@@ -133,9 +134,34 @@ func (p *progress) Done(r *record.Record) {
 	if !r.OK() {
 		p.failed.Add(1)
 		p.tokens.Add(-int64(r.Streamed))
+		p.firstOfItsKind(r.Error)
 	} else {
 		p.tokens.Add(int64(r.OutputTokens - r.Streamed))
 	}
+}
+
+// maxShownReasons bounds the failures told as they happen.
+const maxShownReasons = 16
+
+// firstOfItsKind tells a failure as it happens, the first of each reason
+// (reports count them all): a run failing for a reason says so at once,
+// not only in its records.
+func (p *progress) firstOfItsKind(e *record.Error) {
+	key, example := metrics.Reason(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown[key] || len(p.shown) >= maxShownReasons {
+		return
+	}
+	if p.shown == nil {
+		p.shown = map[string]bool{}
+	}
+	p.shown[key] = true
+	clear := ""
+	if p.terminal {
+		clear = "\r\033[K" // over the status line, redrawn below it
+	}
+	fmt.Fprintf(p.w, "%sa request failed (%s): %s; further failures like it are counted in the report\n", clear, e.Kind, termsafe.String(example))
 }
 
 func (p *progress) print() {
