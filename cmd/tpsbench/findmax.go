@@ -63,8 +63,13 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		rep.Note = fmt.Sprintf("No concurrency met every target; %s.", search.Why)
 	}
 	rep.Pass = search.Found
-	if err := f.output.render(stdout, rep); err != nil {
+	// the levels past the limit fail by design: the search's answer, not
+	// their error rates, decides the exit code
+	if err := f.output.write(stdout, rep); err != nil {
 		return err
+	}
+	if !search.Found {
+		return exitCode(exitTargetsFail)
 	}
 	return nil
 }

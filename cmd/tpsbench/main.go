@@ -22,6 +22,7 @@ const (
 	exitError       = 1
 	exitUsage       = 2
 	exitTargetsFail = 3
+	exitUnusable    = 4   // too many requests failed (--max-error-rate)
 	exitInterrupted = 130 // SIGINT
 	exitTerminated  = 143 // SIGTERM
 )
@@ -90,11 +91,15 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	var code exitCode
 	var usage usageError
+	var unusable unusableRun
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &code):
 		return int(code)
+	case errors.As(err, &unusable):
+		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\n", err)
+		return exitUnusable
 	case errors.As(err, &usage) || isCobraUsage(err):
 		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\nRun 'tpsbench --help' for usage.\n", err)
 		return exitUsage

@@ -294,10 +294,11 @@ func TestErrors(t *testing.T) {
 	if code != exitError || strings.ContainsAny(errs, "\x1b\x07") || !strings.Contains(errs, "owned") {
 		t.Errorf("hostile server: exit %d %q", code, errs)
 	}
-	// A server that is not there: the run completes with failures counted.
-	code, out, _ = cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
-	if code != 0 || !strings.Contains(out, "connect 3") {
-		t.Errorf("unreachable server: exit %d\n%s", code, out)
+	// A server that is not there: the run completes with failures counted
+	// and reported, and exits 4: no figure of it is usable
+	code, out, errs = cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3", "-q")
+	if code != exitUnusable || !strings.Contains(out, "connect 3") || !strings.Contains(errs, "3 of 3 requests failed (100.0%; --max-error-rate 1); mostly connect") {
+		t.Errorf("unreachable server: exit %d\n%s\n%s", code, out, errs)
 	}
 	// why they failed: in the report, and on stderr once as it happens
 	_, out, errs = cli(t, "run", "--url", "http://127.0.0.1:1", "--model", "m", "--requests", "3", "--concurrency", "3")
@@ -964,5 +965,35 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q; want the flag named", c.args, code, errs)
 		}
+	}
+}
+
+// TestMaxErrorRate: a run that measured, but whose requests failed past
+// --max-error-rate, exits 4 after its report; within it, 0 (a run with
+// 88.5% of its requests failed exited 0).
+func TestMaxErrorRate(t *testing.T) {
+	h := scripted.NewHandler(func(seq int) scripted.Script {
+		if seq%2 == 1 {
+			return scripted.Script{Status: http.StatusServiceUnavailable}
+		}
+		return scripted.Script{Usage: true}
+	}, false)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	args := []string{"run", "--url", srv.URL, "--model", "m", "--requests", "8", "--concurrency", "1", "--max-tokens", "4", "-q"}
+	for _, c := range []struct {
+		rate string
+		code int
+	}{{"1", 0}, {"0.6", 0}, {"0.5", 0}, {"0.2", exitUnusable}} {
+		code, out, errs := cli(t, append(args, "--max-error-rate", c.rate)...)
+		if code != c.code || !strings.Contains(out, "4 completed, 4 failed") {
+			t.Errorf("--max-error-rate %s: exit %d, want %d\n%s%s", c.rate, code, c.code, out, errs)
+		}
+		if c.code == exitUnusable && !strings.Contains(errs, "4 of 8 requests failed (50.0%; --max-error-rate 0.2); mostly http_status: HTTP 503") {
+			t.Errorf("--max-error-rate %s: stderr %q", c.rate, errs)
+		}
+	}
+	if code, _, _ := cli(t, append(args, "--max-error-rate", "1.5")...); code != exitUsage {
+		t.Errorf("--max-error-rate 1.5: exit %d, want %d", code, exitUsage)
 	}
 }

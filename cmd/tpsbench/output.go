@@ -20,6 +20,9 @@ type outputFlags struct {
 	sloShare   float64
 	convention string
 	force      bool
+	// maxErrorRate: a step whose share of failed requests is over it (or
+	// whose every request failed) makes the run unusable, exit code 4
+	maxErrorRate float64
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -31,6 +34,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
 	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200")
 	f.Float64Var(&o.sloShare, "slo-share", metrics.DefaultShare, "share of requests that must meet each per-request target")
+	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "exit with code 4 when a step's share of failed requests is over this, e.g. 0.05 (a step whose every request failed always does)")
 }
 
 // targets parses the target flags.
@@ -43,6 +47,9 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	if o.sloShare <= 0 || o.sloShare > 1 {
 		return metrics.Targets{}, usagef("--slo-share %v: want a share above 0 and at most 1", o.sloShare)
+	}
+	if !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1) {
+		return metrics.Targets{}, usagef("--max-error-rate %v: want a share from 0 to 1", o.maxErrorRate)
 	}
 	ts := metrics.Targets{Share: o.sloShare}
 	for _, u := range o.targetUse {
@@ -65,9 +72,23 @@ func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
 	return metrics.NewSteps(targets).WithConvention(o.convention)
 }
 
-// render writes the report where asked and turns unmet targets into exit
-// code 3.
+// render writes the report where asked, then turns too many failed
+// requests into exit code 4 and unmet targets into 3.
 func (o *outputFlags) render(stdout io.Writer, r *report.Report) error {
+	if err := o.write(stdout, r); err != nil {
+		return err
+	}
+	if err := o.usable(r); err != nil {
+		return err
+	}
+	if !r.Pass {
+		return exitCode(exitTargetsFail)
+	}
+	return nil
+}
+
+// write writes the report where asked.
+func (o *outputFlags) write(stdout io.Writer, r *report.Report) error {
 	if o.out == "" {
 		if err := report.Render(stdout, o.format, r); err != nil {
 			return fmt.Errorf("writing report: %w", err)
@@ -87,8 +108,29 @@ func (o *outputFlags) render(stdout io.Writer, r *report.Report) error {
 			return fmt.Errorf("writing report: %w", err)
 		}
 	}
-	if !r.Pass {
-		return exitCode(exitTargetsFail)
+	return nil
+}
+
+// unusableRun is a run whose failures leave its figures unusable: a
+// script should not take them (exit code 4).
+type unusableRun struct{ error }
+
+// usable checks each step's error rate against --max-error-rate.
+func (o *outputFlags) usable(r *report.Report) error {
+	for _, s := range r.Steps {
+		measured := s.Requests.Completed + s.Requests.Failed
+		if measured == 0 || (s.ErrorRate <= o.maxErrorRate && s.Requests.Completed > 0) {
+			continue
+		}
+		why := ""
+		if rs := s.Requests.Reasons; len(rs) > 0 {
+			why = fmt.Sprintf("; mostly %s: %s", rs[0].Kind, rs[0].Example)
+		}
+		name := ""
+		if len(r.Steps) > 1 {
+			name = " of step " + s.Label
+		}
+		return unusableRun{fmt.Errorf("%d of %d requests%s failed (%.1f%%; --max-error-rate %g)%s", s.Requests.Failed, measured, name, 100*s.ErrorRate, o.maxErrorRate, why)}
 	}
 	return nil
 }
