@@ -619,11 +619,11 @@ func TestShardsMergeExactly(t *testing.T) {
 
 func TestFindMax(t *testing.T) {
 	srv := server(t) // every stream at the same pace: targets hold at any concurrency
-	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "8", "--slo", "request_tps=10", "--max-tokens", "5", "-q")
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--find-max-limit", "8", "--slo", "request_tps=10", "--max-tokens", "5", "-q")
 	if code != 0 || !strings.Contains(out, "Highest concurrency meeting every target: 8") || !strings.Contains(out, "c=4") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--max-concurrency", "4", "--slo", "ttft=0.001ms", "--max-tokens", "3", "-q")
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--find-max", "--find-max-limit", "4", "--slo", "ttft=0.001ms", "--max-tokens", "3", "-q")
 	if code != exitTargetsFail || !strings.Contains(out, "No concurrency met every target") {
 		t.Fatalf("impossible target: exit %d\n%s", code, out)
 	}
@@ -651,7 +651,7 @@ func TestEveryStrategyWiresEveryOutput(t *testing.T) {
 		{"rate", []string{"--rate", "50", "--requests", "3", "--max-tokens", "3"}},
 		{"rate sweep", []string{"--sweep-rates", "40,80", "--requests", "3", "--max-tokens", "3"}},
 		{"auto rate sweep", []string{"--sweep-rates", "auto:1", "--requests", "3", "--max-tokens", "3"}},
-		{"find-max", []string{"--find-max", "--max-concurrency", "2", "--slo", "request_tps=10", "--max-tokens", "3"}},
+		{"find-max", []string{"--find-max", "--find-max-limit", "2", "--slo", "request_tps=10", "--max-tokens", "3"}},
 		{"trace replay", []string{"--trace", traceFile}},
 	}
 	for _, st := range strategies {
@@ -995,5 +995,47 @@ func TestMaxErrorRate(t *testing.T) {
 	}
 	if code, _, _ := cli(t, append(args, "--max-error-rate", "1.5")...); code != exitUsage {
 		t.Errorf("--max-error-rate 1.5: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestMaxConcurrencyCapsInFlight: --max-concurrency is the cap on
+// requests in flight, as in vLLM's benchmark (it bounded only --find-max,
+// so --rate inf --max-concurrency 4 --requests 12 ran all 12 at once);
+// the server's log says how many it held at once.
+func TestMaxConcurrencyCapsInFlight(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 20 * time.Millisecond, Gap: 5 * time.Millisecond, Usage: true})
+	defer srv.Close()
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--rate", "inf", "--max-concurrency", "4", "--requests", "12", "--max-tokens", "3", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// the most requests the server was answering at once: a request is
+	// open from its receipt to its last event
+	type span struct{ from, to time.Time }
+	var spans []span
+	for _, s := range srv.All() {
+		spans = append(spans, span{s.Received, s.Events[len(s.Events)-1]})
+	}
+	most := 0
+	for _, a := range spans {
+		open := 0
+		for _, b := range spans {
+			if !b.from.After(a.from) && b.to.After(a.from) {
+				open++
+			}
+		}
+		most = max(most, open)
+	}
+	if len(spans) != 12 || most > 4 {
+		t.Errorf("%d requests, at most %d open at once; want 12 and at most 4", len(spans), most)
+	}
+	for _, bad := range [][]string{
+		{"--max-concurrency", "4", "--concurrency", "8"},
+		{"--max-concurrency", "0"},
+		{"--find-max", "--max-concurrency", "8", "--slo", "ttft=1s"},
+	} {
+		if code, _, _ := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", bad, code, exitUsage)
+		}
 	}
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
@@ -149,7 +152,26 @@ func checkFindMax(f *runFlags, c *runConfig) error {
 	case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
 		return usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
 	case f.maxConc < 1:
-		return usagef("--max-concurrency must be at least 1")
+		return usagef("--find-max-limit must be at least 1")
 	}
 	return nil
+}
+
+// applyMaxConcurrency makes --max-concurrency what vLLM's benchmark makes
+// it, the cap on requests in flight, by setting --concurrency (which is
+// that cap with --rate): it once bounded only --find-max, so --rate inf
+// --max-concurrency 4 ran every request at once.
+func (f *runFlags) applyMaxConcurrency(fs *pflag.FlagSet) error {
+	if !fs.Changed("max-concurrency") {
+		return nil
+	}
+	switch {
+	case f.findMax:
+		return usagef("--max-concurrency caps the requests in flight; --find-max's highest level to try is --find-max-limit")
+	case f.maxInFlight < 1:
+		return usagef("--max-concurrency %d: want at least 1", f.maxInFlight)
+	case fs.Changed("concurrency") && f.concurrency != f.maxInFlight:
+		return usagef("--concurrency %d and --max-concurrency %d: they are the same cap, give one", f.concurrency, f.maxInFlight)
+	}
+	return fs.Set("concurrency", strconv.Itoa(f.maxInFlight))
 }

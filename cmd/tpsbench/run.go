@@ -69,18 +69,19 @@ type runFlags struct {
 	sweepRates  string
 	grace       time.Duration
 
-	records    string
-	showTokens bool
-	quiet      bool
-	factor     string
-	shard      string
-	startAt    string
-	findMax    bool
-	maxConc    int
-	serverMet  string
-	metricsAt  string
-	live       bool
-	tokenizer  string
+	records     string
+	showTokens  bool
+	quiet       bool
+	factor      string
+	shard       string
+	startAt     string
+	findMax     bool
+	maxConc     int
+	maxInFlight int // --max-concurrency: --concurrency under vLLM's name
+	serverMet   string
+	metricsAt   string
+	live        bool
+	tokenizer   string
 
 	trace       string
 	traceFormat string
@@ -151,7 +152,8 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
-	fl.IntVar(&f.maxConc, "max-concurrency", 256, "with --find-max: the highest concurrency to try")
+	fl.IntVar(&f.maxConc, "find-max-limit", 256, "with --find-max: the highest concurrency to try")
+	fl.IntVar(&f.maxInFlight, "max-concurrency", 0, "the cap on requests in flight, as vLLM's benchmark names it: the same as --concurrency (with --rate, the cap)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
 	fl.StringVar(&f.factor, "factor", "", "run one of the experiments of docs/design.md on the engine: batch (sizes 1-32), quantization (F16, Q8_0, Q4_0), prefix-cache (cold vs warm on a 512-token prefix), model-size (15m vs 110m)")
@@ -541,6 +543,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if err := applyScenario(cmd.Flags(), f.scenario); err != nil {
 			return err
 		}
+	}
+	if err := f.applyMaxConcurrency(cmd.Flags()); err != nil {
+		return err
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	cfg, err := resolve(f, cmd.Flags().Changed)

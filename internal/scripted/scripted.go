@@ -108,6 +108,17 @@ func (s *Handler) Log(id string) (Sent, bool) {
 	return *sent, true
 }
 
+// All returns what the server sent for every response it logged.
+func (s *Handler) All() []Sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Sent, 0, len(s.sent))
+	for _, sent := range s.sent {
+		out = append(out, *sent)
+	}
+	return out
+}
+
 // Requests returns how many requests the server has received.
 func (s *Handler) Requests() int {
 	s.mu.Lock()
