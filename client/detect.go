@@ -13,46 +13,55 @@ import (
 	"time"
 )
 
-// probes are how DetectAPI recognises a server, in order: a route only
-// that server answers, and a field of its JSON answer. A server is asked
-// for its own API (its benchmark's: Ollama's /api/chat, llama.cpp's
-// /completion, SGLang's and TGI's /generate), and any other that lists
-// models at /v1/models (vLLM, the engine) for OpenAI's chat.
+// probes are how Detect recognises a server, in order: a route that
+// server answers, and a field of its JSON answer. A server that lists
+// models at /v1/models (vLLM, SGLang, TGI, llama.cpp, Ollama, the engine)
+// is spoken to in OpenAI's chat, its chat template and OpenAI path being
+// what users of those servers measure; only a server without it is asked
+// for its own API (Ollama's /api/chat, llama.cpp's /completion, SGLang's
+// and TGI's /generate).
 var probes = []struct {
-	path, field, api string
+	path, field, api, why string
 }{
-	{"/api/tags", "models", APIOllama},
-	{"/props", "default_generation_settings", APILlamaCpp},
-	{"/get_model_info", "model_path", APISGLang},
-	{"/info", "model_id", APITGI},
-	{"/v1/models", "data", APIChat},
+	{"/v1/models", "data", APIChat, "it lists models at /v1/models: OpenAI-compatible"},
+	{"/api/tags", "models", APIOllama, "it answers Ollama's /api/tags and no /v1/models"},
+	{"/props", "default_generation_settings", APILlamaCpp, "it answers llama.cpp's /props and no /v1/models"},
+	{"/get_model_info", "model_path", APISGLang, "it answers SGLang's /get_model_info and no /v1/models"},
+	{"/info", "model_id", APITGI, "it answers TGI's /info and no /v1/models"},
 }
 
 // DetectAPI finds which API the server at rawURL (its root) speaks.
 func DetectAPI(ctx context.Context, rawURL, apiKey string, headers http.Header) (string, error) {
+	api, _, err := Detect(ctx, rawURL, apiKey, headers)
+	return api, err
+}
+
+// Detect finds which API the server at rawURL (its root) speaks, and says
+// why that one.
+func Detect(ctx context.Context, rawURL, apiKey string, headers http.Header) (api, why string, err error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("server URL: %w", ErrURL)
+		return "", "", fmt.Errorf("server URL: %w", ErrURL)
 	}
 	if api := apiOfPath(strings.TrimRight(u.Path, "/")); api != "" {
-		return api, nil // a full endpoint says it
+		return api, "the URL names its endpoint", nil
 	}
 	root := strings.TrimSuffix(strings.TrimRight(u.String(), "/"), "/v1")
 	var tried []string
 	for _, p := range probes {
 		ok, err := answers(ctx, root+p.path, p.field, apiKey, headers)
 		if ok {
-			return p.api, nil
+			return p.api, p.why, nil
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" || ctx.Err() != nil {
 			// no server there, or no time left: the other probes would
 			// only wait as long again
-			return "", fmt.Errorf("--api auto: asking the server at %s for %s: %s", Redact(root), p.path, describe(err))
+			return "", "", fmt.Errorf("--api auto: asking the server at %s for %s: %s", Redact(root), p.path, describe(err))
 		}
 		tried = append(tried, fmt.Sprintf("%s (%s)", p.path, describe(err)))
 	}
-	return "", fmt.Errorf("--api auto: the server at %s answers none of %s", Redact(root), strings.Join(tried, ", "))
+	return "", "", fmt.Errorf("--api auto: the server at %s answers none of %s", Redact(root), strings.Join(tried, ", "))
 }
 
 // probeTimeout bounds each probe; a deadline of ctx's (the run's

@@ -86,7 +86,7 @@ func TestDetectWithinTheDeadline(t *testing.T) {
 	defer hang.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := DetectAPI(ctx, hang.URL, "", nil); err == nil || !strings.Contains(err.Error(), "/api/tags") {
+	if _, err := DetectAPI(ctx, hang.URL, "", nil); err == nil || !strings.Contains(err.Error(), "for /v1/models") {
 		t.Errorf("a server that never answers: %v", err)
 	}
 	if n := probes.Load(); n > 1 {
@@ -94,7 +94,29 @@ func TestDetectWithinTheDeadline(t *testing.T) {
 	}
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
-	if _, err := DetectAPI(context.Background(), gone.URL, "", nil); err == nil || !strings.Contains(err.Error(), "asking the server") || strings.Contains(err.Error(), "/v1/models") {
+	if _, err := DetectAPI(context.Background(), gone.URL, "", nil); err == nil || !strings.Contains(err.Error(), "asking the server") || strings.Contains(err.Error(), "/api/tags") {
 		t.Errorf("no server: %v", err)
+	}
+}
+
+// TestDetectPrefersOpenAI: a server that speaks OpenAI's API besides its
+// own (TGI, llama.cpp, SGLang, Ollama all do) is measured through the
+// OpenAI path its users take, chat template included; auto picked TGI's
+// /generate_stream on such a server.
+func TestDetectPrefersOpenAI(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/info":
+			w.Write([]byte(`{"model_id":"m","version":"3"}`))
+		case "/v1/models":
+			w.Write([]byte(`{"object":"list","data":[{"id":"m"}]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	api, why, err := Detect(context.Background(), srv.URL, "", nil)
+	if err != nil || api != APIChat || !strings.Contains(why, "/v1/models") {
+		t.Errorf("%q (%s), %v; want chat, for its /v1/models", api, why, err)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"io"
+	"testing"
+)
 
 // FuzzFlagValues feeds arbitrary text to the parsers of flag values that
 // are not plain numbers: they return a value or an error, never panic.
@@ -18,6 +21,6 @@ func FuzzFlagValues(f *testing.F) {
 		}
 		_, _ = parseHeaders([]string{s})
 		fl := runFlags{targets: []string{s}}
-		_, _ = fl.parseTargets(nil, "", nil)
+		_, _ = fl.parseTargets(nil, io.Discard, "", nil)
 	})
 }

@@ -87,8 +87,9 @@ func TestReplayRefusals(t *testing.T) {
 }
 
 // TestNativeAPIs: run speaks each server's own API, or finds it (the
-// scripted server answers TGI's /info first); the embedded engine refuses
-// the ones it does not serve.
+// scripted server answers TGI's /info and OpenAI's /v1/models: auto takes
+// the OpenAI path, and says why); the embedded engine refuses the ones it
+// does not serve.
 func TestNativeAPIs(t *testing.T) {
 	srv := server(t)
 	for _, api := range []string{"responses", "llamacpp", "tgi", "sglang", "auto"} {
@@ -97,9 +98,9 @@ func TestNativeAPIs(t *testing.T) {
 			t.Errorf("--api %s: exit %d:\n%s%s", api, code, stdout, errs)
 		}
 	}
-	code, stdout, _ := cli(t, "run", "--url", srv.URL, "--api", "auto", "--max-tokens", "3", "-q")
-	if code != 0 || !strings.Contains(stdout, "/generate_stream (tgi)") {
-		t.Errorf("--api auto against a TGI-like server:\n%s", stdout)
+	code, stdout, errs := cli(t, "run", "--url", srv.URL, "--api", "auto", "--max-tokens", "3", "--requests", "1")
+	if code != 0 || !strings.Contains(stdout, "/v1/chat/completions (chat)") || !strings.Contains(errs, "--api auto: chat, for it lists models at /v1/models") {
+		t.Errorf("--api auto against a TGI-like server that speaks OpenAI's API too:\n%s%s", stdout, errs)
 	}
 	if code, _, errs := cli(t, "run", "--engine-model", "tiny", "--api", "tgi"); code != 2 || !strings.Contains(errs, "the embedded engine serves chat and completions") {
 		t.Errorf("embedded engine with --api tgi: exit %d, %s", code, errs)

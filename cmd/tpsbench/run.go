@@ -247,7 +247,7 @@ type target struct {
 
 // apiFor is the API to speak to the server at u: --api's, or with --api
 // auto, the one the server answers to.
-func (f *runFlags) apiFor(ctx context.Context, u, key string, headers http.Header) (string, error) {
+func (f *runFlags) apiFor(ctx context.Context, stderr io.Writer, u, key string, headers http.Header) (string, error) {
 	if f.api != client.APIAuto {
 		return f.api, nil
 	}
@@ -257,10 +257,14 @@ func (f *runFlags) apiFor(ctx context.Context, u, key string, headers http.Heade
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	return client.DetectAPI(ctx, u, key, headers)
+	api, why, err := client.Detect(ctx, u, key, headers)
+	if err == nil && !f.quiet {
+		fmt.Fprintf(stderr, "--api auto: %s, for %s (--api names another)\n", api, why)
+	}
+	return api, err
 }
 
-func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.Header) ([]target, error) {
+func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, key string, headers http.Header) ([]target, error) {
 	var ts []target
 	for _, spec := range f.targets {
 		name, rest, ok := strings.Cut(spec, "=")
@@ -268,7 +272,7 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 		if !ok || !ok2 || name == "" || u == "" || model == "" {
 			return nil, usagef("--target %q: want NAME=URL#MODEL", client.Redact(spec))
 		}
-		api, err := f.apiFor(ctx, u, key, headers)
+		api, err := f.apiFor(ctx, stderr, u, key, headers)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +289,7 @@ func (f *runFlags) parseTargets(ctx context.Context, key string, headers http.He
 			return nil, usageError{endpointFlagError(err)}
 		}
 	}
-	api, err := f.apiFor(ctx, f.url, key, headers)
+	api, err := f.apiFor(ctx, stderr, f.url, key, headers)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +570,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if tgts == nil {
-		if tgts, err = f.parseTargets(ctx, key, cfg.headers); err != nil {
+		if tgts, err = f.parseTargets(ctx, stderr, key, cfg.headers); err != nil {
 			return err
 		}
 	}
