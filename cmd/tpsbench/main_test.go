@@ -103,9 +103,18 @@ func TestBatchAndRecordsReportAgree(t *testing.T) {
 	}
 }
 
+// TestShowTokens: the measured request's tokens, one line an arrival; a
+// warm-up request's are not shown (the embedded engine's warm-up made 16
+// rows of --max-tokens 8, averaged together).
 func TestShowTokens(t *testing.T) {
+	for _, warmup := range []string{"0", "2"} {
+		t.Run("warmup "+warmup, func(t *testing.T) { showTokens(t, warmup) })
+	}
+}
+
+func showTokens(t *testing.T, warmup string) {
 	srv := server(t)
-	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--show-tokens", "-q")
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--show-tokens", "--warmup", warmup, "-q")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -606,6 +606,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer views.close()
+	if steps.tokens != nil {
+		views.observers = append(views.observers, steps.tokens)
+	}
 	if len(views.observers) > 0 {
 		plan.Observer = views.observers
 	}
@@ -724,11 +727,23 @@ type tokenPrinter struct {
 		tokens, size int
 		text         strings.Builder
 	}
+	warmup atomic.Bool // the request streaming now is a warm-up: not shown
 }
+
+// The printer watches the run to show the measured request only: a
+// warm-up (the embedded engine's) streamed its tokens first, and they were
+// shown and averaged with the measured ones.
+func (p *tokenPrinter) StepBegan(int, *tpsbench.Step) {}
+func (p *tokenPrinter) Sent(r *record.Record)         { p.warmup.Store(r.Warmup) }
+func (p *tokenPrinter) Chunk(*record.Record, int)     {}
+func (p *tokenPrinter) Done(*record.Record)           {}
 
 // token gathers a chunk; an arrival is printed once a chunk of a later
 // read starts the next (or at the end).
 func (p *tokenPrinter) token(at int64, tokens int, text string) {
+	if p.warmup.Load() {
+		return
+	}
 	if p.pending.size > 0 && at != p.pending.at {
 		p.flush()
 	}
