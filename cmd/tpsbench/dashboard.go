@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/internal/termsafe"
@@ -34,6 +37,7 @@ type dashboard struct {
 	// ended, and every streamed token by the second it came; a records
 	// file (watch) has finished requests only
 	live      bool
+	terminal  bool // w is a terminal: each draw clears the screen first
 	streaming atomic.Int64
 	perSecond metrics.SecondBins
 
@@ -41,7 +45,9 @@ type dashboard struct {
 }
 
 func newDashboard(w io.Writer, title string) *dashboard {
-	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{})}
+	f, ok := w.(*os.File)
+	return &dashboard{w: w, title: title, steps: metrics.NewSteps(metrics.Targets{}),
+		terminal: ok && term.IsTerminal(int(f.Fd()))}
 }
 
 // StepBegan is nothing to the dashboard: each record names its step.
@@ -82,14 +88,19 @@ func (d *dashboard) skip(err error) {
 }
 
 func (d *dashboard) start(every time.Duration) {
-	fmt.Fprint(d.w, "\033[?25l") // hide the cursor while drawing
+	if d.terminal {
+		fmt.Fprint(d.w, "\033[?25l") // hide the cursor while drawing
+	}
 	d.startRedraw(every, d.draw)
 }
 
 func (d *dashboard) stop() {
 	d.stopRedraw()
 	d.draw()
-	fmt.Fprint(d.w, "\033[?25h\n")
+	if d.terminal {
+		fmt.Fprint(d.w, "\033[?25h") // the cursor back
+	}
+	fmt.Fprintln(d.w)
 }
 
 var sparks = []rune("▁▂▃▄▅▆▇█")
@@ -119,7 +130,11 @@ func (d *dashboard) draw() {
 	sums := d.steps.Summaries()
 	d.mu.Unlock()
 	var b strings.Builder
-	b.WriteString("\033[H\033[2J")
+	if d.terminal {
+		// only a terminal takes the escapes (watch --once | cat wrote
+		// them into files)
+		b.WriteString("\033[H\033[2J")
+	}
 	fmt.Fprintf(&b, "tpsbench %s   %s\n\n", d.title, time.Now().Format("15:04:05"))
 	if sent := d.sent.Load(); sent > 0 {
 		fmt.Fprintf(&b, "in flight: %d\n", max(sent-d.ended.Load(), 0))

@@ -243,6 +243,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--rate", "5", "--requests", "2", "--arrivals", "constant", "--burstiness", "2"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--arrivals", "bursty", "--rate", "1", "--requests", "1"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "-1"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--concurrency", "0"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "0"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--max-tokens", "1073741825"},
 		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--input-tokens", "2000000"},
@@ -261,6 +262,21 @@ func TestUsageErrors(t *testing.T) {
 		code, _, errs := cli(t, args...)
 		if code != exitUsage || !strings.HasPrefix(errs, "tpsbench: ") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}
+
+// TestTargetSpecErrors: a --target missing a part says which part, and
+// never shows the URL's credentials.
+func TestTargetSpecErrors(t *testing.T) {
+	for spec, want := range map[string]string{
+		"reason=http://user:secret@127.0.0.1:1/v1": "--target reason=http://127.0.0.1:1/v1: no #MODEL after the URL",
+		"http://127.0.0.1:1#m":                     "no NAME= before the URL",
+		"a=#m":                                     "--target a: no URL",
+	} {
+		code, _, errs := cli(t, "run", "--target", spec)
+		if code != exitUsage || !strings.Contains(errs, want) || strings.Contains(errs, "secret") {
+			t.Errorf("--target %s: exit %d %q; want %q", spec, code, errs, want)
 		}
 	}
 }
@@ -287,12 +303,18 @@ func TestErrors(t *testing.T) {
 		t.Errorf("report of a crafted record: exit %d, stderr %q", code, errs)
 	}
 	code, out, _ = cli(t, "watch", "--once", crafted)
-	if code != 0 || !strings.Contains(out, "skipped 1 lines") || !strings.Contains(out, "crafted.jsonl:1: record 0: chunk 0") || strings.Contains(out, "1 completed") {
+	// (into a pipe or a file, not a terminal: no screen-clearing escapes)
+	if code != 0 || !strings.Contains(out, "skipped 1 lines") || !strings.Contains(out, "crafted.jsonl:1: record 0: chunk 0") || strings.Contains(out, "1 completed") ||
+		strings.Contains(out, "\x1b") {
 		t.Errorf("watch --once of a crafted record: exit %d, stdout %q", code, out)
 	}
-	code, _, errs = cli(t, "run", "--engine-model", "nosuch")
-	if code != exitError || !strings.Contains(errs, "neither a file nor a built-in shape") {
-		t.Errorf("unknown model: exit %d %q", code, errs)
+	// a model name that is no file and no shape is a usage error, found
+	// before an engine is started
+	for _, args := range [][]string{{"run", "--engine-model", "nosuch"}, {"serve", "--model", t.TempDir()}} {
+		code, _, errs = cli(t, args...)
+		if code != exitUsage || !strings.Contains(errs, "neither a GGUF file nor a built-in shape") {
+			t.Errorf("%v: exit %d %q", args, code, errs)
+		}
 	}
 	// A server's error body reaches stderr without its escape sequences.
 	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,7 @@ func newSynthCmd() *cobra.Command {
 			return f.Commit()
 		},
 	}
-	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: tiny, 15m (dim 288, 6 layers), 110m (dim 768, 12 layers)")
+	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: "+strings.Join(synth.ShapeNames(), ", "))
 	// --preset was this flag's name; "preset" now means only the engine's
 	// scheduler settings
 	cmd.Flags().StringVar(&shape, "preset", "15m", "")

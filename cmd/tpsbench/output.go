@@ -32,7 +32,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
-	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200")
+	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200 (a latency without a unit is in milliseconds)")
 	f.Float64Var(&o.sloShare, "slo-share", metrics.DefaultShare, "share of requests that must meet each per-request target")
 	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "exit with code 4 when a step's share of failed requests is over this, e.g. 0.05 (a step whose every request failed always does)")
 }

@@ -53,6 +53,9 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if err := checkCounts(f); err != nil {
 		return nil, err
 	}
+	if changed("concurrency") && f.concurrency < 1 {
+		return nil, usagef("--concurrency %d: want at least 1 (with --rate it caps the requests in flight; leave it out for no cap)", f.concurrency)
+	}
 	var err error
 	if c.targets, err = f.output.targets(); err != nil {
 		return nil, err

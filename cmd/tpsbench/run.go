@@ -122,6 +122,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "per-request timeout (0 for none)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, llama.cpp server, tpsbench serve)")
 	fl.Float64Var(&f.temp, "temperature", -1, "sampling temperature to send (default: the server's)")
+	fl.Lookup("temperature").DefValue = "0" // -1 stands for unset: help says the default in words
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
@@ -141,6 +142,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for arrival times")
 	fl.DurationVar(&f.duration, "duration", 0, "run each step this long instead of for a number of requests")
 	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per step, sent first and left out of the figures (default: one per slot in a sweep or against the embedded engine, else 0)")
+	fl.Lookup("warmup").DefValue = "0" // as --temperature's
 	fl.StringVar(&f.sweep, "sweep", "", "concurrency levels to step through, e.g. 1,4,8,16,32")
 	fl.StringVar(&f.sweepRates, "sweep-rates", "", "request rates to step through (requests/s, open loop, as GuideLLM's sweeps), e.g. 1,2,4,8; each step needs --requests or --duration, and --concurrency caps it")
 	fl.DurationVar(&f.grace, "grace", 5*time.Second, "on Ctrl-C, how long requests in flight may finish")
@@ -269,8 +271,14 @@ func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, key strin
 	for _, spec := range f.targets {
 		name, rest, ok := strings.Cut(spec, "=")
 		u, model, ok2 := strings.Cut(rest, "#")
-		if !ok || !ok2 || name == "" || u == "" || model == "" {
-			return nil, usagef("--target %q: want NAME=URL#MODEL", client.Redact(spec))
+		switch {
+		case !ok || name == "":
+			return nil, usagef("--target: no NAME= before the URL: want NAME=URL#MODEL")
+		case !ok2 || model == "":
+			// the URL is shown without its credentials, if it has any
+			return nil, usagef("--target %s=%s: no #MODEL after the URL: want NAME=URL#MODEL", name, client.Redact(u))
+		case u == "":
+			return nil, usagef("--target %s: no URL: want NAME=URL#MODEL", name)
 		}
 		api, err := f.apiFor(ctx, stderr, u, key, headers)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ type engineFlags struct {
 
 func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f := cmd.Flags()
-	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: tiny, 15m, 110m")
+	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: "+strings.Join(synth.ShapeNames(), ", "))
 	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a built-in shape: f32 (default), f16, q8_0, q4_0")
 	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
 	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding together (continuous batching); more requests wait in a queue")
@@ -74,6 +75,12 @@ func (e *engineFlags) options() (engine.Options, error) {
 	}
 	if e.maxSeqs < 0 {
 		return engine.Options{}, usagef("engine max-num-seqs must not be negative")
+	}
+	if _, err := synth.Lookup(e.model); err != nil {
+		if st, serr := os.Stat(e.model); serr != nil || st.IsDir() {
+			// a typo, not a failure of the engine's: said as a usage error
+			return engine.Options{}, usagef("model %q: neither a GGUF file nor a built-in shape (%s)", e.model, strings.Join(synth.ShapeNames(), ", "))
+		}
 	}
 	if e.format != "" {
 		typ, err := gguf.ParseTensorType(e.format)
