@@ -52,14 +52,23 @@ func (b *SecondBins) Last(n int, now time.Time) []float64 {
 	return out
 }
 
-// Rate is the tokens a second over the n whole seconds before now.
+// Rate is the tokens a second over the n whole seconds before now, or
+// over the whole seconds since the first token's when fewer have passed:
+// 2.5 s into a run a 10 s window divided its tokens by 10 (40.6 tokens/s
+// shown for 173).
 func (b *SecondBins) Rate(n int, now time.Time) float64 {
 	sum := 0.0
 	per := b.Last(n, now)
 	for _, v := range per {
 		sum += v
 	}
-	return sum / float64(max(len(per), 1))
+	seconds := int64(len(per))
+	b.mu.Lock()
+	if b.total > 0 {
+		seconds = min(seconds, now.Unix()-b.first/1e9)
+	}
+	b.mu.Unlock()
+	return sum / float64(max(seconds, 1))
 }
 
 // Cumulative is every token counted over the time since the first, to now.

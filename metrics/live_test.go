@@ -25,3 +25,19 @@ func TestSecondBins(t *testing.T) {
 		t.Errorf("cumulative %v, want 1050/110", got)
 	}
 }
+
+// TestRateEarly: 2.5 s into a stream a 10 s window divides by the 2 whole
+// seconds that have passed, not by 10 (40.6 tokens/s shown for 173).
+func TestRateEarly(t *testing.T) {
+	var b SecondBins
+	base := time.Unix(1_800_000_000, 0)
+	for ms := 0; ms < 2500; ms += 10 {
+		b.Add(base.Add(time.Duration(ms)*time.Millisecond).UnixNano(), 2) // 200 tokens a second
+	}
+	if got := b.Rate(10, base.Add(2500*time.Millisecond)); got != 200 {
+		t.Errorf("rate 2.5 s in: %v, want 200", got)
+	}
+	if got := b.Rate(10, base.Add(500*time.Millisecond)); got != 0 {
+		t.Errorf("rate within the first second: %v, want 0 (no whole second yet)", got)
+	}
+}

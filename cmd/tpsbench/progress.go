@@ -107,7 +107,9 @@ func (p *progress) StepBegan(_ int, s *tpsbench.Step) {
 	p.failed.Store(0)
 	p.tokens.Store(0)
 	p.stepStart = time.Now()
-	p.history = p.history[:0]
+	// the step's rate starts from its start: the first line read "0.0
+	// over the last 10 s" with tokens already streamed
+	p.history = append(p.history[:0], sample{p.stepStart, 0})
 	if p.total > 1 && !p.terminal {
 		fmt.Fprintf(p.w, "step %d/%d: %s\n", p.seen, p.total, p.label)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,23 @@ func TestProgressCountsChunks(t *testing.T) {
 	p.Done(warm)
 	if got := p.tokens.Load(); got != 5 {
 		t.Errorf("%d tokens, want the completed request's 5", got)
+	}
+}
+
+// TestProgressFirstLineRate: the first line of a step gives the rate
+// since the step began, not "0.0 over the last 10 s" with tokens streamed.
+func TestProgressFirstLineRate(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 1)
+	p.cpu = func() (time.Duration, bool) { return 0, false }
+	p.StepBegan(0, &tpsbench.Step{Label: "s"})
+	p.stepStart = p.stepStart.Add(-2 * time.Second) // two seconds in
+	p.history[0].at = p.stepStart
+	r := &record.Record{}
+	p.Sent(r)
+	p.Chunk(r, 400)
+	p.print()
+	if m := regexp.MustCompile(`([\d.]+) over the last 10 s`).FindStringSubmatch(buf.String()); m == nil || m[1] == "0.0" {
+		t.Errorf("first line %q", buf.String())
 	}
 }
