@@ -52,8 +52,11 @@ type Summary struct {
 	AchievedRate        float64 `json:"achieved_rate,omitempty"` // requests sent per second, in an open-loop (rate) step only
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
 	PerRequestTPS       float64 `json:"per_request_tps"` // system TPS / achieved concurrency
-	PeakTPS             float64 `json:"peak_tps"`
-	PeakTPS60           float64 `json:"peak_tps_60s"`
+	// PeakTPS and PeakTPS60 are the highest system TPS over any 1 s and
+	// 60 s window of the step; 0 for a step shorter than two windows,
+	// which has none apart from its whole.
+	PeakTPS   float64 `json:"peak_tps"`
+	PeakTPS60 float64 `json:"peak_tps_60s"`
 	// The windows of PeakTPS and PeakTPS60 when wider than 1 s and 60 s:
 	// over spans of more than 72 hours (half a year) the rolling bins
 	// widen so that memory stays bounded (docs/metrics.md).
@@ -379,8 +382,8 @@ func (s *Accumulator) Summary() Summary {
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Replay = s.replay.summary()
 	sum.Charts = ch
-	sum.PeakTPS = peak(ch.Rolling1s, sum.SystemTPS)
-	sum.PeakTPS60 = peak(ch.Rolling60s, sum.SystemTPS)
+	sum.PeakTPS = peak(ch.Rolling1s, w1, sum.DurationS)
+	sum.PeakTPS60 = peak(ch.Rolling60s, w60, sum.DurationS)
 	ch.CDF = map[string][]Point{
 		"ttft_ms": s.ttft.cdf(1e6), "tpot_ms": s.tpot.cdf(1e6), "itl_ms": s.itl.cdf(1e6),
 		"e2e_ms": s.e2e.cdf(1e6), "request_tps": s.reqTPS.cdf(1),
@@ -432,11 +435,13 @@ func (s *Accumulator) Summary() Summary {
 	return sum
 }
 
-// peak is the highest value of a rolling series; a run shorter than the
-// window has only its overall rate.
-func peak(pts []Point, overall float64) float64 {
-	if len(pts) == 0 {
-		return overall
+// peak is the highest value of a rolling series over a window, or 0 (none)
+// for a step shorter than two windows: there every window covers most of
+// the step and its peak is the step's rate again, or by the edges' bins
+// below it (a c=1 step's "peak" of 47.0 under its system TPS of 47.08).
+func peak(pts []Point, window time.Duration, durationS float64) float64 {
+	if len(pts) == 0 || durationS < 2*window.Seconds() {
+		return 0
 	}
 	m := 0.0
 	for _, p := range pts {

@@ -421,3 +421,14 @@ func TestGenAIPerfCountsWithItsTokenizer(t *testing.T) {
 		t.Errorf("tokens %d, ITL %v ms; want 5 and (300 - 100) / 4 = 50", s.OutputTokens, s.ITL.Mean)
 	}
 }
+
+// TestNoPeakForShortSteps: a step shorter than two windows has no peak
+// apart from its whole (it fell back to the overall rate, or by the
+// edges' bins a "peak" under it: 47.0 against a system TPS of 47.08).
+func TestNoPeakForShortSteps(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	s.Add(rec(0, []int64{100, 400, 700, 1000, 1300}, []int{1, 1, 1, 1, 1})) // a 1.3 s step
+	if sum := s.Summary(); sum.PeakTPS != 0 || sum.PeakTPS60 != 0 {
+		t.Errorf("peaks %v and %v of a 1.3 s step, want none", sum.PeakTPS, sum.PeakTPS60)
+	}
+}

@@ -20,6 +20,15 @@ type column struct {
 
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
+// absentIfZero shows a figure that is 0 only when there is none (a peak
+// of a step too short for its window) as absent.
+func absentIfZero(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return f64(v)
+}
+
 func columns() []column {
 	cols := []column{
 		{"label", "steps", func(s *metrics.Summary) string { return s.Label }},
@@ -45,8 +54,8 @@ func columns() []column {
 		}},
 		{"achieved_concurrency", "throughput", func(s *metrics.Summary) string { return f64(s.AchievedConcurrency) }},
 		{"per_request_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PerRequestTPS) }},
-		{"peak_tps", "throughput", func(s *metrics.Summary) string { return f64(s.PeakTPS) }},
-		{"peak_tps_60s", "throughput", func(s *metrics.Summary) string { return f64(s.PeakTPS60) }},
+		{"peak_tps", "throughput", func(s *metrics.Summary) string { return absentIfZero(s.PeakTPS) }},
+		{"peak_tps_60s", "throughput", func(s *metrics.Summary) string { return absentIfZero(s.PeakTPS60) }},
 	}
 	dists := []struct {
 		name string

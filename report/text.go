@@ -153,9 +153,12 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	}
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
 	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)
-	if s.PeakWindowS > 0 {
+	switch {
+	case s.PeakTPS == 0:
+		// a step under 2 s has no window apart from its whole: no peak
+	case s.PeakWindowS > 0:
 		ew.printf("Peak TPS (%g s window, widened from 1 s over this long a span): %.2f tokens/s\n", s.PeakWindowS, s.PeakTPS)
-	} else {
+	default:
 		ew.printf("Peak TPS (1 s window): %.2f tokens/s\n", s.PeakTPS)
 	}
 	ew.printf("\n")
