@@ -106,14 +106,18 @@ type Summary struct {
 	Charts *Charts `json:"-"`
 }
 
+// maxRuns bounds the runs whose loads a step adds up (merged shards).
+const maxRuns = 1 << 16
+
 // Accumulator takes the records of one step and gives its Summary.
 type Accumulator struct {
 	targets    Targets
 	convention string
 
 	label, model, url, api string
-	concurrency            int
-	rate                   float64
+	concurrency            int     // of every run the step's records came from
+	rate                   float64 // likewise
+	runs                   map[string]bool
 
 	req      Requests
 	warmup   int
@@ -196,7 +200,17 @@ func figures(r *record.Record) requestFigures {
 func (s *Accumulator) Add(r *record.Record) {
 	if s.label == "" && s.model == "" {
 		s.label, s.model, s.url, s.api = r.Step, r.Model, r.URL, r.API
-		s.concurrency, s.rate = r.Concurrency, r.Rate
+	}
+	if _, seen := s.runs[r.Run]; !seen && len(s.runs) < maxRuns {
+		// the shards of one load (merge) are runs of their own, each
+		// with its part: the load is theirs together (two shards of
+		// concurrency 4 reported "concurrency 4" for 8 in flight)
+		if s.runs == nil {
+			s.runs = map[string]bool{}
+		}
+		s.runs[r.Run] = true
+		s.concurrency += r.Concurrency
+		s.rate += r.Rate
 	}
 	if r.Warmup {
 		s.warmup++

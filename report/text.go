@@ -198,6 +198,9 @@ func table(ew *errWriter, steps []metrics.Summary) {
 	fmt.Fprintf(tw, "step\tmodel\tconcurrency\trequests\tfailed\tsystem TPS\tper-request TPS\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99\t\n")
 	for _, s := range steps {
 		conc := fmt.Sprint(s.Concurrency)
+		if s.Concurrency == 0 && s.Rate == 0 {
+			conc = "as it came" // a proxy's or a trace's: no load was set
+		}
 		if s.Rate > 0 {
 			// the rate asked and the rate achieved, side by side; a cap on
 			// the requests in flight before them when there is one

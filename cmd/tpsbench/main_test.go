@@ -593,11 +593,12 @@ func TestShardsMergeExactly(t *testing.T) {
 	}
 	var rep struct {
 		Steps []struct {
-			Requests  struct{ Completed int }
-			Output    int64   `json:"output_tokens"`
-			SystemTPS float64 `json:"system_tps"`
-			Start     int64   `json:"start_unix_ns"`
-			End       int64   `json:"end_unix_ns"`
+			Requests    struct{ Completed int }
+			Concurrency int     `json:"concurrency"`
+			Output      int64   `json:"output_tokens"`
+			SystemTPS   float64 `json:"system_tps"`
+			Start       int64   `json:"start_unix_ns"`
+			End         int64   `json:"end_unix_ns"`
 		} `json:"steps"`
 	}
 	_, out, _ := cli(t, "report", merged, "--format", "json")
@@ -620,7 +621,9 @@ func TestShardsMergeExactly(t *testing.T) {
 	}
 	s := rep.Steps[0]
 	want := float64(tokens) / (float64(last-first) / 1e9)
-	if n != 60 || s.Requests.Completed != 60 || s.Output != tokens || s.Start != first || s.End != last || math.Abs(s.SystemTPS-want) > 1e-9*want {
+	// the load is the shards' together: 6 in flight, 2 from each
+	if n != 60 || s.Requests.Completed != 60 || s.Output != tokens || s.Start != first || s.End != last || math.Abs(s.SystemTPS-want) > 1e-9*want ||
+		s.Concurrency != 6 {
 		t.Fatalf("merged %+v; by hand: %d records, %d tokens, window %d..%d, %.3f tok/s", s, n, tokens, first, last, want)
 	}
 	// Same figures whether reported from the shards or the merged file.

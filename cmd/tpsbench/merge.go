@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -35,11 +33,9 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 			}
 			defer f.Abort()
 			w := record.NewWriter(f)
-			h := sha256.New()
-			for _, a := range args {
-				h.Write([]byte(a))
-			}
-			run := "merged-" + hex.EncodeToString(h.Sum(nil))[:8]
+			// each record keeps its shard's run id: a report adds up the
+			// loads of the runs a step's records came from, so that two
+			// shards of concurrency 4 are a load of 8
 			n := 0
 			for _, path := range args {
 				var werr error
@@ -47,7 +43,6 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 					if werr != nil {
 						return
 					}
-					r.Run = run
 					werr = w.Write(r)
 					n++
 				})
