@@ -389,3 +389,41 @@ func TestHTMLNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestPerRequestRatesExplained: the two per-request rates a batch report
+// gives (74.27 and 59.79 on screen, with no word on why) say what each is
+// when they differ.
+func TestPerRequestRatesExplained(t *testing.T) {
+	s := metrics.Summary{Label: "s", Requests: metrics.Requests{Completed: 10}, SystemTPS: 597.9, AchievedConcurrency: 10, PerRequestTPS: 59.79,
+		RequestTPS: metrics.Dist{Count: 10, Mean: 74.27}}
+	var buf bytes.Buffer
+	if err := Text(&buf, New("test", []metrics.Summary{s})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "59.79 tokens/s: all tokens over all requests' time, where per-request TPS is the mean of each request's own rate)") {
+		t.Errorf("report:\n%s", buf.String())
+	}
+	s.PerRequestTPS = 74.27
+	buf.Reset()
+	Text(&buf, New("test", []metrics.Summary{s}))
+	if strings.Contains(buf.String(), "own rate") {
+		t.Errorf("explained when equal:\n%s", buf.String())
+	}
+}
+
+// TestGoodputAndTotalInText: goodput and the prompt-and-output rate were
+// in JSON and CSV only.
+func TestGoodputAndTotalInText(t *testing.T) {
+	s := metrics.Summary{Label: "s", Requests: metrics.Requests{Completed: 8, Failed: 2}, SystemTPS: 100, TotalTPS: 350, InputTokens: 2500,
+		Goodput: &metrics.Goodput{Requests: 6, RequestThroughput: 1.5, TPS: 75}}
+	var buf bytes.Buffer
+	if err := Text(&buf, New("test", []metrics.Summary{s})); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"System TPS: 100.00 tokens/s (prompt and output tokens together: 350.00 tokens/s)",
+		"Goodput: 6 of 10 requests met every per-request target (1.500 requests/s, 75.00 tokens/s)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %q in:\n%s", want, buf.String())
+		}
+	}
+}

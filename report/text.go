@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -146,13 +147,27 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	ew.printf("Total requests: %d (%d completed, %d failed: %.1f%% errors)\n", s.Requests.Completed+s.Requests.Failed, s.Requests.Completed, s.Requests.Failed, 100*s.ErrorRate)
 	ew.printf("Total tokens: %d generated, %d prompt\n", s.OutputTokens, s.InputTokens)
 	ew.printf("Elapsed: %.3f s\n", s.DurationS)
-	ew.printf("System TPS: %.2f tokens/s\n", s.SystemTPS)
+	ew.printf("System TPS: %.2f tokens/s", s.SystemTPS)
+	if s.InputTokens > 0 {
+		ew.printf(" (prompt and output tokens together: %.2f tokens/s)", s.TotalTPS)
+	}
+	ew.printf("\n")
+	if g := s.Goodput; g != nil {
+		ew.printf("Goodput: %d of %d requests met every per-request target (%.3f requests/s, %.2f tokens/s)\n",
+			g.Requests, s.Requests.Completed+s.Requests.Failed, g.RequestThroughput, g.TPS)
+	}
 	if s.RequestTPS.Count > 0 {
 		ew.printf("Per-request TPS: mean %.2f (sd %.2f), p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
 			s.RequestTPS.Mean, s.RequestTPS.Stddev, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
 	}
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
-	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s)\n", s.AchievedConcurrency, s.PerRequestTPS)
+	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s", s.AchievedConcurrency, s.PerRequestTPS)
+	if r := s.RequestTPS; r.Count > 1 && math.Abs(s.PerRequestTPS-r.Mean) > 0.01*r.Mean {
+		// both are per-request rates: one is every token over every
+		// request's time, the other the plain mean of each request's
+		ew.printf(": all tokens over all requests' time, where per-request TPS is the mean of each request's own rate")
+	}
+	ew.printf(")\n")
 	switch {
 	case s.PeakTPS == 0:
 		// a step under 2 s has no window apart from its whole: no peak
