@@ -168,7 +168,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 	}
 	for _, t := range targets.List {
 		if t.Name == TargetTTFT || t.Name == TargetTPOT || t.Name == TargetE2E {
-			s.values = append(s.values, newLatency())
+			s.values = append(s.values, newLatencyMS())
 		} else {
 			s.values = append(s.values, newRate())
 		}

@@ -432,3 +432,25 @@ func TestNoPeakForShortSteps(t *testing.T) {
 		t.Errorf("peaks %v and %v of a 1.3 s step, want none", sum.PeakTPS, sum.PeakTPS60)
 	}
 }
+
+// TestVerdictQuotesTheTablesPercentile: a target's value is the tables'
+// percentile at its share (held in whole ms, 81.05 ms was quoted as 81.00
+// beside a p99 of 81.10, and as the median 81.00 for 80.73).
+func TestVerdictQuotesTheTablesPercentile(t *testing.T) {
+	for _, share := range []float64{0.99, 0.5} {
+		s := NewAccumulator(Targets{Share: share, List: []Target{{Name: TargetTTFT, Want: 81.05}}})
+		for i := 0; i < 100; i++ {
+			ttft := int64(80_500_000 + i*6_000) // 80.500 to 81.094 ms
+			s.Add(&record.Record{V: 3, Sent: 0, First: ttft, Last: ttft + ms, Done: ttft + ms, OutputTokens: 2,
+				Chunks: []record.Chunk{{At: ttft, Tokens: 1}, {At: ttft + ms, Tokens: 1}}})
+		}
+		sum := s.Summary()
+		want := sum.TTFT.P99
+		if share == 0.5 {
+			want = sum.TTFT.P50
+		}
+		if got := sum.Targets[0].Got; got != want {
+			t.Errorf("share %v: verdict quotes %.4f ms, the table %.4f", share, got, want)
+		}
+	}
+}
