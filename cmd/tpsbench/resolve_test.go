@@ -123,3 +123,26 @@ func TestResolveRules(t *testing.T) {
 		})
 	}
 }
+
+// TestLevelsSizedForStableFigures: a sweep's or a factor's levels run
+// several waves, never one request per slot (c=1 was a single 0.1 s
+// request); --requests and --duration still size them.
+func TestLevelsSizedForStableFigures(t *testing.T) {
+	for _, c := range []struct{ concurrency, want int }{{1, 16}, {2, 16}, {4, 32}, {32, 256}} {
+		if got := levelRequests(c.concurrency); got != c.want {
+			t.Errorf("level of concurrency %d: %d requests, want %d", c.concurrency, got, c.want)
+		}
+	}
+	f := &runFlags{}
+	cfg := &runConfig{sweeping: true}
+	if p, err := f.profile(cfg, 4, 0); err != nil || p.Requests != 32 {
+		t.Errorf("a sweep level of 4: %d requests (%v)", p.Requests, err)
+	}
+	cfg.requests = 5
+	if p, _ := f.profile(cfg, 4, 0); p.Requests != 5 {
+		t.Errorf("--requests 5: %d requests", p.Requests)
+	}
+	if p, _ := f.profile(&runConfig{}, 4, 0); p.Requests != 4 {
+		t.Errorf("a single step of 4: %d requests, want one wave", p.Requests)
+	}
+}

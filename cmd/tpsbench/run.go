@@ -367,6 +367,9 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 			return p, usagef("with --rate, give --requests or --duration")
 		}
 		p.Requests = p.Concurrency
+		if cfg.sweeping || f.factor != "" {
+			p.Requests = levelRequests(p.Concurrency)
+		}
 	}
 	if p.Warmup < 0 {
 		p.Warmup = 0
@@ -381,6 +384,20 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 		return p, usageError{err}
 	}
 	return p, nil
+}
+
+// Levels compared with each other (a sweep's, a factor's) run this many
+// waves of their concurrency, and at least minLevelRequests requests,
+// unless --requests or --duration says otherwise: one wave made c=1 a
+// single 0.1 s request, and a batch factor read "c=16 30.64x c=1" on a
+// busy machine.
+const (
+	levelWaves       = 8
+	minLevelRequests = 16
+)
+
+func levelRequests(concurrency int) int {
+	return max(levelWaves*concurrency, minLevelRequests)
 }
 
 // calibrate sizes a synthetic workload's prompts in the first target's
@@ -563,6 +580,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	cfg, err := resolve(f, cmd.Flags().Changed)
 	if err != nil {
 		return err
+	}
+	if (cfg.levelSweep || f.factor != "") && cfg.requests == 0 && f.duration == 0 && !f.quiet {
+		fmt.Fprintf(stderr, "each level: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
 	}
 	key := os.Getenv(f.apiKeyEnv)
 	ctx, abort, caught, stop := interruptible(cmd.Context())
