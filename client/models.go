@@ -67,6 +67,41 @@ func get(ctx context.Context, u, apiKey string, headers http.Header) (*http.Resp
 }
 
 func listModels(ctx context.Context, list, apiKey string, headers http.Header) ([]string, error) {
+	models, err := modelsAt(ctx, list, apiKey, headers)
+	var ids []string
+	for _, m := range models {
+		ids = append(ids, m.id)
+	}
+	return ids, err
+}
+
+// ModelContext is the context, in tokens, the server says model has (its
+// /v1/models entry's max_model_len: vLLM, SGLang, the engine), or 0 when
+// it says none.
+func ModelContext(ctx context.Context, rawURL, api, model, apiKey string, headers http.Header) (int, error) {
+	endpoint, api, err := Endpoint(rawURL, api)
+	if err != nil {
+		return 0, err
+	}
+	models, err := modelsAt(ctx, serverRoot(endpoint, api)+"/v1/models", apiKey, headers)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range models {
+		if m.id == model || len(models) == 1 {
+			return m.context, nil
+		}
+	}
+	return 0, nil
+}
+
+// modelEntry is a model a server lists, with its context when it says.
+type modelEntry struct {
+	id      string
+	context int
+}
+
+func modelsAt(ctx context.Context, list, apiKey string, headers http.Header) ([]modelEntry, error) {
 	resp, err := get(ctx, list, apiKey, headers)
 	if err != nil {
 		return nil, fmt.Errorf("listing models at %s: %s", Redact(list), describe(err))
@@ -77,7 +112,8 @@ func listModels(ctx context.Context, list, apiKey string, headers http.Header) (
 	}
 	var body struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
 		} `json:"data"`
 		Models []struct {
 			Name string `json:"name"`
@@ -87,15 +123,15 @@ func listModels(ctx context.Context, list, apiKey string, headers http.Header) (
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&body); err != nil {
 		return nil, fmt.Errorf("listing models at %s: %w", Redact(list), err)
 	}
-	var ids []string
+	var models []modelEntry
 	for _, m := range body.Data {
-		ids = append(ids, m.ID)
+		models = append(models, modelEntry{m.ID, max(m.MaxModelLen, 0)})
 	}
 	for _, m := range body.Models {
-		ids = append(ids, m.Name)
+		models = append(models, modelEntry{id: m.Name})
 	}
 	if body.ModelID != "" {
-		ids = append(ids, body.ModelID)
+		models = append(models, modelEntry{id: body.ModelID})
 	}
-	return ids, nil
+	return models, nil
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/tpsbench/tpsbench/workload"
@@ -63,10 +64,19 @@ type Options struct {
 	// (ShardN 0: all), so that N load generators replay one trace
 	// together, each request once, each at its own time.
 	ShardI, ShardN int
+	// InputScale multiplies every input length (and its prefix blocks'
+	// length), so that a trace of long prompts can be replayed on a
+	// server of a shorter context; 0 is 1.
+	InputScale float64
 	// MaxInputTokens clips longer input lengths to it (Stats.Clipped
-	// counts them): the server's context where it is known; 0 is
-	// workload.MaxPromptTokens, the longest prompt a replay makes.
+	// counts them); 0 is workload.MaxPromptTokens, the longest prompt a
+	// replay makes.
 	MaxInputTokens int
+	// Context, when known (the server's max_model_len), clips each
+	// entry's input so that input and output fit in it, and the output
+	// to what a one-token prompt leaves (counted as clipped): a trace of
+	// 6,909-token prompts on a 4,096-token engine failed 81 of 113.
+	Context int
 }
 
 // reorderWindow is how many entries are read ahead to put them in arrival
@@ -97,9 +107,9 @@ type Stats struct {
 	Entries int // given out
 	Skipped int // records that cannot be replayed (warm-up, no prompt count, no output count)
 	Late    int // arrived before entries already given out (beyond the reorder window)
-	// Clipped counts entries whose input length was over
-	// Options.MaxInputTokens, replayed at that length; FirstClipped is
-	// the first one's line.
+	// Clipped counts entries replayed shorter than the trace asked (an
+	// input over Options.MaxInputTokens, input and output over
+	// Options.Context); FirstClipped is the first one's line.
 	Clipped, FirstClipped int
 	// Bad counts the entries skipped as not replayable (a records file's
 	// lines that are not valid records, arrivals decades after the
@@ -124,6 +134,12 @@ func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
 	}
 	if opts.MaxInputTokens < 1 || opts.MaxInputTokens > workload.MaxPromptTokens {
 		return nil, fmt.Errorf("trace input bound %d: want 1 to %d tokens", opts.MaxInputTokens, workload.MaxPromptTokens)
+	}
+	if opts.InputScale == 0 {
+		opts.InputScale = 1
+	}
+	if !(opts.InputScale > 0) || opts.InputScale > 1e6 || opts.Context < 0 {
+		return nil, fmt.Errorf("trace input scale %g, context %d: want a factor above 0 and a context not negative", opts.InputScale, opts.Context)
 	}
 	if opts.ShardN < 0 || (opts.ShardN > 0 && (opts.ShardI < 0 || opts.ShardI >= opts.ShardN)) {
 		return nil, fmt.Errorf("trace shard %d/%d: want 0 <= index < count", opts.ShardI, opts.ShardN)
@@ -209,23 +225,36 @@ func (rd *Reader) Next(e *Entry) error {
 		}
 		*e = p.Entry
 		e.Index = idx
-		if e.InputTokens > rd.opts.MaxInputTokens {
-			rd.clip(e)
-		}
+		rd.fit(e)
 		e.Offset = time.Duration(float64(off-rd.opts.From) / rd.opts.Speed)
 		rd.stats.Entries++
 		return nil
 	}
 }
 
-// clip cuts an entry's input to the bound, and its prefix blocks to
-// what the input still holds.
-func (rd *Reader) clip(e *Entry) {
+// fit scales an entry's input, and clips input and output to the bounds
+// and the context, its prefix blocks to what the input still holds.
+func (rd *Reader) fit(e *Entry) {
+	o := rd.opts
+	if o.InputScale != 1 {
+		e.InputTokens = max(1, int(math.Round(float64(e.InputTokens)*o.InputScale)))
+		if e.BlockTokens > 0 {
+			e.BlockTokens = max(1, int(math.Round(float64(e.BlockTokens)*o.InputScale)))
+		}
+	}
+	in, out := min(e.InputTokens, o.MaxInputTokens), e.OutputTokens
+	if o.Context > 0 {
+		out = min(out, max(o.Context-1, 1))
+		in = min(in, max(o.Context-out, 1))
+	}
+	if in == e.InputTokens && out == e.OutputTokens {
+		return
+	}
 	if rd.stats.Clipped == 0 {
 		rd.stats.FirstClipped = e.Line
 	}
 	rd.stats.Clipped++
-	e.InputTokens = rd.opts.MaxInputTokens
+	e.InputTokens, e.OutputTokens = in, out
 	if e.BlockTokens > 0 && len(e.Blocks)*e.BlockTokens > e.InputTokens {
 		e.Blocks = e.Blocks[:e.InputTokens/e.BlockTokens]
 	}

@@ -169,6 +169,41 @@ func TestLongInputsClipped(t *testing.T) {
 	}
 }
 
+// TestScaleAndContext: input lengths scale with their blocks, and an
+// entry is clipped so that input and output fit the server's context.
+func TestScaleAndContext(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 6909, "output_length": 100, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]}` + "\n" +
+		`{"timestamp": 1, "input_length": 1000, "output_length": 100}` + "\n" +
+		`{"timestamp": 2, "input_length": 10, "output_length": 9000}` + "\n"
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl", Options{InputScale: 0.5, Context: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Entry
+	for e := (Entry{}); rd.Next(&e) == nil; {
+		got = append(got, e)
+	}
+	// 6,909 x 0.5 = 3,455 tokens (blocks of 256), clipped to 4,096 - 100;
+	// 500 fits; an output of 9,000 leaves a one-token prompt
+	if len(got) != 3 || got[0].InputTokens != 3455 || got[0].BlockTokens != 256 || len(got[0].Blocks) != 13 ||
+		got[1].InputTokens != 500 || got[1].OutputTokens != 100 || got[2].InputTokens != 1 || got[2].OutputTokens != 4095 {
+		t.Fatalf("entries %+v", got)
+	}
+	if st := rd.Stats(); st.Clipped != 1 || st.FirstClipped != 3 {
+		t.Errorf("stats %+v: want 1 clipped, on line 3", st)
+	}
+	rd, _ = NewReader(strings.NewReader(in), "t.jsonl", Options{Context: 4096})
+	var e Entry
+	if rd.Next(&e); e.InputTokens != 3996 || len(e.Blocks) != 7 {
+		t.Errorf("unscaled first entry %+v: want 3,996 tokens in 7 whole blocks", e)
+	}
+	for _, o := range []Options{{InputScale: -1}, {Context: -5}} {
+		if _, err := NewReader(strings.NewReader(in), "t", o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+}
+
 // TestWindowSpeedShard: a window keeps its part of the trace counted from
 // its start, speed divides the offsets, and shards split the entries
 // between them, each once, each at its trace time.

@@ -24,7 +24,7 @@ type traceConfig struct {
 // trace brings its own arrivals, lengths and prompts.
 func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) {
 	if f.trace == "" {
-		for _, name := range []string{"trace-format", "trace-speed", "trace-window"} {
+		for _, name := range []string{"trace-format", "trace-speed", "trace-window", "trace-input-scale", "trace-max-input-tokens"} {
 			if changed(name) {
 				return nil, usagef("--%s goes with --trace", name)
 			}
@@ -42,7 +42,13 @@ func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) 
 	if !(f.traceSpeed > 0) || f.traceSpeed > 1e6 {
 		return nil, usagef("--trace-speed %g: want a factor above 0, e.g. 2 for twice as fast", f.traceSpeed)
 	}
-	c := &traceConfig{path: f.trace, opts: trace.Options{Format: f.traceFormat, Speed: f.traceSpeed}}
+	if !(f.traceScale > 0) || f.traceScale > 1e6 {
+		return nil, usagef("--trace-input-scale %g: want a factor above 0, e.g. 0.5 for prompts half as long", f.traceScale)
+	}
+	if f.traceMaxInput < 0 || f.traceMaxInput > workload.MaxPromptTokens {
+		return nil, usagef("--trace-max-input-tokens %d: want 1 to %d (0: %d)", f.traceMaxInput, workload.MaxPromptTokens, workload.MaxPromptTokens)
+	}
+	c := &traceConfig{path: f.trace, opts: trace.Options{Format: f.traceFormat, Speed: f.traceSpeed, InputScale: f.traceScale, MaxInputTokens: f.traceMaxInput}}
 	if f.traceWindow != "" {
 		from, to, ok := strings.Cut(f.traceWindow, "-")
 		var err1, err2 error
@@ -68,13 +74,13 @@ type replayStep struct {
 
 // newReplay opens the trace for one step (each target replays it whole,
 // or its shard's part), with prompts sized as syn is calibrated.
-func (c *traceConfig) newReplay(syn workload.Synthetic, shardI, shardN int) (*replayStep, error) {
+func (c *traceConfig) newReplay(syn workload.Synthetic, shardI, shardN, context int) (*replayStep, error) {
 	file, err := os.Open(c.path)
 	if err != nil {
 		return nil, fmt.Errorf("opening the trace: %w", err)
 	}
 	opts := c.opts
-	opts.ShardI, opts.ShardN = shardI, shardN
+	opts.ShardI, opts.ShardN, opts.Context = shardI, shardN, context
 	rd, err := trace.NewReader(file, c.path, opts)
 	if err != nil {
 		file.Close()
@@ -105,8 +111,8 @@ func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
 			fmt.Fprintf(stderr, "trace: %d lines skipped that cannot be replayed (not valid records, or arriving decades after the first); the first: %v\n", st.Bad, st.FirstBad)
 		}
 		if st.Clipped > 0 {
-			fmt.Fprintf(stderr, "trace: %d requests asked more than %d input tokens and were replayed at that length (the first on line %d)\n",
-				st.Clipped, workload.MaxPromptTokens, st.FirstClipped)
+			fmt.Fprintf(stderr, "trace: %d requests were replayed shorter than the trace asked, to fit the server's context or --trace-max-input-tokens (the first on line %d; --trace-input-scale scales every prompt instead)\n",
+				st.Clipped, st.FirstClipped)
 		}
 		if err := r.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("the replay ended early: %w", err))

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tpsbench/tpsbench/internal/scripted"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -143,5 +148,42 @@ func TestReplayShards(t *testing.T) {
 	}
 	if len(lines) != 6 {
 		t.Errorf("shards replayed lines %v", lines)
+	}
+}
+
+// TestTraceFitsTheContext: a trace's requests are clipped to fit the
+// context the server gives at /v1/models (a trace of 6,909-token prompts
+// on a 4,096-token engine failed 81 of 113 requests), scaled by
+// --trace-input-scale, and the run says how many were clipped.
+func TestTraceFitsTheContext(t *testing.T) {
+	h := scripted.NewHandler(func(int) scripted.Script { return scripted.Script{Usage: true} }, false)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","data":[{"id":"scripted","object":"model","max_model_len":100}]}`)
+	})
+	mux.Handle("/", h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(tr, []byte(`{"timestamp": 0, "input_length": 500, "output_length": 10}`+"\n"+`{"timestamp": 1, "input_length": 40, "output_length": 10}`+"\n"), 0o644)
+	for _, c := range []struct {
+		scale   string
+		inputs  [2]int
+		clipped string
+	}{{"1", [2]int{90, 40}, "1 requests were replayed shorter"}, {"0.1", [2]int{50, 4}, ""}} {
+		recs := filepath.Join(dir, "r"+c.scale+".jsonl")
+		code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "scripted", "--api", "chat", "--trace", tr, "--trace-input-scale", c.scale, "--records", recs, "-q")
+		if code != 0 || (c.clipped != "") != strings.Contains(errs, "replayed shorter") || !strings.Contains(errs, c.clipped) {
+			t.Errorf("scale %s: exit %d, %s", c.scale, code, errs)
+		}
+		var got []int
+		readRecords(recs, io.Discard, func(r *record.Record) { got = append(got, r.Trace.InputTokens) })
+		slices.Sort(got)
+		want := c.inputs[:]
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("scale %s: inputs replayed %v, want %v", c.scale, got, want)
+		}
 	}
 }

@@ -83,10 +83,12 @@ type runFlags struct {
 	live        bool
 	tokenizer   string
 
-	trace       string
-	traceFormat string
-	traceSpeed  float64
-	traceWindow string
+	trace         string
+	traceFormat   string
+	traceSpeed    float64
+	traceWindow   string
+	traceScale    float64 // --trace-input-scale
+	traceMaxInput int     // --trace-max-input-tokens
 }
 
 func newRunCmd() *cobra.Command { return newRunCmdWith(&runFlags{}) }
@@ -163,6 +165,8 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.traceFormat, "trace-format", "auto", "format of --trace: auto, mooncake or records")
 	fl.Float64Var(&f.traceSpeed, "trace-speed", 1, "replay the trace this many times faster (0.5: half as fast)")
 	fl.StringVar(&f.traceWindow, "trace-window", "", "replay only the requests that arrived in FROM-TO of the trace (durations, e.g. 10m-20m, 30s-), timed from FROM")
+	fl.Float64Var(&f.traceScale, "trace-input-scale", 1, "multiply the trace's prompt lengths by this (0.5: half as long), for a server of a shorter context")
+	fl.IntVar(&f.traceMaxInput, "trace-max-input-tokens", 0, "clip longer prompts of the trace to this many tokens (each request is also clipped to fit the context the server gives at /v1/models)")
 	f.output.register(cmd)
 	f.engine.register(cmd, "engine-")
 	return cmd

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
@@ -27,6 +28,24 @@ type stepBuilder struct {
 	shardN  int // 0: no --shard
 	clients []*client.HTTP
 	replays []*replayStep // --trace's, a step each
+	// contexts are the targets' contexts (contextOf), by target
+	contexts map[string]int
+}
+
+// contextOf is the context the target's server gives its model (0 when
+// it gives none), asked once.
+func (b *stepBuilder) contextOf(t target) int {
+	if n, ok := b.contexts[t.name+"\x00"+t.url+"\x00"+t.model]; ok {
+		return n
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, _ := client.ModelContext(ctx, t.url, t.api, t.model, b.key, b.cfg.headers)
+	if b.contexts == nil {
+		b.contexts = map[string]int{}
+	}
+	b.contexts[t.name+"\x00"+t.url+"\x00"+t.model] = n
+	return n
 }
 
 func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
@@ -40,7 +59,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	switch {
 	case b.cfg.trace != nil:
 		// the trace's schedule and prompts; its shard is its entries'
-		rs, err := b.cfg.trace.newReplay(b.src.(workload.Synthetic), b.shardI, b.shardN)
+		rs, err := b.cfg.trace.newReplay(b.src.(workload.Synthetic), b.shardI, b.shardN, b.contextOf(t))
 		if err != nil {
 			return tpsbench.Step{}, err
 		}
