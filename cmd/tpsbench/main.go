@@ -75,6 +75,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd())
+	root.AddCommand(newReferenceCmd(root))
 	return root
 }
 
