@@ -33,47 +33,50 @@ func main() {
 	}
 }
 
-// run checks (or, with write, fills) the blocks of readme, which must
-// have some, and of every docs/*.md beside it that has any.
+// run checks (or, with write, fills) the blocks of readme and of every
+// docs/*.md beside it; together they must have some.
 func run(readme string, write bool) error {
 	root := filepath.Dir(readme)
-	if err := checkDoc(readme, root, write, true); err != nil {
-		return err
-	}
 	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	for _, page := range pages {
-		if err := checkDoc(page, root, write, false); err != nil {
+	total := 0
+	for _, page := range append([]string{readme}, pages...) {
+		n, err := checkDoc(page, root, write)
+		if err != nil {
 			return err
 		}
+		total += n
+	}
+	if total == 0 {
+		return fmt.Errorf("%s and docs/*.md: %w", readme, errNoBlocks)
 	}
 	return nil
 }
 
 // checkDoc checks or fills the blocks of doc, whose paths are relative to
-// the repository root; a doc without blocks is a problem when required.
-func checkDoc(doc, root string, write, required bool) error {
+// the repository root, and says how many it has.
+func checkDoc(doc, root string, write bool) (int, error) {
 	data, err := os.ReadFile(doc)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	text := string(data)
 	blocks, err := findBlocks(text)
-	if errors.Is(err, errNoBlocks) && !required {
-		return nil
+	if errors.Is(err, errNoBlocks) {
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", doc, err)
+		return 0, fmt.Errorf("%s: %w", doc, err)
 	}
 	var problems []string
 	for i := len(blocks) - 1; i >= 0; i-- { // from the end, so earlier offsets hold
 		b := blocks[i]
 		results, err := os.ReadFile(filepath.Join(root, b.results))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		script, err := os.ReadFile(filepath.Join(root, b.script))
 		if err != nil {
-			return fmt.Errorf("%s names its script: %w", b.results, err)
+			return 0, fmt.Errorf("%s names its script: %w", b.results, err)
 		}
 		problems = append(problems, checkShape(b, string(results), string(script))...)
 		if write {
@@ -84,13 +87,13 @@ func checkDoc(doc, root string, write, required bool) error {
 	}
 	if write {
 		if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%d problem(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
+		return 0, fmt.Errorf("%d problem(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
-	return nil
+	return len(blocks), nil
 }
 
 // block is one results file's place in the README: text[start:end] is
