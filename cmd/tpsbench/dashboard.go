@@ -145,7 +145,8 @@ func (d *dashboard) draw() {
 	if d.live {
 		per := d.perSecond.Last(60, time.Now())
 		fmt.Fprintf(&b, "streaming: %d tokens in requests not yet ended\n", d.streaming.Load())
-		fmt.Fprintf(&b, "TPS, last %d s (every chunk as it came): %s  (last whole second %.0f)\n\n", len(per), sparkline(per, 60), per[len(per)-1])
+		// (under 100 columns: 120 wrapped, and redrawing left the rest)
+		fmt.Fprintf(&b, "TPS, last %d s: %s  (last second %.0f)\n\n", len(per), sparkline(per, 60), per[len(per)-1])
 	} else {
 		b.WriteString("(a records file holds finished requests: tokens count when each request ends)\n\n")
 	}
@@ -158,7 +159,11 @@ func (d *dashboard) draw() {
 		for k, n := range s.Requests.Failures {
 			fmt.Fprintf(&b, " [%s %d]", termsafe.String(k), n)
 		}
-		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %.1f\n", s.OutputTokens, s.SystemTPS, s.PeakTPS)
+		peak := "-" // a step under two windows has none
+		if s.PeakTPS > 0 {
+			peak = fmt.Sprintf("%.1f", s.PeakTPS)
+		}
+		fmt.Fprintf(&b, "\n  tokens: %d   system TPS: %.1f   peak 1 s: %s\n", s.OutputTokens, s.SystemTPS, peak)
 		if s.Charts != nil && !d.live { // live, the streaming view below shows rates
 			// one bar a second: every tenth point of the 100 ms series
 			// (every point, once long spans have widened the bins)

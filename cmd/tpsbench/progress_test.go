@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/load"
@@ -114,5 +115,26 @@ func TestProgressFirstLineRate(t *testing.T) {
 	p.print()
 	if m := regexp.MustCompile(`([\d.]+) over the last 10 s`).FindStringSubmatch(buf.String()); m == nil || m[1] == "0.0" {
 		t.Errorf("first line %q", buf.String())
+	}
+}
+
+// TestLiveViewFitsNarrowTerminals: the live view's lines stay under 100
+// columns (its sparkline line took 127 and wrapped at 120).
+func TestLiveViewFitsNarrowTerminals(t *testing.T) {
+	var buf bytes.Buffer
+	d := newDashboard(&buf, "run")
+	d.live = true
+	now := time.Now()
+	for s := 0; s < 90; s++ {
+		d.perSecond.Add(now.Add(-time.Duration(s)*time.Second).UnixNano(), 1000+s)
+	}
+	d.draw()
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
+	if !strings.Contains(buf.String(), "TPS, last 60 s") {
+		t.Errorf("no sparkline:\n%s", buf.String())
 	}
 }
