@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tpsbench/tpsbench/metrics"
@@ -42,7 +43,15 @@ type chart struct {
 	Y2     string        `json:"y2Label,omitempty"` // second axis, for series marked axis 2
 	X      []float64     `json:"x"`
 	Series []chartSeries `json:"series"`
-	LogX   bool          `json:"logX,omitempty"`
+	// LogX draws the x axis logarithmic: a latency CDF whose tail lies
+	// far past its body (one 450 ms ITL squeezed 20 ms ones into the
+	// left edge).
+	LogX bool `json:"logX,omitempty"`
+	// FromZero starts the y axes at 0: a flat 47.1 tokens/s drawn on an
+	// auto-scaled axis read as a zig-zag between 47.08 and 47.13.
+	FromZero bool `json:"fromZero,omitempty"`
+	// Share fixes the y axis to 0-1 (a CDF's share of samples).
+	Share bool `json:"share,omitempty"`
 }
 
 type chartSeries struct {
@@ -69,8 +78,31 @@ func HTML(w io.Writer, r *Report) error {
 		rows = append(rows, row(&r.Steps[i]))
 		notes(&errWriter{w: &notesText}, &r.Steps[i], len(r.Steps) > 1)
 	}
+	// a note a list item; a line indented under one (a failure's
+	// reason) is its own item, marked as belonging to the one before
+	var noteItems []noteItem
+	for _, line := range strings.Split(strings.TrimRight(notesText.String(), "\n"), "\n") {
+		if line != "" {
+			noteItems = append(noteItems, noteItem{Text: strings.TrimSpace(line), Sub: strings.HasPrefix(line, "  ")})
+		}
+	}
+	var ratioHead []string
+	var ratioRows [][]string
+	if r.Compare && len(r.Steps) > 1 {
+		for _, c := range ratioColumns {
+			ratioHead = append(ratioHead, c.name)
+		}
+		for i := range r.Steps {
+			cells := []string{r.Steps[i].Label}
+			for _, c := range ratioColumns {
+				cells = append(cells, ratio(c.get(&r.Steps[i]), c.get(&r.Steps[0])))
+			}
+			ratioRows = append(ratioRows, cells)
+		}
+	}
 	return page.Execute(w, map[string]any{
-		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js), "Notes": notesText.String(),
+		"NoteItems": noteItems, "RatioHead": ratioHead, "RatioRows": ratioRows, "Base": firstLabel(r.Steps),
+		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js),
 		"UPlotJS": template.JS(uplotJS), "UPlotCSS": template.CSS(uplotCSS), "License": uplotLicense,
 		"Charts": data.Charts,
 	})
@@ -124,6 +156,19 @@ func joinList(xs []string) string {
 		out += x
 	}
 	return out
+}
+
+// noteItem is a line of the notes the text report prints.
+type noteItem struct {
+	Text string
+	Sub  bool
+}
+
+func firstLabel(steps []metrics.Summary) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	return steps[0].Label
 }
 
 // tableRow is a step's line in the summary table; Values carry the exact
@@ -190,16 +235,22 @@ func charts(steps []metrics.Summary) []chart {
 			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
 			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
 		}
-		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x,
+		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x, FromZero: true,
 			Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
-		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x,
+		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x, FromZero: true,
 			Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
 	}
-	for _, d := range []struct{ key, title, unit string }{
-		{"ttft_ms", "TTFT", "ms"}, {"tpot_ms", "TPOT", "ms"}, {"itl_ms", "Inter-token latency", "ms"},
-		{"e2e_ms", "E2E latency", "ms"}, {"request_tps", "Request TPS", "tokens/s"},
+	for _, d := range []struct {
+		key, title, unit string
+		dist             func(metrics.Summary) metrics.Dist // the figure's, for its sample count
+	}{
+		{"ttft_ms", "TTFT", "ms", func(s metrics.Summary) metrics.Dist { return s.TTFT }},
+		{"tpot_ms", "TPOT", "ms", func(s metrics.Summary) metrics.Dist { return s.TPOT }},
+		{"itl_ms", "Inter-token latency", "ms", func(s metrics.Summary) metrics.Dist { return s.ITL }},
+		{"e2e_ms", "E2E latency", "ms", func(s metrics.Summary) metrics.Dist { return s.E2E }},
+		{"request_tps", "Request TPS", "tokens/s", func(s metrics.Summary) metrics.Dist { return s.RequestTPS }},
 	} {
-		if c, ok := cdfChart(steps, d.key, d.title, d.unit); ok {
+		if c, ok := cdfChart(steps, d.key, d.title, d.unit, d.dist); ok {
 			out = append(out, c)
 		}
 	}
@@ -219,8 +270,10 @@ func charts(steps []metrics.Summary) []chart {
 				inst = append(inst, f(p.InstantTPS))
 			}
 		}
-		out = append(out, chart{ID: "stream", Title: "The stream token by token: instant TPS (1/ITL) and cumulative tokens", XLabel: "ms after the request was sent", YLabel: "instant tokens/s", Y2: "tokens so far", X: x,
-			Series: []chartSeries{{Label: "instant TPS", Y: inst, Points: true}, {Label: "cumulative tokens", Y: cum, Axis2: true}}})
+		// a single request's page opens with its stream, the one chart
+		// that has more than a point of it
+		out = append([]chart{{ID: "stream", Title: "The stream token by token: instant TPS (1/ITL) and cumulative tokens", XLabel: "ms after the request was sent", YLabel: "instant tokens/s", Y2: "tokens so far", X: x, FromZero: true,
+			Series: []chartSeries{{Label: "instant TPS", Y: inst, Points: true}, {Label: "cumulative tokens", Y: cum, Axis2: true}}}}, out...)
 	}
 	return out
 }
@@ -287,12 +340,12 @@ func merged(xs, ys [][]float64) ([]float64, [][]*float64) {
 	return all, out
 }
 
-func cdfChart(steps []metrics.Summary, key, title, unit string) (chart, bool) {
+func cdfChart(steps []metrics.Summary, key, title, unit string, dist func(metrics.Summary) metrics.Dist) (chart, bool) {
 	var xs, ys [][]float64
 	var labels []string
 	for _, s := range steps {
-		if s.Charts == nil || len(s.Charts.CDF[key]) == 0 {
-			continue
+		if s.Charts == nil || len(s.Charts.CDF[key]) == 0 || dist(s).Count < 2 {
+			continue // one sample is no distribution: a point at share 1
 		}
 		var x, y []float64
 		for _, p := range s.Charts.CDF[key] {
@@ -304,11 +357,21 @@ func cdfChart(steps []metrics.Summary, key, title, unit string) (chart, bool) {
 		return chart{}, false
 	}
 	x, series := merged(xs, ys)
-	c := chart{ID: "cdf-" + key, Title: title + " distribution (CDF)", XLabel: unit, YLabel: "share of samples", X: x}
+	c := chart{ID: "cdf-" + key, Title: title + " distribution (CDF)", XLabel: unit, YLabel: "share of samples", X: x, Share: true, LogX: longTail(x)}
 	for i, l := range labels {
 		c.Series = append(c.Series, chartSeries{Label: l, Y: series[i]})
 	}
 	return c, true
+}
+
+// longTail tells an x axis whose largest value lies over 10 times past
+// its median, all of them positive: drawn linear, the body of the
+// distribution would be squeezed into the left edge.
+func longTail(x []float64) bool {
+	if len(x) < 2 || x[0] <= 0 { // x ascends
+		return false
+	}
+	return x[len(x)-1] > 10*x[len(x)/2]
 }
 
 func rollingChart(steps []metrics.Summary) (chart, bool) {
@@ -355,7 +418,7 @@ func rollingChart(steps []metrics.Summary) (chart, bool) {
 		return chart{}, false
 	}
 	x, merged := merged(xs, ys)
-	c := chart{ID: "rolling", Title: "Rolling TPS over the run (failures marked at 0)", XLabel: "seconds from the start", YLabel: "tokens/s", X: x}
+	c := chart{ID: "rolling", Title: "Rolling TPS over the run (failures marked at 0)", XLabel: "seconds from the start", YLabel: "tokens/s", X: x, FromZero: true}
 	for i := range series {
 		series[i].Y = merged[i]
 		c.Series = append(c.Series, series[i])

@@ -141,7 +141,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--user-data-dir=" + filepath.Join(dir, "profile"), "--virtual-time-budget=5000"}
-	out, err := exec.Command(chromium, append(args, "--dump-dom", "file://"+page)...).Output()
+	out, err := exec.Command(chromium, append(args, "--window-size=1400,3600", "--dump-dom", "file://"+page)...).Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
@@ -152,6 +152,11 @@ func TestHTMLInBrowser(t *testing.T) {
 	var check struct {
 		Errors []string       `json:"errors"`
 		Charts map[string]int `json:"charts"`
+		Scales map[string]struct {
+			Width      float64
+			YMin, YMax float64
+			LogX       bool
+		} `json:"scales"`
 	}
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(m[1]), "&quot;", `"`)), &check); err != nil {
 		t.Fatalf("self-check %q: %v", m[1], err)
@@ -162,6 +167,19 @@ func TestHTMLInBrowser(t *testing.T) {
 	for _, id := range []string{"sweep", "latency", "cdf-ttft_ms", "cdf-tpot_ms", "cdf-itl_ms", "cdf-e2e_ms", "cdf-request_tps", "rolling"} {
 		if check.Charts[id] == 0 {
 			t.Errorf("chart %s not drawn (%v)", id, check.Charts)
+		}
+		// drawn as wide as the window (charts were a fixed 900 px), rates
+		// from 0 (an auto-scaled axis drew a flat 47.1 as a zig-zag),
+		// shares from 0 to 1 (one-point CDFs had an axis of 0 to 2)
+		sc := check.Scales[id]
+		if sc.Width < 1200 {
+			t.Errorf("chart %s is %v px wide in a 1400 px window", id, sc.Width)
+		}
+		switch {
+		case strings.HasPrefix(id, "cdf-") && (sc.YMin != 0 || sc.YMax != 1):
+			t.Errorf("CDF %s: share axis %v to %v", id, sc.YMin, sc.YMax)
+		case (id == "sweep" || id == "rolling" || id == "latency") && sc.YMin != 0:
+			t.Errorf("chart %s: axis from %v, not 0", id, sc.YMin)
 		}
 	}
 	// The table's exact values against the JSON report's.
@@ -190,7 +208,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	shot := filepath.Join("..", ".artifacts", "report.png")
 	os.MkdirAll(filepath.Dir(shot), 0o755)
 	abs, _ := filepath.Abs(shot)
-	if err := exec.Command(chromium, append(args, "--window-size=1000,3600", "--screenshot="+abs, "file://"+page)...).Run(); err != nil {
+	if err := exec.Command(chromium, append(args, "--window-size=1400,3600", "--screenshot="+abs, "file://"+page)...).Run(); err != nil {
 		t.Errorf("screenshot: %v", err)
 	} else {
 		t.Logf("screenshot: %s", abs)
@@ -377,16 +395,40 @@ func TestHTMLNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	i := strings.Index(page, `<pre id="notes">`)
+	i := strings.Index(page, `<ul id="notes">`)
 	if i < 0 {
 		t.Fatal("no notes in the page")
 	}
 	notes := page[i:]
-	notes = notes[:strings.Index(notes, "</pre>")]
-	for _, want := range []string{"c=8: Failures (kept out of latency and TPS figures): timeout 1", "c=4: Replay of a trace, 8 requests", "c=8: Reasoning: 40 of 300 tokens"} {
+	notes = notes[:strings.Index(notes, "</ul>")]
+	// a list of notes, not a monospace wall; a failure's reason an item
+	// under its note
+	for _, want := range []string{"<li>c=8: Failures (kept out of latency and TPS figures): timeout 1</li>", "<li>c=4: Replay of a trace, 8 requests",
+		"<li>c=8: Reasoning: 40 of 300 tokens", `<li class="sub">1 timeout: slow</li>`} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
+	}
+}
+
+// TestHTMLCompareRatios: compare's page has the ratio table that its
+// text, Markdown and JSON have.
+func TestHTMLCompareRatios(t *testing.T) {
+	r := fixture()
+	r.Compare = true
+	var buf bytes.Buffer
+	if err := HTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	i := strings.Index(page, `<table id="ratios">`)
+	if i < 0 {
+		t.Fatal("no ratio table")
+	}
+	table := page[i : i+strings.Index(page[i:], "</table>")]
+	want := fmt.Sprintf("%.2fx", r.Steps[1].SystemTPS/r.Steps[0].SystemTPS)
+	if strings.Count(table, "<tr>") != len(r.Steps)+1 || !strings.Contains(table, want) {
+		t.Errorf("ratio table lacks %s:\n%s", want, table)
 	}
 }
 
@@ -445,4 +487,43 @@ func TestArrivalsNotedWhenTheyMatter(t *testing.T) {
 			t.Errorf("%d of 100 chunks batched: noted %v, want %v\n%s", c.batched, got, c.noted, buf.String())
 		}
 	}
+}
+
+// TestSingleRequestPage: a single request's page opens with its stream
+// (it opened with five CDFs of one point each, the stream last), and a
+// latency CDF with a tail far past its body is drawn on a log axis (one
+// 450 ms ITL squeezed 20 ms ones into the left edge).
+func TestSingleRequestPage(t *testing.T) {
+	acc := metrics.NewAccumulator(metrics.Targets{})
+	r := &record.Record{V: 3, Model: "m", Stream: true, Sent: 0}
+	at := int64(0)
+	for i := 0; i < 51; i++ {
+		at += 20 * milli
+		if i == 50 {
+			at += 430 * milli
+		}
+		r.Chunks = append(r.Chunks, record.Chunk{At: at, Tokens: 1})
+	}
+	r.First, r.Last, r.Done, r.OutputTokens = r.Chunks[0].At, at, at, 51
+	acc.Add(r)
+	cs := charts([]metrics.Summary{acc.Summary()})
+	if len(cs) == 0 || cs[0].ID != "stream" {
+		t.Fatalf("charts %v: want the stream first", chartIDs(cs))
+	}
+	for _, c := range cs {
+		if c.ID == "cdf-ttft_ms" || c.ID == "cdf-e2e_ms" || c.ID == "cdf-request_tps" {
+			t.Errorf("a one-sample CDF drawn: %s", c.ID)
+		}
+		if c.ID == "cdf-itl_ms" && !c.LogX {
+			t.Errorf("ITL CDF with a 450 ms tail over 20 ms gaps on a linear axis")
+		}
+	}
+}
+
+func chartIDs(cs []chart) []string {
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }
