@@ -3,39 +3,24 @@ package roofline
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/tpsbench/tpsbench/engine/llama"
 )
 
-// MeasureBandwidth reads a buffer much larger than the caches with the
-// engine's own vector kernel on threads threads and returns the best of a
-// few passes in GB/s: what a memory-bound decode step can hope for here.
-func MeasureBandwidth(threads int) float64 {
+// MeasureBandwidth is the rate, in GB/s, at which the engine's own batch-1
+// products read bytes of weights on threads threads: from memory for
+// hundreds of MiB, from the caches for less. A decode step reads its
+// weights so, once a token.
+func MeasureBandwidth(threads, bytes int) (float64, error) {
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	const n = 64 << 20 // floats: 256 MiB
-	buf := make([]float32, n)
-	for i := range buf {
-		buf[i] = float32(i & 7)
-	}
-	best := 0.0
-	for pass := 0; pass < 4; pass++ {
-		var wg sync.WaitGroup
-		start := time.Now()
-		per := n / threads
-		for t := 0; t < threads; t++ {
-			part := buf[t*per : (t+1)*per]
-			wg.Go(func() { _ = llama.Sum(part) })
-		}
-		wg.Wait()
-		gbs := float64(n*4) / time.Since(start).Seconds() / 1e9
-		best = max(best, gbs)
-	}
-	return best
+	return llama.ProductBandwidth(threads, bytes, 100*time.Millisecond)
 }
+
+// memoryProbeBytes is a read far larger than any machine's caches.
+const memoryProbeBytes = 256 << 20
 
 // MeasureFLOPS returns the GFLOP/s of the engine's batched F32 products
 // with their weights in cache, on threads threads: the compute roof of
@@ -53,5 +38,9 @@ func ThisMachine(threads int) (Hardware, error) {
 	if err != nil {
 		return Hardware{}, fmt.Errorf("measuring this machine's compute: %w", err)
 	}
-	return Hardware{Name: "this", Bandwidth: MeasureBandwidth(threads), TFLOPS: gflops / 1e3, MemoryGB: memoryGB(), Note: "measured here"}, nil
+	bw, err := MeasureBandwidth(threads, memoryProbeBytes)
+	if err != nil {
+		return Hardware{}, fmt.Errorf("measuring this machine's memory bandwidth: %w", err)
+	}
+	return Hardware{Name: "this", Bandwidth: bw, TFLOPS: gflops / 1e3, MemoryGB: memoryGB(), Note: "measured here"}, nil
 }

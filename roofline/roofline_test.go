@@ -111,3 +111,13 @@ func TestMemoryCapacity(t *testing.T) {
 		t.Error("no KV cache bounded the batch")
 	}
 }
+
+// TestMeasureBandwidthReads: the bandwidth probe runs the engine's own
+// product over the bytes asked (a plain sum over a buffer was bound by its
+// adds, not by memory) and gives a rate.
+func TestMeasureBandwidthReads(t *testing.T) {
+	bw, err := MeasureBandwidth(1, 4<<20)
+	if err != nil || !(bw > 0) {
+		t.Fatalf("%v GB/s, %v", bw, err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -65,7 +66,7 @@ func runEstimate(cmd *cobra.Command, ef *estimateFlags) error {
 		fmt.Fprintf(w, ", %.3g B active", m.Active/1e9)
 	}
 	fmt.Fprintf(w, "), weights %s, KV cache %s, context %d tokens a sequence\n", dtypeLabel(ef.dtype, base.WeightBytes), ef.kvDtype, ef.context)
-	if err := printBounds(w, base, hws, bs); err != nil {
+	if err := printBounds(w, base, hws, bs, ef.bandwidthAt()); err != nil {
 		return err
 	}
 	if ef.records == "" {
@@ -131,9 +132,29 @@ func (ef *estimateFlags) hardwareList() ([]roofline.Hardware, error) {
 	return hws, nil
 }
 
+// bandwidthAt measures this machine's bandwidth at a step's bytes (the
+// engine's product over that many, so that what the caches hold of a
+// small model is read at their speed), once for each size in MiB.
+func (ef *estimateFlags) bandwidthAt() func(bytes float64) float64 {
+	seen := map[int]float64{}
+	return func(bytes float64) float64 {
+		mib := max(1, int(math.Round(min(bytes, 256<<20)/(1<<20))))
+		if bw, ok := seen[mib]; ok {
+			return bw
+		}
+		bw, err := roofline.MeasureBandwidth(ef.threads, mib<<20)
+		if err != nil {
+			bw = 0 // not known: the bound over memory stands
+		}
+		seen[mib] = bw
+		return bw
+	}
+}
+
 // printBounds writes the bound of each hardware and batch, and which rows
-// would not fit in the hardware's memory.
-func printBounds(w io.Writer, c roofline.Case, hws []roofline.Hardware, batches []int) error {
+// would not fit in the hardware's memory. For this machine each row's
+// bandwidth is measured at its step's bytes (bandwidthAt).
+func printBounds(w io.Writer, c roofline.Case, hws []roofline.Hardware, batches []int, bandwidthAt func(float64) float64) error {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "hardware\tbandwidth GB/s\tbatch\tweights MB\tKV MB\tmemory-bound TPS\tcompute-bound TPS\tbinds\tsystem TPS\tper-request TPS\tfits\t\n")
 	overflow := false
@@ -143,13 +164,19 @@ func printBounds(w io.Writer, c roofline.Case, hws []roofline.Hardware, batches 
 		for _, b := range batches {
 			c.Batch = b
 			e := c.Run()
+			if h.Name == "this" && bandwidthAt != nil {
+				if bw := bandwidthAt(e.WeightBytes + e.KVBytes); bw > 0 {
+					c.Hardware.Bandwidth = bw
+					e = c.Run()
+				}
+			}
 			fits := "?"
 			if ok, known := e.Fits(h); known && ok {
 				fits = "yes"
 			} else if known {
 				fits, overflow = "NO", true
 			}
-			fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t\n", h.Name, h.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
+			fmt.Fprintf(tw, "%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%s\t\n", h.Name, c.Hardware.Bandwidth, b, e.WeightBytes/1e6, e.KVBytes/1e6,
 				float64(b)/e.MemoryStepS, float64(b)/e.ComputeStepS, e.Binds, e.SystemTPS, e.PerRequestTPS, fits)
 		}
 		if n, bounded := c.MaxBatch(); bounded {
@@ -163,16 +190,12 @@ func printBounds(w io.Writer, c roofline.Case, hws []roofline.Hardware, batches 
 		fmt.Fprintln(w, "Rows marked NO need more memory than the hardware has (weights and KV cache): their figures are what its bandwidth would give, not what would run.")
 	}
 	for _, h := range hws {
-		c.Hardware = h
-		e := c.Run()
-		// a step's bytes that the last-level cache holds, or much of
-		// them, are read from it: 15m F32 (61 MB) ran at 800 tok/s on a
-		// machine of 32 MB cache whose memory bound said 167
-		if llc := roofline.LastLevelCache(); h.Name == "this" && llc > 0 && e.WeightBytes <= 2*llc {
-			fmt.Fprintf(w, "This machine's last-level cache holds %.0f MB and the weights are %.0f MB: much of them comes from the cache between steps, so decoding runs faster than the memory bound above (measured reading 256 MiB), up to the compute bound.\n",
-				llc/1e6, e.WeightBytes/1e6)
+		if h.Name == "this" && bandwidthAt != nil {
+			fmt.Fprintf(w, "Bandwidth of this machine: the engine's own batch-1 products read over each row's bytes, so that what its last-level cache (%.0f MB) holds of a small model is read at the cache's speed; %.0f GB/s over 256 MiB.\n",
+				roofline.LastLevelCache()/1e6, h.Bandwidth)
 		}
 	}
+
 	if len(capacity) > 0 {
 		fmt.Fprintf(w, "Memory (an upper bound: servers keep some for activations):\n  %s\n", strings.Join(capacity, "\n  "))
 	}

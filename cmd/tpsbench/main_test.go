@@ -1073,3 +1073,18 @@ func TestMaxConcurrencyCapsInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateThisMachine: estimate of this machine measures each row's
+// bandwidth at its step's bytes and says so; a shape is estimated in the
+// engine's F32 formats.
+func TestEstimateThisMachine(t *testing.T) {
+	code, out, errs := cli(t, "estimate", "--model", "tiny", "--hardware", "this", "--batch", "1,4", "--context", "64")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := regexp.MustCompile(`(?m)^\s+this\s+(\d+)\s+[14]\s`).FindAllStringSubmatch(out, -1)
+	if len(rows) != 2 || rows[0][1] == "0" || !strings.Contains(out, "weights as in the file") || !strings.Contains(out, "KV cache f32") ||
+		!strings.Contains(out, "Bandwidth of this machine: the engine's own batch-1 products") {
+		t.Errorf("estimate:\n%s", out)
+	}
+}

@@ -293,20 +293,6 @@ func accumulateStrided(a, v []float32, stride int, y []float32) {
 }
 
 //go:noescape
-func sumAVX2(a *float32, n int) float32
-
-// Sum adds a vector's values, reading it once as fast as the machine can
-// stream: the bandwidth probe of roofline.
-func Sum(a []float32) float32 {
-	n := len(a) &^ 63
-	if !simd || n == 0 {
-		return sumGo(a)
-	}
-	s := sumAVX2(&a[0], n)
-	return s + sumGo(a[n:])
-}
-
-//go:noescape
 func q4r16x4VNNI(w *byte, xq *[4]*int8, xsb *[4]*uint32, nb int, out *float32, ostride int)
 
 //go:noescape

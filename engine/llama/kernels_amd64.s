@@ -412,50 +412,6 @@ axpydone:
 	VZEROUPPER
 	RET
 
-// func sumAVX2(a *float32, n int) float32
-// Adds n floats (a multiple of 64) with eight independent accumulators: a
-// pure streaming read, for measuring memory bandwidth.
-TEXT ·sumAVX2(SB), NOSPLIT, $0-20
-	MOVQ a+0(FP), SI
-	MOVQ n+8(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-sumloop:
-	CMPQ CX, $0
-	JLE sumdone
-	VADDPS 0(SI), Y0, Y0
-	VADDPS 32(SI), Y1, Y1
-	VADDPS 64(SI), Y2, Y2
-	VADDPS 96(SI), Y3, Y3
-	VADDPS 128(SI), Y4, Y4
-	VADDPS 160(SI), Y5, Y5
-	VADDPS 192(SI), Y6, Y6
-	VADDPS 224(SI), Y7, Y7
-	ADDQ $256, SI
-	SUBQ $64, CX
-	JMP sumloop
-sumdone:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y5, Y4, Y4
-	VADDPS Y7, Y6, Y6
-	VADDPS Y2, Y0, Y0
-	VADDPS Y6, Y4, Y4
-	VADDPS Y4, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VHADDPS X0, X0, X0
-	VHADDPS X0, X0, X0
-	VMOVSS X0, ret+16(FP)
-	VZEROUPPER
-	RET
-
 // func dot4Q4AVX2(w *byte, xq *[4]*int8, xd *[4]*float32, bias *[4]*int32, nb int, out *[4]float32)
 // One Q4_0 weight row against 4 activation vectors: each block is loaded
 // and unpacked once; raw nibbles multiply each input's quants and the

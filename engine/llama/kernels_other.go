@@ -68,9 +68,6 @@ func scoresStrided(q, base []float32, stride int, scale float32, out []float32) 
 
 func accumulateStrided(a, v []float32, stride int, y []float32) { accumulateStridedGo(a, v, stride, y) }
 
-// Sum adds a vector's values (the bandwidth probe of roofline).
-func Sum(a []float32) float32 { return sumGo(a) }
-
 func (k kFormat) dot(row []byte, x *q8kVec) float32 { return k.dotGo(row, x) }
 
 func (f block32) dot(row []byte, x *q8Vec) float32 { return f.dotGo(row, x) }

@@ -43,7 +43,6 @@ func testKernels(t *testing.T) {
 			}
 		}
 		check("f32", dotF32(a, b), dotF32Go(a, b), math.Sqrt(float64(n)))
-		check("sum", Sum(a), sumGo(a), math.Sqrt(float64(n)))
 		y1, y2 := append([]float32(nil), b...), append([]float32(nil), b...)
 		axpy(0.37, a, y1)
 		axpyGo(0.37, a, y2)

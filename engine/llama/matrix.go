@@ -274,21 +274,6 @@ func dotQ4Go(row []byte, x *q8Vec) float32 {
 	return sum
 }
 
-func sumGo(a []float32) float32 {
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i]
-		s1 += a[i+1]
-		s2 += a[i+2]
-		s3 += a[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 func axpyGo(a float32, x, y []float32) {
 	x = x[:len(y)]
 	for i := range y {

@@ -102,3 +102,74 @@ func ProductGFLOPS(threads int, d time.Duration) (float64, error) {
 	}
 	return best, nil
 }
+
+// bandwidthCols is the width of ProductBandwidth's matrices: the width of
+// a small model's rows.
+const bandwidthCols = 1024
+
+// ProductBandwidth measures the rate, in GB/s, at which the engine's
+// batch-1 F32 products read their weights on threads threads at once,
+// each thread over a matrix of its share of bytes: what a decoding step
+// reads, read as the engine reads it (from memory for hundreds of MiB,
+// from the caches for less). A sum over a plain buffer, which measured
+// this before, was bound by its own adds, not by memory: 16-22 GB/s
+// whatever the buffer's size, where the engine's steps read faster. The
+// best of three passes of about d each is kept.
+func ProductBandwidth(threads, bytes int, d time.Duration) (float64, error) {
+	threads = max(threads, 1)
+	unit := unitRows(typeF32)
+	rows := max(unit, bytes/threads/(4*bandwidthCols)/unit*unit)
+	probes := make([]*productProbe, threads)
+	for t := range probes {
+		// written, so that every page is one of its own (untouched
+		// pages all map the kernel's one zero page, read from cache)
+		data := make([]byte, 4*rows*bandwidthCols)
+		for i := 0; i < len(data); i += 4 {
+			binary.LittleEndian.PutUint32(data[i:], math.Float32bits(float32(i%61)/61))
+		}
+		w, err := newMatrix(&gguf.Tensor{Name: "bandwidth", Type: typeF32, Dims: []uint64{bandwidthCols, uint64(rows)}, Data: data})
+		if err != nil {
+			return 0, err
+		}
+		p := &productProbe{w: w, ins: make([]vecInput, 1), out: make([]float32, rows)}
+		p.ins[0].f = make([]float32, bandwidthCols)
+		for i := range p.ins[0].f {
+			p.ins[0].f[i] = float32(i%7) - 3
+		}
+		probes[t] = p
+	}
+	run := func(p *productProbe) {
+		if p.w.packed != nil {
+			p.w.rowsPacked(p.out, p.ins, 0, rows/unit)
+		} else {
+			p.w.rowsBatch(p.out, p.ins, 0, rows)
+		}
+	}
+	reps := 1 // products a thread makes in a pass: doubled until they take d/2
+	for {
+		start := time.Now()
+		for range reps {
+			run(probes[0])
+		}
+		if time.Since(start) >= d/2 || reps >= 1<<20 {
+			break
+		}
+		reps *= 2
+	}
+	read := float64(threads*reps) * float64(4*rows*bandwidthCols)
+	best := 0.0
+	for range 3 {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, p := range probes {
+			wg.Go(func() {
+				for range reps {
+					run(p)
+				}
+			})
+		}
+		wg.Wait()
+		best = max(best, read/time.Since(start).Seconds()/1e9)
+	}
+	return best, nil
+}
