@@ -89,6 +89,31 @@ func (c *traceConfig) newReplay(syn workload.Synthetic, shardI, shardN, context 
 	return &replayStep{Replay: trace.NewReplay(rd, syn), file: file}, nil
 }
 
+// previewEntries bounds the entries read ahead to warn of requests that
+// will not fit.
+const previewEntries = 1 << 16
+
+// preview reads the first entries of the trace as a replay for a server
+// of context tokens would, and says how many it would clip and the first
+// one's line: what to warn of before the run.
+func (c *traceConfig) preview(context int) (read, clipped, first int) {
+	file, err := os.Open(c.path)
+	if err != nil {
+		return 0, 0, 0 // the replay itself says why
+	}
+	defer file.Close()
+	opts := c.opts
+	opts.Context = context
+	rd, err := trace.NewReader(file, c.path, opts)
+	if err != nil {
+		return 0, 0, 0
+	}
+	for e := (trace.Entry{}); read < previewEntries && rd.Next(&e) == nil; read++ {
+	}
+	st := rd.Stats()
+	return read, st.Clipped, st.FirstClipped
+}
+
 // profile is a replay step's load: the trace's arrivals, open loop,
 // --concurrency capping them when given, --requests and --duration
 // ending the replay early.

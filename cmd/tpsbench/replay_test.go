@@ -177,6 +177,13 @@ func TestTraceFitsTheContext(t *testing.T) {
 		if code != 0 || (c.clipped != "") != strings.Contains(errs, "replayed shorter") || !strings.Contains(errs, c.clipped) {
 			t.Errorf("scale %s: exit %d, %s", c.scale, code, errs)
 		}
+		if c.scale == "1" {
+			// warned of before the run, not only counted after it
+			_, _, errs := cli(t, "run", "--url", srv.URL, "--model", "scripted", "--api", "chat", "--trace", tr, "--requests", "1")
+			if !strings.Contains(errs, "trace: 1 of the first 2 requests do not fit the context of 100 tokens the server gives (the first on line 1)") {
+				t.Errorf("no warning before the run: %s", errs)
+			}
+		}
 		var got []int
 		readRecords(recs, io.Discard, func(r *record.Record) { got = append(got, r.Trace.InputTokens) })
 		slices.Sort(got)

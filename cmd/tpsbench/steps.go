@@ -30,6 +30,7 @@ type stepBuilder struct {
 	replays []*replayStep // --trace's, a step each
 	// contexts are the targets' contexts (contextOf), by target
 	contexts map[string]int
+	stderr   io.Writer
 }
 
 // contextOf is the context the target's server gives its model (0 when
@@ -45,6 +46,18 @@ func (b *stepBuilder) contextOf(t target) int {
 		b.contexts = map[string]int{}
 	}
 	b.contexts[t.name+"\x00"+t.url+"\x00"+t.model] = n
+	if b.cfg.trace != nil && !b.f.quiet {
+		// before the run: a trace of prompts longer than the context
+		// failed most of its requests without a word
+		if read, clipped, first := b.cfg.trace.preview(n); clipped > 0 {
+			bound := "the longest prompt a replay makes (--trace-max-input-tokens)"
+			if n > 0 {
+				bound = fmt.Sprintf("the context of %d tokens the server gives", n)
+			}
+			fmt.Fprintf(b.stderr, "trace: %d of the first %d requests do not fit %s (the first on line %d): they are replayed shorter, to fit; --trace-input-scale scales every prompt instead\n",
+				clipped, read, bound, first)
+		}
+	}
 	return n
 }
 
@@ -143,7 +156,7 @@ func (b *stepBuilder) close() {
 // newStepBuilder reads what every step shares: the workload, sized in the
 // first target's tokens, the text counter and the shard.
 func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []target, key string, clock *record.Clock, stdout, stderr io.Writer) (*stepBuilder, error) {
-	b := &stepBuilder{f: f, cfg: cfg, targets: len(tgts), key: key, clock: clock}
+	b := &stepBuilder{f: f, cfg: cfg, targets: len(tgts), key: key, clock: clock, stderr: stderr}
 	if f.showTokens {
 		b.tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
