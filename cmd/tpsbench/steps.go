@@ -36,7 +36,8 @@ type stepBuilder struct {
 // contextOf is the context the target's server gives its model (0 when
 // it gives none), asked once.
 func (b *stepBuilder) contextOf(t target) int {
-	if n, ok := b.contexts[t.name+"\x00"+t.url+"\x00"+t.model]; ok {
+	key := t.name + "\x00" + t.url + "\x00" + t.model
+	if n, ok := b.contexts[key]; ok {
 		return n
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -45,7 +46,7 @@ func (b *stepBuilder) contextOf(t target) int {
 	if b.contexts == nil {
 		b.contexts = map[string]int{}
 	}
-	b.contexts[t.name+"\x00"+t.url+"\x00"+t.model] = n
+	b.contexts[key] = n
 	if b.cfg.trace != nil && !b.f.quiet {
 		// before the run: a trace of prompts longer than the context
 		// failed most of its requests without a word
