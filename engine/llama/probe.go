@@ -21,9 +21,10 @@ const probeFLOPs = 2 * probeRows * probeCols * probeBatch
 // productProbe is one thread's share of the compute probe: a weight
 // matrix in the engine's own form and a batch of inputs.
 type productProbe struct {
-	w   *Matrix
-	ins []vecInput
-	out []float32
+	w    *Matrix
+	ins  []vecInput
+	out  []float32
+	rows int
 }
 
 func newProductProbe(seed uint64) (*productProbe, error) {
@@ -41,21 +42,54 @@ func newProductProbe(seed uint64) (*productProbe, error) {
 	for i := range in {
 		in[i] = next()
 	}
-	p := &productProbe{w: w, ins: make([]vecInput, probeBatch), out: make([]float32, probeBatch*probeRows)}
+	p := &productProbe{w: w, ins: make([]vecInput, probeBatch), out: make([]float32, probeBatch*probeRows), rows: probeRows}
 	for b := range p.ins {
 		p.ins[b].f = in[b*probeCols : (b+1)*probeCols]
 	}
 	return p, nil
 }
 
-// run computes every row's product with every input once (probeFLOPs),
-// as a forward pass at batch 32 does.
+// run computes every row's product with every input once, as a forward
+// pass does.
 func (p *productProbe) run() {
 	if p.w.packed != nil {
-		p.w.rowsPacked(p.out, p.ins, 0, probeRows/unitRows(p.w.Type))
+		p.w.rowsPacked(p.out, p.ins, 0, p.rows/unitRows(p.w.Type))
 	} else {
-		p.w.rowsBatch(p.out, p.ins, 0, probeRows)
+		p.w.rowsBatch(p.out, p.ins, 0, p.rows)
 	}
+}
+
+// bestRate runs each probe on a thread of its own, each run doing work
+// (FLOPs, bytes), and returns the best of three passes in billions a
+// second; a pass runs each probe as many times as take the first one
+// about d/2 alone.
+func bestRate(probes []*productProbe, d time.Duration, work float64) float64 {
+	reps := 1
+	for {
+		start := time.Now()
+		for range reps {
+			probes[0].run()
+		}
+		if time.Since(start) >= d/2 || reps >= 1<<20 {
+			break
+		}
+		reps *= 2
+	}
+	best := 0.0
+	for range 3 {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, p := range probes {
+			wg.Go(func() {
+				for range reps {
+					p.run()
+				}
+			})
+		}
+		wg.Wait()
+		best = max(best, float64(len(probes)*reps)*work/time.Since(start).Seconds()/1e9)
+	}
+	return best
 }
 
 // ProductGFLOPS measures the rate, in GFLOP/s, at which the engine's F32
@@ -75,32 +109,7 @@ func ProductGFLOPS(threads int, d time.Duration) (float64, error) {
 		}
 		probes[t] = p
 	}
-	reps := 1 // products a thread makes in a pass: doubled until they take d/2
-	for {
-		start := time.Now()
-		for range reps {
-			probes[0].run()
-		}
-		if time.Since(start) >= d/2 {
-			break
-		}
-		reps *= 2
-	}
-	best := 0.0
-	for range 3 {
-		var wg sync.WaitGroup
-		start := time.Now()
-		for _, p := range probes {
-			wg.Go(func() {
-				for range reps {
-					p.run()
-				}
-			})
-		}
-		wg.Wait()
-		best = max(best, float64(threads*reps*probeFLOPs)/time.Since(start).Seconds()/1e9)
-	}
-	return best, nil
+	return bestRate(probes, d, probeFLOPs), nil
 }
 
 // bandwidthCols is the width of ProductBandwidth's matrices: the width of
@@ -131,45 +140,12 @@ func ProductBandwidth(threads, bytes int, d time.Duration) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		p := &productProbe{w: w, ins: make([]vecInput, 1), out: make([]float32, rows)}
+		p := &productProbe{w: w, ins: make([]vecInput, 1), out: make([]float32, rows), rows: rows}
 		p.ins[0].f = make([]float32, bandwidthCols)
 		for i := range p.ins[0].f {
 			p.ins[0].f[i] = float32(i%7) - 3
 		}
 		probes[t] = p
 	}
-	run := func(p *productProbe) {
-		if p.w.packed != nil {
-			p.w.rowsPacked(p.out, p.ins, 0, rows/unit)
-		} else {
-			p.w.rowsBatch(p.out, p.ins, 0, rows)
-		}
-	}
-	reps := 1 // products a thread makes in a pass: doubled until they take d/2
-	for {
-		start := time.Now()
-		for range reps {
-			run(probes[0])
-		}
-		if time.Since(start) >= d/2 || reps >= 1<<20 {
-			break
-		}
-		reps *= 2
-	}
-	read := float64(threads*reps) * float64(4*rows*bandwidthCols)
-	best := 0.0
-	for range 3 {
-		var wg sync.WaitGroup
-		start := time.Now()
-		for _, p := range probes {
-			wg.Go(func() {
-				for range reps {
-					run(p)
-				}
-			})
-		}
-		wg.Wait()
-		best = max(best, read/time.Since(start).Seconds()/1e9)
-	}
-	return best, nil
+	return bestRate(probes, d, float64(4*rows*bandwidthCols)), nil
 }
