@@ -43,7 +43,7 @@ func TestReasoningCounted(t *testing.T) {
 		{"usage total only", reasoningChunk("aaaa") + chunk("bbbb") + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":8}}\n\n", TextCounter{},
 			[]record.ChunkKind{1, 0}, []int{4, 4}, 8, 4, 0, record.SourceUsage},
 		{"usage reasoning above the total", three + chunk("Yes") + usage(4, 9), TextCounter{},
-			[]record.ChunkKind{1, 1, 1, 0}, []int{1, 1, 1, 1}, 4, 3, 0, record.SourceUsage}, // the answer chunk keeps its token: the chunks sum to the output
+			[]record.ChunkKind{1, 1, 1, 0}, []int{1, 1, 1, 1}, 4, 4, 0, record.SourceUsage}, // the answer chunk keeps its token, so the chunks sum to the output; the count is the server's
 		{"a tokenizer", reasoningChunk("one two three ") + reasoningChunk("four ") + chunk("five six"), words,
 			[]record.ChunkKind{1, 1, 0}, []int{2, 2, 2}, 6, 4, 0, record.SourceTokenizer},
 		{"a tool call", reasoningChunk("hm") + toolChunk(`{"a":`) + toolChunk(`1}`), TextCounter{},

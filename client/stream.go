@@ -284,8 +284,7 @@ func (st *streamState) finish() {
 			reasoning = min(st.reasoning, rec.OutputTokens)
 		}
 		if !st.chunkUsage && len(rec.Chunks) > 0 && (st.usageTokens != chunks || reasoning >= 0) {
-			reasoning = fitReasoning(rec.Chunks, st.usageTokens, reasoning)
-			apportionKinds(rec.Chunks, st.bytesPer, st.usageTokens, reasoning)
+			apportionKinds(rec.Chunks, st.bytesPer, st.usageTokens, fitReasoning(rec.Chunks, st.usageTokens, reasoning))
 		}
 	case st.tokenizer.Count != nil && len(rec.Chunks) > 0:
 		// every chunk carried a token: a tokenizer that counts fewer for
@@ -297,8 +296,7 @@ func (st *streamState) finish() {
 			reasoning = min(st.tokenizer.Count(st.reasoned.String()), n)
 		}
 		if n != chunks || reasoning >= 0 {
-			reasoning = fitReasoning(rec.Chunks, n, reasoning)
-			apportionKinds(rec.Chunks, st.bytesPer, n, reasoning)
+			apportionKinds(rec.Chunks, st.bytesPer, n, fitReasoning(rec.Chunks, n, reasoning))
 		}
 	default:
 		rec.OutputTokens = chunks
@@ -385,10 +383,13 @@ func (st *streamState) implausibleUsage() string {
 }
 
 // fitReasoning bounds a reasoning count known apart from the chunks (or
-// -1) to what n tokens over them allow, each chunk carrying at least one:
-// no fewer than the reasoning chunks, no more than leaves one for each
-// other chunk (a whole answer with usage 9 and reasoning 20 gave chunks
-// of 10 tokens for 9). n is at least the chunks.
+// -1) to what n tokens shared over them allow, each chunk carrying at
+// least one: no fewer than the reasoning chunks, no more than leaves one
+// for each other chunk (a whole answer with usage 9 and reasoning 20 gave
+// chunks of 10 tokens for 9). It shares the tokens out only: the count
+// the record keeps is the server's (a chunk where the reasoning ends and
+// the answer begins is an answer chunk, though one of its tokens may be
+// reasoning). n is at least the chunks.
 func fitReasoning(chunks []record.Chunk, n, reasoning int) int {
 	if reasoning < 0 {
 		return reasoning
