@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"testing"
 )
@@ -21,6 +22,6 @@ func FuzzFlagValues(f *testing.F) {
 		}
 		_, _ = parseHeaders([]string{s})
 		fl := runFlags{targets: []string{s}}
-		_, _ = fl.parseTargets(nil, io.Discard, "", nil)
+		_, _ = fl.parseTargets(context.Background(), io.Discard, "", nil)
 	})
 }

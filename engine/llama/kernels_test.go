@@ -205,10 +205,10 @@ func TestQuantizeMatchesPortable(t *testing.T) {
 		x[qk+j] = float32(j) - 15.5
 	}
 	x[qk] = 127
-	clear(x[2*qk : 3*qk])     // zeros
-	x[3*qk+5] = -1e-30        // a scale below f16's range
-	x[4*qk+1] = 3e4           // a large one
-	x[5*qk+2] = float32(-0.0) // and a negative zero among zeros
+	clear(x[2*qk : 3*qk])                     // zeros
+	x[3*qk+5] = -1e-30                        // a scale below f16's range
+	x[4*qk+1] = 3e4                           // a large one
+	x[5*qk+2] = float32(math.Copysign(0, -1)) // and a negative zero among zeros (float32(-0.0) is +0 in Go)
 	var a, b q8Vec
 	a.quantize(x)
 	b.q, b.d, b.bias = make([]int8, len(x)), make([]float32, len(x)/qk), make([]int32, len(x)/qk)

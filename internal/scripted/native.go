@@ -14,7 +14,6 @@ type call struct {
 	n, prompt int
 	sc        Script
 	sofar     strings.Builder // the text so far (SGLang sends it whole each time; the Responses API at its end)
-	events    int
 }
 
 // dialect renders a native API's responses: a token event's SSE lines,
