@@ -13,22 +13,13 @@ import (
 	"time"
 )
 
-// probes are how Detect recognises a server, in order: a route that
-// server answers, and a field of its JSON answer. A server that lists
-// models at /v1/models (vLLM, SGLang, TGI, llama.cpp, Ollama, the engine)
-// is spoken to in OpenAI's chat, its chat template and OpenAI path being
-// what users of those servers measure; only a server without it is asked
-// for its own API (Ollama's /api/chat, llama.cpp's /completion, SGLang's
-// and TGI's /generate).
-var probes = []struct {
-	path, field, api, why string
-}{
-	{"/v1/models", "data", APIChat, "it lists models at /v1/models: OpenAI-compatible"},
-	{"/api/tags", "models", APIOllama, "it answers Ollama's /api/tags and no /v1/models"},
-	{"/props", "default_generation_settings", APILlamaCpp, "it answers llama.cpp's /props and no /v1/models"},
-	{"/get_model_info", "model_path", APISGLang, "it answers SGLang's /get_model_info and no /v1/models"},
-	{"/info", "model_id", APITGI, "it answers TGI's /info and no /v1/models"},
-}
+// Detect recognises a server by the probes of protocols, in their order:
+// a route that server answers, and a field of its JSON answer. A server
+// that lists models at /v1/models (vLLM, SGLang, TGI, llama.cpp, Ollama,
+// the engine) is spoken to in OpenAI's chat, its chat template and OpenAI
+// path being what users of those servers measure; only a server without
+// it is asked for its own API (Ollama's /api/chat, llama.cpp's
+// /completion, SGLang's and TGI's /generate).
 
 // DetectAPI finds which API the server at rawURL (its root) speaks.
 func DetectAPI(ctx context.Context, rawURL, apiKey string, headers http.Header) (string, error) {
@@ -48,10 +39,14 @@ func Detect(ctx context.Context, rawURL, apiKey string, headers http.Header) (ap
 	}
 	root := strings.TrimSuffix(strings.TrimRight(u.String(), "/"), "/v1")
 	var tried []string
-	for _, p := range probes {
+	for _, api := range protocols {
+		p := api.probe
+		if p == nil {
+			continue
+		}
 		ok, err := answers(ctx, root+p.path, p.field, apiKey, headers)
 		if ok {
-			return p.api, p.why, nil
+			return api.name, p.why, nil
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" || ctx.Err() != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -23,23 +22,17 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// API names.
-const (
-	APIChat        = "chat"
-	APICompletions = "completions"
-)
-
-// HTTPConfig configures a client of an OpenAI-compatible or Ollama server.
+// HTTPConfig configures a client of an LLM server.
 type HTTPConfig struct {
 	URL         string // base URL (http://host:8000, http://host:8000/v1) or a full endpoint URL
-	API         string // APIChat (default) or APICompletions; a full endpoint URL decides it
+	API         string // one of APIs (APIChat when empty); a full endpoint URL decides it
 	Stream      bool
 	APIKey      string // sent as a bearer token; never recorded or printed
 	Headers     http.Header
 	Timeout     time.Duration // per request, 0 for none
 	IgnoreEOS   bool          // send ignore_eos: true (vLLM, SGLang and the engine honour it)
 	Temperature *float64
-	Extra       map[string]any // more body fields, sent as given
+	Extra       map[string]any // more body fields, sent as given, over the API's own
 	Concurrency int            // sizes the connection pool
 	Clock       *record.Clock
 	OnToken     TokenFunc
@@ -55,8 +48,8 @@ type TextCounter struct {
 	Count func(text string) int
 }
 
-// HTTP is a client of an LLM server over HTTP: OpenAI's /v1/chat/completions
-// and /v1/completions, or Ollama's /api/chat (HTTPConfig.API).
+// HTTP is a client of an LLM server over HTTP, in one of the APIs
+// (HTTPConfig.API).
 type HTTP struct {
 	cfg      HTTPConfig
 	endpoint string // the URL requests go to
@@ -74,8 +67,8 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		return nil, err
 	}
 	cfg.API = api
-	if api == APITGI && !cfg.Stream {
-		endpoint = strings.TrimSuffix(endpoint, "_stream") // TGI answers whole at /generate
+	if p := protocolOf(api); !cfg.Stream && p.wholePath != "" {
+		endpoint = strings.TrimSuffix(endpoint, p.path) + p.wholePath // TGI answers whole at /generate
 	}
 	pool := cfg.Concurrency
 	if pool < 1 {
@@ -106,7 +99,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 // may hold a credential.
 var (
 	ErrURL = errors.New("want an http:// or https:// URL with a host, such as http://127.0.0.1:8000")
-	ErrAPI = errors.New("want chat, completions, responses, ollama, llamacpp, tgi or sglang")
+	ErrAPI = errors.New("want " + strings.Join(APIs[:len(APIs)-1], ", ") + " or " + APIs[len(APIs)-1])
 )
 
 // Endpoint resolves a user-given URL and API name to the endpoint to call:
@@ -121,26 +114,21 @@ func Endpoint(raw, api string) (endpoint, resolvedAPI string, err error) {
 	if api == "" {
 		api = APIChat
 	}
-	suffix, ok := apiPaths[api]
-	if !ok {
+	p := protocolOf(api)
+	if p == nil {
 		return "", "", fmt.Errorf("API %q: %w", api, ErrAPI)
 	}
-	if strings.HasSuffix(path, suffix) {
+	switch found := apiOfPath(path); {
+	case strings.HasSuffix(path, p.path):
 		return u.String(), api, nil
-	}
-	if found := apiOfPath(path); found != "" {
+	case p.wholePath != "" && strings.HasSuffix(path, p.wholePath):
+		u.Path = strings.TrimSuffix(path, p.wholePath) + p.path // streamed unless asked otherwise
+		return u.String(), api, nil
+	case found != "":
 		return u.String(), found, nil // an endpoint given in full says which
 	}
-	if api == APISGLang && strings.HasSuffix(path, "/generate") {
-		return u.String(), api, nil
-	}
-	if api == APITGI && strings.HasSuffix(path, "/generate") {
-		u.Path = path + "_stream"
-		return u.String(), api, nil
-	}
 	// a server's root, or its /v1
-	path = strings.TrimSuffix(path, "/v1")
-	u.Path = path + suffix
+	u.Path = strings.TrimSuffix(path, "/v1") + p.path
 	return u.String(), api, nil
 }
 
@@ -162,43 +150,18 @@ func (c *HTTP) Endpoint() string { return c.shown }
 // Clock is the clock the client stamps records with.
 func (c *HTTP) Clock() *record.Clock { return c.cfg.Clock }
 
-// API returns "chat" or "completions".
+// API returns the API spoken, one of APIs.
 func (c *HTTP) API() string { return c.cfg.API }
 
 // Close releases idle connections.
 func (c *HTTP) Close() { c.http.CloseIdleConnections() }
 
+// body is the request in the API's form, with HTTPConfig.Extra's fields
+// over it.
 func (c *HTTP) body(req *Request) ([]byte, error) {
-	switch c.cfg.API {
-	case APIOllama:
-		return json.Marshal(c.ollamaBody(req))
-	case APIResponses, APILlamaCpp, APITGI, APISGLang:
-		return json.Marshal(c.nativeBody(req))
-	}
-	b := map[string]any{"model": req.Model, "stream": c.cfg.Stream}
+	b := protocolOf(c.cfg.API).body(&c.cfg, req)
 	for k, v := range c.cfg.Extra {
 		b[k] = v
-	}
-	if c.cfg.API == APIChat {
-		msgs := req.Messages
-		if len(msgs) == 0 {
-			msgs = []Message{{Role: "user", Content: req.Prompt}}
-		}
-		b["messages"] = msgs
-	} else {
-		b["prompt"] = req.Prompt
-	}
-	if req.MaxTokens > 0 {
-		b["max_tokens"] = req.MaxTokens
-	}
-	if c.cfg.Stream {
-		b["stream_options"] = map[string]any{"include_usage": true}
-	}
-	if c.cfg.IgnoreEOS {
-		b["ignore_eos"] = true
-	}
-	if c.cfg.Temperature != nil {
-		b["temperature"] = *c.cfg.Temperature
 	}
 	return json.Marshal(b)
 }
@@ -312,15 +275,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	if f := arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch {
-	case c.cfg.API == APIOllama:
-		st.readNDJSON(resp.Body)
-	case c.cfg.Stream && (ct == "" || ct == "text/event-stream"):
-		st.readStream(resp.Body)
-	default:
-		st.readWhole(resp.Body, ct)
-	}
+	st.read(resp.Body, resp.Header.Get("Content-Type"), c.cfg.Stream)
 	if st.err != nil {
 		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
 	}

@@ -3,7 +3,6 @@ package client
 import (
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -22,7 +21,7 @@ type MeasureOptions struct {
 // Measure reads a response body the way the client reads its own, filling
 // rec's chunks, counts and outcome: for a proxy watching responses pass
 // through. stamp returns when the bytes of the last read arrived; rec.Sent
-// must be set. api is APIChat, APICompletions or APIOllama.
+// must be set. api is one of APIs.
 func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *record.Clock, api string, stream bool, opts MeasureOptions) {
 	header := opts.Header
 	if enc := unaskedEncoding(header); enc != "" {
@@ -30,18 +29,9 @@ func Measure(body io.Reader, stamp func() time.Time, rec *record.Record, clock *
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
-	contentType := header.Get("Content-Type")
 	st := streamState{rec: rec, clock: clock, stamp: stamp, tokenizer: opts.Tokenizer, onChunk: opts.OnChunk}
 	st.useAPI(api)
-	ct, _, _ := mime.ParseMediaType(contentType)
-	switch {
-	case api == APIOllama:
-		st.readNDJSON(body)
-	case stream && (ct == "" || ct == "text/event-stream"):
-		st.readStream(body)
-	default:
-		st.readWhole(body, ct)
-	}
+	st.read(body, header.Get("Content-Type"), stream)
 	if st.err != nil {
 		rec.Fail(st.kind, describe(st.err))
 	}

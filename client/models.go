@@ -18,16 +18,13 @@ func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.He
 		return nil, err
 	}
 	root := serverRoot(endpoint, api)
-	lists := []string{root + "/v1/models"}
-	switch api {
-	case APIOllama:
-		lists = []string{root + "/api/tags"}
-	case APITGI:
-		lists = append([]string{root + "/info"}, lists...)
+	lists := protocolOf(api).modelLists
+	if len(lists) == 0 {
+		lists = []string{"/v1/models"}
 	}
 	var firstErr error
 	for _, list := range lists {
-		ids, err := listModels(ctx, list, apiKey, headers)
+		ids, err := listModels(ctx, root+list, apiKey, headers)
 		if err == nil && len(ids) > 0 {
 			return ids, nil
 		}
@@ -43,10 +40,11 @@ func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.He
 
 // serverRoot is an endpoint's server root: the URL without the API's path.
 func serverRoot(endpoint, api string) string {
-	if api == APITGI && !strings.HasSuffix(endpoint, "_stream") {
-		return strings.TrimSuffix(endpoint, "/generate")
+	p := protocolOf(api)
+	if p.wholePath != "" && strings.HasSuffix(endpoint, p.wholePath) {
+		return strings.TrimSuffix(endpoint, p.wholePath)
 	}
-	return strings.TrimSuffix(endpoint, apiPaths[api])
+	return strings.TrimSuffix(endpoint, p.path)
 }
 
 // get sends GET u with the run's headers and API key.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,8 @@ type streamState struct {
 	// scan reads one event (or a whole response) of the API spoken
 	// (useAPI); srv gathers the timings a server reports of itself, and
 	// textSoFar the length of a cumulative text (SGLang's)
-	scan      func(data []byte, ci *chunkInfo) error
+	api       *protocol
+	scan      scanFunc
 	srv       record.ServerTiming
 	textSoFar int
 
@@ -121,17 +123,24 @@ func (st *streamState) readStream(body io.Reader) {
 
 // useAPI sets how events are read for an API.
 func (st *streamState) useAPI(api string) {
-	switch api {
-	case APIResponses:
-		st.scan = scanResponses
-	case APILlamaCpp:
-		st.scan = func(b []byte, ci *chunkInfo) error { return scanLlamaCpp(b, ci, &st.srv) }
-	case APITGI:
-		st.scan = scanTGI
-	case APISGLang:
-		st.scan = func(b []byte, ci *chunkInfo) error { return scanSGLang(b, ci, &st.textSoFar) }
+	st.api = protocolOf(api)
+	if st.api == nil {
+		st.api = &chatAPI
+	}
+	st.scan = st.api.scanner(st)
+}
+
+// read consumes a response body of the API in use: a stream when one was
+// asked for and came (contentType is the response's), else a whole answer.
+func (st *streamState) read(body io.Reader, contentType string, stream bool) {
+	ct, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case st.api.ndjson:
+		st.readNDJSON(body)
+	case stream && (ct == "" || ct == "text/event-stream"):
+		st.readStream(body)
 	default:
-		st.scan = func(b []byte, ci *chunkInfo) error { return scanOpenAI(b, ci, &st.srv) }
+		st.readWhole(body, ct)
 	}
 }
 

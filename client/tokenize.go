@@ -55,7 +55,7 @@ func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 	body := map[string]any{"model": t.model}
 	switch {
 	case t.llamacpp:
-		if t.api == APIChat || t.api == APIResponses {
+		if protocolOf(t.api).chat {
 			// the prompt its chat endpoint builds from the message
 			var err error
 			if text, err = t.applyTemplate(ctx, text); err != nil {
@@ -65,10 +65,10 @@ func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 		// as its endpoints tokenize a prompt: BOS added, special tokens
 		// in the text parsed
 		body = map[string]any{"content": text, "add_special": true, "parse_special": true}
-	case t.api == APIChat || t.api == APIResponses:
+	case protocolOf(t.api).tokenizeField != "":
+		body = map[string]any{protocolOf(t.api).tokenizeField: text}
+	case protocolOf(t.api).chat:
 		body["messages"] = []Message{{Role: "user", Content: text}}
-	case t.api == APITGI: // TGI's /tokenize answers a list of tokens
-		body = map[string]any{"inputs": text}
 	default:
 		body["prompt"] = text
 	}

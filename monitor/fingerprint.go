@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -48,66 +47,4 @@ func (f fingerprinter) prefix(text []byte) *record.Prefix {
 		p.Blocks = append(p.Blocks, binary.LittleEndian.Uint64(sum))
 	}
 	return p
-}
-
-// request is what the proxy reads of every generation request, whatever
-// the API: the model, whether it streams, its budget, and whether it has
-// TGI's inputs. Nothing of the prompt is copied here.
-type request struct {
-	Model     string `json:"model"`
-	Stream    *bool  `json:"stream"`
-	MaxTokens int    `json:"max_tokens"`
-	// the budget's other names: Responses, llama.cpp, TGI, SGLang, Ollama
-	MaxOutputTokens int `json:"max_output_tokens"`
-	NPredict        int `json:"n_predict"`
-	Parameters      struct {
-		MaxNewTokens int `json:"max_new_tokens"`
-	} `json:"parameters"`
-	SamplingParams struct {
-		MaxNewTokens int `json:"max_new_tokens"`
-	} `json:"sampling_params"`
-	Options struct {
-		NumPredict int `json:"num_predict"`
-	} `json:"options"`
-	Inputs present `json:"inputs"` // TGI's /generate, not SGLang's
-}
-
-// present marks a field that is there, without keeping its value.
-type present bool
-
-func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
-
-// readRequest reads a request body; one the proxy cannot read still
-// passes on, measured with what could be read.
-func readRequest(body []byte) request {
-	var r request
-	_ = json.Unmarshal(body, &r)
-	return r
-}
-
-// maxTokens is the request's output budget, by whichever name it has.
-func (r request) maxTokens() int {
-	return max(r.MaxTokens, r.MaxOutputTokens, r.NPredict, r.Parameters.MaxNewTokens, r.SamplingParams.MaxNewTokens, r.Options.NumPredict)
-}
-
-// promptOf is a request's messages or prompt as sent (its JSON), by
-// whichever name its API gives it, or nil: read only when records are
-// kept, as it copies the prompt.
-func promptOf(body []byte) json.RawMessage {
-	var r struct {
-		// OpenAI's chat and Ollama's, completions and llama.cpp's, the
-		// Responses API's, TGI's, SGLang's
-		Messages json.RawMessage `json:"messages"`
-		Prompt   json.RawMessage `json:"prompt"`
-		Input    json.RawMessage `json:"input"`
-		Inputs   json.RawMessage `json:"inputs"`
-		Text     json.RawMessage `json:"text"`
-	}
-	_ = json.Unmarshal(body, &r)
-	for _, p := range []json.RawMessage{r.Messages, r.Prompt, r.Input, r.Inputs, r.Text} {
-		if len(p) > 0 && string(p) != "null" {
-			return p
-		}
-	}
-	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,34 +105,6 @@ func upstreamError(err error) string {
 	return err.Error()
 }
 
-// generate is a /generate request before its body says whose it is.
-const generate = "generate"
-
-// measured returns the API of a generation endpoint, or "".
-func measured(r *http.Request) string {
-	if r.Method != http.MethodPost {
-		return ""
-	}
-	p := strings.TrimRight(r.URL.Path, "/")
-	switch {
-	case strings.HasSuffix(p, "/chat/completions"):
-		return client.APIChat
-	case strings.HasSuffix(p, "/completions"):
-		return client.APICompletions
-	case strings.HasSuffix(p, "/api/chat"), strings.HasSuffix(p, "/api/generate"):
-		return client.APIOllama
-	case strings.HasSuffix(p, "/responses"):
-		return client.APIResponses
-	case strings.HasSuffix(p, "/completion"):
-		return client.APILlamaCpp
-	case strings.HasSuffix(p, "/generate_stream"):
-		return client.APITGI
-	case strings.HasSuffix(p, "/generate"):
-		return generate // TGI's unstreamed, or SGLang's: the body tells
-	}
-	return ""
-}
-
 // maxRequestBody bounds what the proxy reads of a request to learn its
 // model and stream flag; the body passes on unchanged.
 const maxRequestBody = 16 << 20
@@ -162,8 +133,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.authorized(w, r) {
 		return
 	}
-	api := measured(r)
-	if api == "" {
+	if r.Method != http.MethodPost || !client.Measured(r.URL.Path) {
 		p.rp.ServeHTTP(w, r)
 		return
 	}
@@ -204,29 +174,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := r.Header["Idempotency-Key"]; !ok {
 		r.Header["Idempotency-Key"] = nil
 	}
-	req := readRequest(body)
-	stream := req.Stream != nil && *req.Stream
-	switch api {
-	case client.APIOllama:
-		stream = req.Stream == nil || *req.Stream // Ollama streams unless told not to
-	case client.APITGI:
-		stream = true // /generate_stream
-	case generate:
-		api = client.APISGLang
-		if req.Inputs {
-			api, stream = client.APITGI, false
-		}
-	}
+	req, _ := client.ReadProxied(r.URL.Path, body)
+	api, stream := req.API, req.Stream
 	p.mu.Lock()
 	seq := p.seq
 	p.seq++
 	p.mu.Unlock()
 	// a client's model name is theirs to choose: bounded before it is kept
 	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
-		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.maxTokens(), T0: p.clock.T0()}
+		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
-		if raw := promptOf(body); raw != nil {
+		if raw := req.Prompt; raw != nil {
 			rec.Prefix = p.fingerprint.prefix(raw)
 			if p.RecordPrompts {
 				rec.RequestPrompt = raw

@@ -117,7 +117,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
-	fl.StringVar(&f.api, "api", "chat", "API: chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses), ollama (/api/chat, with its eval counts and durations recorded), llamacpp (llama.cpp's /completion, with its timings recorded), tgi (/generate_stream), sglang (/generate), or auto: ask the server")
+	fl.StringVar(&f.api, "api", "chat", "API: "+client.APIHelp()+", or auto: ask the server")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")

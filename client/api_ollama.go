@@ -1,34 +1,40 @@
 package client
 
-import (
-	"errors"
-	"fmt"
-	"io"
-
-	"github.com/tpsbench/tpsbench/record"
-)
+import "github.com/tpsbench/tpsbench/record"
 
 // APIOllama is Ollama's native chat API (/api/chat, NDJSON streaming).
 const APIOllama = "ollama"
 
+var ollamaAPI = protocol{
+	name:      APIOllama,
+	help:      "/api/chat, with its eval counts and durations recorded",
+	path:      "/api/chat",
+	endpoints: []string{"/api/chat"},
+	proxied:   []string{"/api/generate"},
+	body:      ollamaBody,
+	scanner: func(st *streamState) scanFunc {
+		return func(b []byte, ci *chunkInfo) error { return scanOllama(b, ci, &st.srv) }
+	},
+	ndjson:     true,
+	chat:       true,
+	modelLists: []string{"/api/tags"},
+	probe:      &probe{"/api/tags", "models", "it answers Ollama's /api/tags and no /v1/models"},
+	// Ollama streams unless told not to
+	streams: func(_ string, stream *bool) bool { return stream == nil || *stream },
+	budget:  []string{"options.num_predict"},
+	prompt:  "messages",
+}
+
 // ollamaBody is the request for /api/chat.
-func (c *HTTP) ollamaBody(req *Request) map[string]any {
-	msgs := req.Messages
-	if len(msgs) == 0 {
-		msgs = []Message{{Role: "user", Content: req.Prompt}}
-	}
+func ollamaBody(cfg *HTTPConfig, req *Request) map[string]any {
 	opts := map[string]any{}
 	if req.MaxTokens > 0 {
 		opts["num_predict"] = req.MaxTokens
 	}
-	if c.cfg.Temperature != nil {
-		opts["temperature"] = *c.cfg.Temperature
+	if cfg.Temperature != nil {
+		opts["temperature"] = *cfg.Temperature
 	}
-	b := map[string]any{"model": req.Model, "messages": msgs, "stream": c.cfg.Stream, "options": opts}
-	for k, v := range c.cfg.Extra {
-		b[k] = v
-	}
-	return b
+	return map[string]any{"model": req.Model, "messages": messages(req), "stream": cfg.Stream, "options": opts}
 }
 
 // scanOllama reads one Ollama response object into ci, and its server
@@ -115,56 +121,4 @@ func scanOllama(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 		}
 	}
 	return nil
-}
-
-// readNDJSON consumes Ollama's stream: one JSON object a line, each
-// stamped when its bytes arrive.
-func (st *streamState) readNDJSON(body io.Reader) {
-	sse := newSSEReader(body) // for its timed line reader
-	defer sse.release()
-	sse.tr.stamp = st.stamp
-	var ci chunkInfo
-	st.chunkUsage = false
-	srv := &record.ServerTiming{}
-	for {
-		line, err := sse.readLine()
-		if err != nil {
-			if !st.doneSeen {
-				st.rec.Done = st.clock.Now()
-			}
-			switch {
-			case errors.Is(err, io.EOF):
-				if st.rec.FinishReason == "" {
-					st.fail(record.KindStreamCut, errors.New("stream ended before done: true"))
-				}
-			case errors.Is(err, errEventTooLong):
-				st.fail(record.KindMalformed, err)
-			default:
-				st.fail(record.KindStreamCut, fmt.Errorf("reading stream: %w", err))
-			}
-			break
-		}
-		if len(line) == 0 {
-			continue
-		}
-		at := st.stampOf(sse.tr.last)
-		if err := scanOllama(line, &ci, srv); err != nil {
-			st.rec.Done = at
-			st.fail(record.KindMalformed, fmt.Errorf("line %d: %w: %.80q", len(st.bytesPer)+1, err, line))
-			break
-		}
-		if ci.hasError {
-			st.rec.Done = at
-			st.fail(record.KindServerError, errors.New("server error mid-stream: "+unquote(ci.errMsg)))
-			break
-		}
-		st.take(&ci, at)
-		if len(ci.finish) > 0 {
-			st.rec.Done = at
-			st.doneSeen = true
-		}
-	}
-	if srv.TotalNS > 0 || srv.EvalNS > 0 {
-		st.rec.Server = srv
-	}
 }

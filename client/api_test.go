@@ -1,0 +1,48 @@
+package client
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestEveryAPIComplete: each API says everything the client and the proxy
+// read of it, and what the client sends is what the proxy reads back: its
+// API, stream flag, budget and prompt (an API whose budget field the proxy
+// looks for under another name fails here).
+func TestEveryAPIComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range protocols {
+		if p.name == "" || p.help == "" || p.path == "" || p.body == nil || p.scanner == nil || len(p.budget) == 0 || p.prompt == "" || len(p.endpoints) == 0 {
+			t.Errorf("%q: incomplete: %+v", p.name, *p)
+		}
+		if seen[p.name] {
+			t.Errorf("%q named twice", p.name)
+		}
+		seen[p.name] = true
+		endpoint, api, err := Endpoint("http://127.0.0.1:8000/v1", p.name)
+		if err != nil || api != p.name || !strings.HasSuffix(endpoint, p.path) {
+			t.Errorf("%s: endpoint %q api %q err %v", p.name, endpoint, api, err)
+		}
+		for _, stream := range []bool{false, true} {
+			c, err := NewHTTP(HTTPConfig{URL: "http://127.0.0.1:8000", API: p.name, Stream: stream})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := c.body(&Request{Model: "m", Prompt: "say hi", MaxTokens: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := ReadProxied(strings.TrimPrefix(c.endpoint, "http://127.0.0.1:8000"), body)
+			if !ok || got.API != p.name || got.Stream != stream || got.MaxTokens != 7 || !strings.Contains(string(got.Prompt), "say hi") {
+				t.Errorf("%s stream %v: sent %s to %s, proxy read %+v (ok %v)", p.name, stream, body, c.endpoint, got, ok)
+			}
+			if !json.Valid(body) {
+				t.Errorf("%s: body %s", p.name, body)
+			}
+		}
+	}
+	if len(APIs) != len(protocols) || !strings.Contains(ErrAPI.Error(), "sglang") {
+		t.Errorf("APIs %v, ErrAPI %q", APIs, ErrAPI)
+	}
+}
