@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/tpsbench/tpsbench/engine/server"
 	"github.com/tpsbench/tpsbench/engine/synth"
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 )
 
 // DefaultModel is the built-in model tpsbench run measures by default.

@@ -5,7 +5,6 @@
 package monitor
 
 import (
-	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 )

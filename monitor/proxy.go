@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"github.com/tpsbench/tpsbench/record"
 )
 

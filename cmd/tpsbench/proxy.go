@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/tpsbench/tpsbench/tokencount"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,6 +11,7 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/tokencount"
 )
 
 func newProxyCmd() *cobra.Command {

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/tpsbench/tpsbench/engine/gguf"
-
 	"golang.org/x/sys/cpu"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
 )
 
 //go:noescape

@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
 )

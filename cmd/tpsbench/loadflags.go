@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
+)
+
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return nil, usagef("--sweep %q: want concurrency levels such as 1,4,8,16,32", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// profile builds one step's load from the flags as resolved.
+func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.Profile, error) {
+	if math.IsInf(rate, 1) {
+		// vLLM's --request-rate inf: every request at once, as many in
+		// flight as the concurrency allows, each timed from its send
+		if cfg.requests == 0 {
+			return load.Profile{}, usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
+		}
+		rate = 0
+		if concurrency == 0 {
+			concurrency = cfg.requests
+		}
+	}
+	p := load.Profile{
+		Concurrency: concurrency, Rate: rate, Arrivals: cfg.arrivals, Burstiness: cfg.burstiness,
+		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
+	}
+	if p.Rate == 0 && p.Concurrency == 0 {
+		p.Concurrency = 1
+	}
+	if p.Requests == 0 && p.Duration == 0 {
+		if p.Rate > 0 {
+			return p, usagef("with --rate, give --requests or --duration")
+		}
+		p.Requests = p.Concurrency
+		if cfg.sweeping || f.factor != "" {
+			p.Requests = levelRequests(p.Concurrency)
+		}
+	}
+	if p.Warmup < 0 {
+		p.Warmup = 0
+		// a sweep's levels, and the embedded engine (whose first steps
+		// page its weights in and grow its buffers: one run read 256 and
+		// the next 690 tok/s), start warm: one request per slot
+		if cfg.sweeping || cfg.embedded {
+			p.Warmup = max(p.Concurrency, 1)
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
+}
+
+func levelRequests(concurrency int) int {
+	return max(levelWaves*concurrency, minLevelRequests)
+}
+
+// calibrate sizes a synthetic workload's prompts in the first target's
+// tokens: with its /tokenize, else with --tokenizer, else in words.
+func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []target, key string, counter client.TextCounter, stderr io.Writer) workload.Source {
+	countTokens := counter.Count
+	syn, ok := src.(workload.Synthetic)
+	if !ok || len(tgts) == 0 {
+		return src
+	}
+	{
+		// exact lengths where the server has a tokenizer endpoint
+		tk, err := client.NewTokenizer(ctx, tgts[0].url, tgts[0].api, tgts[0].model, key)
+		switch {
+		case err != nil && f.tokenizer != "": // the default one counts outputs, not prompts
+			if syn.Calibrate(func(s string) (int, error) { return countTokens(s), nil }) == nil {
+				src = syn
+				if !f.quiet {
+					fmt.Fprintf(stderr, "prompt lengths sized with the %s tokenizer (the server has no /tokenize; its template is not counted)\n", f.tokenizer)
+				}
+			}
+		case err != nil:
+			if !f.quiet {
+				fmt.Fprintf(stderr, "prompt lengths are in words (about a token each): the server has no /tokenize (%v)\n", err)
+			}
+		case syn.Calibrate(func(s string) (int, error) { return tk.Count(ctx, s) }) != nil:
+			fmt.Fprintln(stderr, "prompt lengths are in words: calibrating with the server's tokenizer failed")
+		default:
+			if !f.quiet {
+				fmt.Fprintf(stderr, "prompt lengths calibrated with the server's /tokenize: %.2f tokens a word, %.0f added by the request\n", syn.TokensPerWord, syn.Overhead)
+			}
+			src = syn
+		}
+	}
+	return src
+}
+
+// workload builds the prompt source the flags describe.
+func (f *runFlags) workload(prompt string) (workload.Source, error) {
+	for _, v := range []float64{f.inputTokens, f.inputStddev, f.outputTokens, f.outputStdev, float64(f.prefixTokens)} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+		}
+	}
+	if f.prefixGroup < 1 {
+		return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+	}
+	if f.inputTokens > workload.MaxPromptTokens || f.prefixTokens > workload.MaxPromptTokens {
+		return nil, usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
+	}
+	if f.outputTokens > record.MaxTokens {
+		return nil, usagef("--output-tokens: at most %d", record.MaxTokens)
+	}
+	switch {
+	case f.inputTokens > 0 && f.prompts != "":
+		return nil, usagef("give --prompts or --input-tokens, not both")
+	case f.inputTokens > 0:
+		out := f.outputTokens
+		if out == 0 {
+			out = float64(f.maxTokens)
+		}
+		return workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: out, OutputStddev: f.outputStdev,
+			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Seed: f.seed}, nil
+	case f.prompts != "" && f.multiTurn:
+		items, err := workload.Conversations(f.prompts, f.maxTokens, f.replyLength, f.seed)
+		if err != nil {
+			return nil, err
+		}
+		return workload.NewListInOrder(items)
+	case f.prompts != "":
+		items, err := workload.LoadFile(f.prompts, f.maxTokens, f.replyLength)
+		if err != nil {
+			return nil, err
+		}
+		return workload.NewList(items, f.seed)
+	}
+	if f.prefixTokens > 0 || f.outputTokens > 0 {
+		return nil, usagef("--prefix-tokens and --output-tokens go with --input-tokens")
+	}
+	if f.multiTurn {
+		return nil, usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
+	}
+	return workload.Fixed{Prompt: prompt, MaxTokens: f.maxTokens}, nil
+}
+
+// parseShard reads "I/N" (I from 0); empty means no sharding (N = 0).
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usagef("--shard %q: want I/N with 0 <= I < N, e.g. 0/3", s)
+	}
+	return i, n, nil
+}
+
+// Levels compared with each other (a sweep's, a factor's) run this many
+// waves of their concurrency, and at least minLevelRequests requests,
+// unless --requests or --duration says otherwise: one wave made c=1 a
+// single 0.1 s request, and a batch factor read "c=16 30.64x c=1" on a
+// busy machine.
+const (
+	levelWaves       = 8
+	minLevelRequests = 16
+)
