@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/tpsbench/tpsbench/internal/termsafe"
 	"github.com/tpsbench/tpsbench/metrics"
-	"github.com/tpsbench/tpsbench/record"
 )
 
 // Text writes the report as the printouts of docs/design.md read: plain
@@ -236,150 +233,6 @@ func table(ew *errWriter, steps []metrics.Summary) {
 		}
 		ew.printf("\n")
 	}
-}
-
-// batchedWorthNoting is the share of chunks read with the one before
-// that a report notes.
-const batchedWorthNoting = 0.05
-
-// failureReasons lists why requests failed: each reason's count and
-// the first message of it, so that a failed run says why without its
-// records.
-func failureReasons(ew *errWriter, s *metrics.Summary) {
-	for _, r := range s.Requests.Reasons {
-		ew.printf("  %d %s: %s\n", r.Count, r.Kind, r.Example)
-	}
-	if n := s.Requests.OtherReasons; n > 0 {
-		ew.printf("  %d for other reasons (the records hold each)\n", n)
-	}
-}
-
-// notes lists failures, token count sources and client lag worth knowing.
-func notes(ew *errWriter, s *metrics.Summary, named bool) {
-	prefix := ""
-	if named {
-		prefix = s.Label + ": "
-	}
-	if s.Requests.Failed > 0 {
-		var kinds []string
-		for k, n := range s.Requests.Failures {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-		}
-		sort.Strings(kinds)
-		ew.printf("%sFailures (kept out of latency and TPS figures): %s\n", prefix, strings.Join(kinds, ", "))
-		failureReasons(ew, s)
-	}
-	onlyUsage := len(s.TokenSources) == 1 && s.TokenSources[record.SourceUsage] > 0 && s.TokenMismatch == 0
-	if len(s.TokenSources) > 0 && !(named && onlyUsage) {
-		var src []string
-		for k, n := range s.TokenSources {
-			src = append(src, fmt.Sprintf("%s %d", k, n))
-		}
-		sort.Strings(src)
-		ew.printf("%sToken counts from: %s", prefix, strings.Join(src, ", "))
-		if s.TokenMismatch > 0 {
-			ew.printf(" (in %s usage and the chunk count differ: a chunk may carry several tokens)", requests(s.TokenMismatch))
-		}
-		if s.TokenSources[record.SourceChunks] > 0 {
-			ew.printf(" (a chunk is not a token: servers may send several tokens, or part of one, a chunk; --tokenizer counts the text instead)")
-		}
-		ew.printf("\n")
-	}
-	if g := s.Reasoning; g != nil && named {
-		ew.printf("%sReasoning: %d of %d tokens in %s; first answer token p50 %s, p99 %s", prefix, g.ReasoningTokens, s.OutputTokens,
-			requests(g.Requests), dms(g.TTFA, g.TTFA.P50), dms(g.TTFA, g.TTFA.P99))
-		if g.AnswerTPS.Count > 0 {
-			ew.printf("; answer TPS p50 %.2f tokens/s", g.AnswerTPS.P50)
-		}
-		if g.ToolCallTokens > 0 {
-			ew.printf("; tool-call tokens: %d", g.ToolCallTokens)
-		}
-		ew.printf("\n")
-	}
-	if g := s.Replay; g != nil {
-		replayLine(ew, prefix, g)
-	}
-	if s.Chunks > 0 && float64(s.BatchedChunks) >= batchedWorthNoting*float64(s.Chunks) {
-		// a few chunks read together is the machine's scheduling; many
-		// is a server or network that batches, and shapes ITL
-		ew.printf("%sArrivals: %.1f%% of chunks came in one read with the chunk before (one arrival; their tokens share its gap in ITL)\n",
-			prefix, 100*float64(s.BatchedChunks)/float64(s.Chunks))
-	}
-	if s.Retried > 0 {
-		ew.printf("%sConnections: %s went out again on a fresh connection, the server having closed a kept-alive one before answering (retries in the records; not failures)\n", prefix, requests(s.Retried))
-	}
-	if s.UsageSuspect > 0 {
-		ew.printf("%sUsage not believed for %s: the server claimed far more tokens than it streamed, or a cumulative count fell; counted from the stream instead (usage_suspect in the records)\n", prefix, requests(s.UsageSuspect))
-	}
-	if v := s.Server; v != nil && v.Scrapes == 0 {
-		// no figure of the server's is known: none is printed as a zero
-		ew.printf("%sServer's view: every scrape of its metrics failed (%d; last: %s)\n", prefix, v.Errors, v.LastError)
-	} else if v != nil {
-		ew.printf("%sServer's view (its metrics, %d scrapes)", prefix, v.Scrapes)
-		if v.Reset != "" {
-			ew.printf(": %s fell during the step (the server restarted, or the counter is not one): the figures drawn from it are left out", v.Reset)
-		}
-		if v.Counted {
-			ew.printf(": %.0f tokens generated (client: %d), %.0f prompt tokens (client: %d)", v.GenerationTokens, s.OutputTokens, v.PromptTokens, s.InputTokens)
-		} else if v.Reset == "" {
-			ew.printf(": no token counts (the scrapes before and after the step did not both succeed, or no counter tpsbench knows)")
-		}
-		if v.TTFTMeanMS > 0 {
-			ew.printf(", TTFT mean %s (client: %s; the difference is the network and the time before the server's clock starts)", ms(v.TTFTMeanMS), ms(s.TTFT.Mean))
-		}
-		if v.ITLMeanMS > 0 {
-			ew.printf(", ITL mean %s (client: %s)", ms(v.ITLMeanMS), ms(s.ITL.Mean))
-		}
-		ew.printf(", at most %.0f running and %.0f waiting, KV cache use up to %.0f%%", v.MaxRunning, v.MaxWaiting, 100*v.MaxKVCacheUsage)
-		if v.PrefixHitRate > 0 {
-			ew.printf(", prefix cache hit rate %.0f%%", 100*v.PrefixHitRate)
-		}
-		if v.EngineSteps > 0 {
-			// how full its batches were: a step generates a token for each
-			// sequence it decodes
-			ew.printf(", %.0f engine steps", v.EngineSteps)
-			if v.GeneratedPerStep > 0 {
-				ew.printf(" generating %.1f tokens each on average", v.GeneratedPerStep)
-			}
-			if v.StepTokensMean > 0 {
-				ew.printf(" (%.1f tokens a step through the model, prompts included)", v.StepTokensMean)
-			}
-		}
-		if v.Errors > 0 {
-			ew.printf(" (%d scrapes failed)", v.Errors)
-		}
-		ew.printf("\n")
-		if v.MaxWaiting > 0 && s.Concurrency > int(v.MaxRunning) {
-			ew.printf("%sWarning: concurrency %d exceeds what the server ran at once (at most %.0f, with up to %.0f waiting): TTFT includes time in its queue\n",
-				prefix, s.Concurrency, v.MaxRunning, v.MaxWaiting)
-		}
-	}
-	if s.ShortOutputs > 0 {
-		ew.printf("%sOutput lengths: %d of %s ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, requests(s.Requests.Completed))
-	}
-	// Lag matters when it is large against the requests themselves.
-	if s.ClientLag.P99 > 10 && s.ClientLag.P99 > 0.05*s.E2E.P50 {
-		ew.printf("%sWarning: the client started requests late (lag p99 %s): the client, not the server, may be the limit\n", prefix, ms(s.ClientLag.P99))
-	}
-}
-
-// replayLine says how faithfully a step replayed its trace.
-func replayLine(ew *errWriter, prefix string, g *metrics.Replay) {
-	ew.printf("%sReplay of a trace, %s: sent after their trace time by p50 %s, p99 %s, max %s", prefix, requests(g.Requests),
-		dms(g.ArrivalLag, g.ArrivalLag.P50), dms(g.ArrivalLag, g.ArrivalLag.P99), dms(g.ArrivalLag, g.ArrivalLag.Max))
-	if g.StartSpreadMS > 0 {
-		ew.printf(" (starts %s apart across the records: shards)", ms(g.StartSpreadMS))
-	}
-	if g.InputCounted > 0 {
-		ew.printf("; prompts of the trace's length: %d of %d the server counted (mean error %.1f tokens)", g.InputExact, g.InputCounted, g.InputErrorMean)
-	} else {
-		ew.printf("; prompt lengths not counted by the server")
-	}
-	ew.printf("; outputs of the trace's length: %d of %d completed", g.OutputExact, g.Completed)
-	if g.TraceInputTokens > 0 {
-		ew.printf("; prefix reuse in the trace: %.1f%% of its prompt tokens", 100*float64(g.ReusableTokens)/float64(g.TraceInputTokens))
-	}
-	ew.printf("\n")
 }
 
 func targets(ew *errWriter, steps []metrics.Summary) {
