@@ -9,12 +9,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"runtime"
-	"sync"
-	"time"
 
 	"github.com/tpsbench/tpsbench/client"
-	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -43,7 +39,7 @@ type Plan struct {
 	Convention string
 	// Clock stamps the records of clients that have none of their own
 	// (made when nil); a client that stamps with its own clock
-	// (client.HTTP's Clock) has its records scheduled on it too, so a
+	// (Client.Clock) has its records scheduled on it too, so a
 	// zero Plan measures client lag as truly as the CLI does.
 	Clock *record.Clock
 	// Records, when set, receives every record (warm-up included) as its
@@ -102,110 +98,31 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		clock = record.NewClock()
 	}
 	res := &Result{RunID: newRunID()}
-	agg := metrics.NewSteps(plan.Targets).WithConvention(plan.Convention)
-	var writeErr error
-	views := map[int]servermetrics.View{}
-	loads := map[int]*metrics.ClientLoad{}
+	r := &runner{
+		plan: &plan, runID: res.RunID, clock: clock,
+		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention),
+		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{},
+	}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
 			break
 		}
-		step := &plan.Steps[i]
-		if plan.Observer != nil {
-			plan.Observer.StepBegan(plan.FirstStep+i, step)
-		}
-		// A record's stamps are offsets on one clock: the client's, which
-		// stamps the send and every chunk. A client made without the
-		// plan's clock has its own; scheduling on another clock gave a
-		// client lag of the two clocks' difference (301 ms, not 1 ms).
-		stamps := clock
-		if c, ok := step.Client.(interface{ Clock() *record.Clock }); ok && c.Clock() != nil {
-			stamps = c.Clock()
-		}
-		// The server's view starts with the first measured request, so
-		// that its counts leave out the warm-up, as the client's do.
-		var stopWatch func() servermetrics.View
-		var watchOnce sync.Once
-		startWatch := func() {
-			if plan.ServerMetrics != nil {
-				watchOnce.Do(func() { stopWatch = plan.ServerMetrics.Watch(ctx, time.Second) })
-			}
-		}
-		if step.Profile.Warmup == 0 {
-			startWatch()
-		}
-		do := func(ctx context.Context, job load.Job) *record.Record {
-			if !job.Warmup {
-				startWatch()
-			}
-			if plan.Abort != nil {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				stop := context.AfterFunc(plan.Abort, cancel)
-				defer func() { stop(); cancel() }()
-			}
-			item := step.Workload.Item(job.Seq, job.Warmup)
-			rec := &record.Record{
-				V: record.SchemaVersion, Run: res.RunID, Step: step.Label, StepIndex: plan.FirstStep + i,
-				Seq: job.Seq, Warmup: job.Warmup,
-				Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
-				T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
-			}
-			if item.MaxTokens > 0 {
-				// room for the chunks a budget allows, as far as a typical
-				// answer goes: a budget is the request's claim, not what
-				// comes (--max-tokens 2^30 asked for a 25.8 GB block)
-				rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
-			}
-			req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
-			if plan.Observer != nil {
-				plan.Observer.Sent(rec)
-				req.OnChunk = plan.Observer.Chunk
-			}
-			step.Client.Do(ctx, req, rec)
-			return rec
-		}
-		cpu0, cpuKnown := proccpu.Used()
-		wall0 := time.Now()
-		for rec := range load.Run(ctx, step.Profile, do) {
-			if plan.Records != nil && writeErr == nil {
-				if err := plan.Records.Write(rec); err == nil {
-					writeErr = plan.Records.Flush()
-				} else {
-					writeErr = err
-				}
-			}
-			agg.Add(rec)
-			if plan.Observer != nil {
-				plan.Observer.Done(rec)
-			}
-		}
-		watchOnce.Do(func() {}) // no measured request started one: none runs
-		if stopWatch != nil {
-			views[i] = stopWatch()
-		}
-		if cpu1, ok := proccpu.Used(); ok && cpuKnown && !plan.ServerInProcess {
-			loads[i] = metrics.NewClientLoad((cpu1 - cpu0).Seconds(), time.Since(wall0).Seconds(), runtime.GOMAXPROCS(0))
-		}
+		r.step(ctx, i)
 	}
-	res.Steps = agg.Summaries()
+	res.Steps = r.agg.Summaries()
 	for j := range res.Steps {
 		// summaries come in step order, one per step that ran
-		if v, ok := views[j]; ok {
+		if v, ok := r.views[j]; ok {
 			res.Steps[j].Server = &v
 		}
-		res.Steps[j].Client = loads[j]
+		res.Steps[j].Client = r.loads[j]
 	}
 	res.Interrupted = ctx.Err() != nil
-	if writeErr != nil {
-		return res, fmt.Errorf("writing records: %w", writeErr)
+	if r.writeErr != nil {
+		return res, fmt.Errorf("writing records: %w", r.writeErr)
 	}
 	return res, nil
 }
-
-// chunksReserved bounds the chunks a record makes room for before its
-// request is sent; longer answers grow the slice as they stream.
-const chunksReserved = 4096
 
 func newRunID() string {
 	b := make([]byte, 6)

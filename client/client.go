@@ -29,8 +29,13 @@ type Request struct {
 // Client sends one request and fills rec with its timeline, counts and
 // outcome. A Client never retries: a retry would falsify the figures. Do
 // never returns an error; failures are recorded in rec.Error.
+//
+// Clock is the clock Do stamps records with (nil: the caller's own). A
+// record's stamps are offsets on one clock, so a run schedules requests
+// on it too, and measures the client's lag in starting them truly.
 type Client interface {
 	Do(ctx context.Context, req *Request, rec *record.Record)
+	Clock() *record.Clock
 }
 
 // TokenFunc, when set, is called as each token-bearing chunk arrives, with

@@ -1,0 +1,159 @@
+package tpsbench
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/proccpu"
+	"github.com/tpsbench/tpsbench/load"
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/servermetrics"
+)
+
+// runner measures a plan's steps, one after another, into one aggregate.
+type runner struct {
+	plan     *Plan
+	runID    string
+	clock    *record.Clock
+	agg      *metrics.Steps
+	writeErr error                       // the first the records file gave
+	views    map[int]servermetrics.View  // the server's view of step i
+	loads    map[int]*metrics.ClientLoad // the client's CPU in step i
+}
+
+// step measures plan step i: it sends the step's load, records and adds up
+// each request, and keeps the server's view and the client's CPU load of
+// the step.
+func (r *runner) step(ctx context.Context, i int) {
+	step := &r.plan.Steps[i]
+	if r.plan.Observer != nil {
+		r.plan.Observer.StepBegan(r.plan.FirstStep+i, step)
+	}
+	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics}
+	if step.Profile.Warmup == 0 {
+		window.start()
+	}
+	cpu := startCPU()
+	for rec := range load.Run(ctx, step.Profile, r.request(i, window)) {
+		r.keep(rec)
+	}
+	if v, ok := window.stop(); ok {
+		r.views[i] = v
+	}
+	if l := cpu.load(); l != nil && !r.plan.ServerInProcess {
+		r.loads[i] = l
+	}
+}
+
+// request is how step i sends one job and records it. A record's stamps
+// are offsets on one clock, the client's, which stamps the send and every
+// chunk: the schedule is kept on it too (scheduling on another clock gave
+// a client lag of the two clocks' difference, 301 ms, not 1 ms).
+func (r *runner) request(i int, window *scrapeWindow) func(context.Context, load.Job) *record.Record {
+	plan, step := r.plan, &r.plan.Steps[i]
+	stamps := step.Client.Clock()
+	if stamps == nil {
+		stamps = r.clock
+	}
+	return func(ctx context.Context, job load.Job) *record.Record {
+		if !job.Warmup {
+			window.start()
+		}
+		if plan.Abort != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			stop := context.AfterFunc(plan.Abort, cancel)
+			defer func() { stop(); cancel() }()
+		}
+		item := step.Workload.Item(job.Seq, job.Warmup)
+		rec := &record.Record{
+			V: record.SchemaVersion, Run: r.runID, Step: step.Label, StepIndex: plan.FirstStep + i,
+			Seq: job.Seq, Warmup: job.Warmup,
+			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
+			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
+		}
+		if item.MaxTokens > 0 {
+			// room for the chunks a budget allows, as far as a typical
+			// answer goes: a budget is the request's claim, not what
+			// comes (--max-tokens 2^30 asked for a 25.8 GB block)
+			rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
+		}
+		req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
+		if plan.Observer != nil {
+			plan.Observer.Sent(rec)
+			req.OnChunk = plan.Observer.Chunk
+		}
+		step.Client.Do(ctx, req, rec)
+		return rec
+	}
+}
+
+// chunksReserved bounds the chunks a record makes room for before its
+// request is sent; longer answers grow the slice as they stream.
+const chunksReserved = 4096
+
+// keep writes a finished record to the records file (flushed at once),
+// adds it up and shows it to the observer.
+func (r *runner) keep(rec *record.Record) {
+	if w := r.plan.Records; w != nil && r.writeErr == nil {
+		if err := w.Write(rec); err == nil {
+			r.writeErr = w.Flush()
+		} else {
+			r.writeErr = err
+		}
+	}
+	r.agg.Add(rec)
+	if r.plan.Observer != nil {
+		r.plan.Observer.Done(rec)
+	}
+}
+
+// scrapeWindow is a step's view of the server's metrics. It starts with
+// the first measured request, so that its counts leave out the warm-up,
+// as the client's do.
+type scrapeWindow struct {
+	ctx     context.Context
+	scraper *servermetrics.Scraper // nil: no view
+	once    sync.Once
+	stopped func() servermetrics.View
+}
+
+func (w *scrapeWindow) start() {
+	if w.scraper != nil {
+		w.once.Do(func() { w.stopped = w.scraper.Watch(w.ctx, time.Second) })
+	}
+}
+
+// stop ends the view; ok is false when none started (no measured request).
+func (w *scrapeWindow) stop() (v servermetrics.View, ok bool) {
+	w.once.Do(func() {}) // a view not started by now never starts
+	if w.stopped == nil {
+		return v, false
+	}
+	return w.stopped(), true
+}
+
+// cpuMeter measures the process's CPU over a step against the wall clock.
+type cpuMeter struct {
+	cpu   time.Duration
+	known bool
+	wall  time.Time
+}
+
+func startCPU() cpuMeter {
+	cpu, known := proccpu.Used()
+	return cpuMeter{cpu: cpu, known: known, wall: time.Now()}
+}
+
+// load is the CPU used since the start, or nil when it is not known.
+func (m cpuMeter) load() *metrics.ClientLoad {
+	cpu, ok := proccpu.Used()
+	if !ok || !m.known {
+		return nil
+	}
+	return metrics.NewClientLoad((cpu - m.cpu).Seconds(), time.Since(m.wall).Seconds(), runtime.GOMAXPROCS(0))
+}
