@@ -189,38 +189,59 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 	}
-	// The trace hooks run on the transport's goroutines.
-	var wroteAt atomic.Int64
-	var arrival atomic.Pointer[func() time.Time]
-	var conns atomic.Int32
-	began := clock.Now()
-	trace := &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) {
-			if conns.Add(1) > 1 {
-				wroteAt.Store(0) // a retry: sent is when it went out
-			}
-			if f := ArrivalOf(info.Conn); f != nil {
-				arrival.Store(&f)
-			}
-		},
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				wroteAt.CompareAndSwap(0, clock.Now())
-			}
-		},
-	}
-	sentStamp := func() int64 {
-		if at := wroteAt.Load(); at != 0 {
-			return at
-		}
-		return began
-	}
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, c.endpoint, bytes.NewReader(body))
+	tr := &sendTrace{clock: clock, began: clock.Now()}
+	hreq, err := c.newRequest(httptrace.WithClientTrace(ctx, tr.hooks()), body)
 	if err != nil {
-		rec.Sent = began
-		rec.Done = began
+		rec.Sent = tr.began
+		rec.Done = tr.began
 		rec.Fail(record.KindConnect, "building request: "+describe(err))
 		return
+	}
+	resp, err := c.http.Do(hreq)
+	rec.Sent = tr.sent()
+	rec.Retries = max(0, int(tr.conns.Load())-1)
+	if err != nil {
+		rec.Done = clock.Now()
+		kind := record.KindConnect
+		if tr.wroteAt.Load() != 0 {
+			kind = record.KindStreamCut
+		}
+		rec.Fail(classify(ctx, err, kind), describe(err))
+		return
+	}
+	defer resp.Body.Close()
+	rec.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := errorBody(resp.Body)
+		rec.Done = clock.Now()
+		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
+		return
+	}
+	if enc := unaskedEncoding(resp.Header); enc != "" {
+		rec.Done = clock.Now()
+		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
+		return
+	}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, tokenizer: c.cfg.Tokenizer}
+	st.useAPI(c.cfg.API)
+	if f := tr.arrival.Load(); f != nil {
+		st.stamp = *f // the kernel's arrival time of each read's bytes
+	}
+	st.read(resp.Body, resp.Header.Get("Content-Type"), c.cfg.Stream)
+	if st.err != nil {
+		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
+	}
+	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
+		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)
+	}
+	st.finish()
+}
+
+// newRequest is the POST of body to the endpoint, with the run's headers.
+func (c *HTTP) newRequest(ctx context.Context, body []byte) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	for k, vs := range c.cfg.Headers {
 		for _, v := range vs {
@@ -244,45 +265,44 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	if c.cfg.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
 	}
+	return hreq, nil
+}
 
-	resp, err := c.http.Do(hreq)
-	rec.Sent = sentStamp()
-	rec.Retries = max(0, int(conns.Load())-1)
-	if err != nil {
-		rec.Done = clock.Now()
-		kind := record.KindConnect
-		if wroteAt.Load() != 0 {
-			kind = record.KindStreamCut
-		}
-		rec.Fail(classify(ctx, err, kind), describe(err))
-		return
+// sendTrace follows one request through the transport: when it was
+// written, on how many connections, and how its connection stamps the
+// arrival of bytes. Its hooks run on the transport's goroutines.
+type sendTrace struct {
+	clock   *record.Clock
+	began   int64 // when Do began
+	wroteAt atomic.Int64
+	conns   atomic.Int32
+	arrival atomic.Pointer[func() time.Time]
+}
+
+func (t *sendTrace) hooks() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			if t.conns.Add(1) > 1 {
+				t.wroteAt.Store(0) // a retry: sent is when it went out
+			}
+			if f := ArrivalOf(info.Conn); f != nil {
+				t.arrival.Store(&f)
+			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				t.wroteAt.CompareAndSwap(0, t.clock.Now())
+			}
+		},
 	}
-	defer resp.Body.Close()
-	rec.Status = resp.StatusCode
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := errorBody(resp.Body)
-		rec.Done = clock.Now()
-		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
-		return
+}
+
+// sent is when the request went out: its write, or when Do began.
+func (t *sendTrace) sent() int64 {
+	if at := t.wroteAt.Load(); at != 0 {
+		return at
 	}
-	if enc := unaskedEncoding(resp.Header); enc != "" {
-		rec.Done = clock.Now()
-		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
-		return
-	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, tokenizer: c.cfg.Tokenizer}
-	st.useAPI(c.cfg.API)
-	if f := arrival.Load(); f != nil {
-		st.stamp = *f // the kernel's arrival time of each read's bytes
-	}
-	st.read(resp.Body, resp.Header.Get("Content-Type"), c.cfg.Stream)
-	if st.err != nil {
-		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
-	}
-	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
-		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)
-	}
-	st.finish()
+	return t.began
 }
 
 // classify turns an error into a failure kind; fallback is used when the
