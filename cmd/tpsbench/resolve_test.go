@@ -19,90 +19,95 @@ func runFlagsFrom(t *testing.T, args ...string) (*runFlags, func(string) bool) {
 	return f, cmd.Flags().Changed
 }
 
+// resolveRule is one rule of resolve: flags, and what they resolve to
+// (check), or the usage error they give (usage names what it says).
+type resolveRule struct {
+	name  string
+	args  []string
+	check func(*testing.T, *runConfig)
+	usage string
+}
+
+var resolveRules = []resolveRule{
+	{"burstiness alone means gamma arrivals", []string{"--rate", "2", "--burstiness", "0.5"}, func(t *testing.T, c *runConfig) {
+		if c.arrivals != load.Gamma || c.burstiness != 0.5 {
+			t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
+		}
+	}, ""},
+	{"gamma without burstiness is Poisson's shape", []string{"--rate", "2", "--arrivals", "gamma"}, func(t *testing.T, c *runConfig) {
+		if c.arrivals != load.Gamma || c.burstiness != 1 {
+			t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
+		}
+	}, ""},
+	{"burstiness with poisson is refused", []string{"--arrivals", "poisson", "--burstiness", "2"}, nil, "--burstiness"},
+	{"unknown arrivals", []string{"--arrivals", "bursty"}, nil, "--arrivals"},
+	{"sweep levels", []string{"--sweep", "1,8"}, func(t *testing.T, c *runConfig) {
+		if !slices.Equal(c.levels, []int{1, 8}) || !c.levelSweep || !c.sweeping {
+			t.Errorf("levels %v, sweep %v %v", c.levels, c.levelSweep, c.sweeping)
+		}
+	}, ""},
+	{"sweep and concurrency", []string{"--sweep", "1,8", "--concurrency", "2"}, nil, "--sweep or --concurrency"},
+	{"factor batch sweeps 1-32", []string{"--factor", "batch"}, func(t *testing.T, c *runConfig) {
+		if !slices.Equal(c.levels, []int{1, 4, 8, 16, 32}) || !c.levelSweep {
+			t.Errorf("levels %v", c.levels)
+		}
+	}, ""},
+	{"factor batch keeps a given sweep", []string{"--factor", "batch", "--sweep", "2,4"}, func(t *testing.T, c *runConfig) {
+		if !slices.Equal(c.levels, []int{2, 4}) {
+			t.Errorf("levels %v", c.levels)
+		}
+	}, ""},
+	{"rate sweeps are steps of one target", []string{"--sweep-rates", "1,2"}, func(t *testing.T, c *runConfig) {
+		if c.levelSweep || !c.sweeping {
+			t.Errorf("sweep %v %v", c.levelSweep, c.sweeping)
+		}
+	}, ""},
+	{"show-tokens is one request", []string{"--show-tokens"}, func(t *testing.T, c *runConfig) {
+		if c.requests != 1 {
+			t.Errorf("requests %d", c.requests)
+		}
+	}, ""},
+	{"show-tokens with a sweep", []string{"--show-tokens", "--sweep", "1,2"}, nil, "--show-tokens"},
+	{"find-max needs targets", []string{"--find-max"}, nil, "--find-max needs targets"},
+	{"find-max and a rate", []string{"--find-max", "--slo", "ttft=1s", "--rate", "3"}, nil, "--find-max searches"},
+	{"no server: the embedded engine, ignore_eos sent", nil, func(t *testing.T, c *runConfig) {
+		if !c.embedded || !c.ignoreEOS {
+			t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
+		}
+	}, ""},
+	{"the embedded engine without ignore_eos when told", []string{"--ignore-eos=false"}, func(t *testing.T, c *runConfig) {
+		if !c.embedded || c.ignoreEOS {
+			t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
+		}
+	}, ""},
+	{"a URL: no engine, no ignore_eos", []string{"--url", "http://127.0.0.1:1"}, func(t *testing.T, c *runConfig) {
+		if c.embedded || c.ignoreEOS {
+			t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
+		}
+	}, ""},
+	{"engine factors run the engine", []string{"--factor", "quantization"}, func(t *testing.T, c *runConfig) {
+		if !c.embedded {
+			t.Error("not embedded")
+		}
+	}, ""},
+	{"prefix-cache's shared prefix", []string{"--factor", "prefix-cache"}, func(t *testing.T, c *runConfig) {
+		if c.prompt != prefixPrompt {
+			t.Errorf("prompt %.40q", c.prompt)
+		}
+	}, ""},
+	{"prefix-cache keeps a given prompt", []string{"--factor", "prefix-cache", "--prompt", "hi"}, func(t *testing.T, c *runConfig) {
+		if c.prompt != "hi" {
+			t.Errorf("prompt %q", c.prompt)
+		}
+	}, ""},
+	{"max-tokens below 1", []string{"--max-tokens", "0"}, nil, "--max-tokens"},
+	{"negative counts", []string{"--requests", "-1"}, nil, "must not be negative"},
+}
+
 // TestResolveRules: each rule of resolve, one case a rule, and that the
 // flags themselves are left as given.
 func TestResolveRules(t *testing.T) {
-	cases := []struct {
-		name  string
-		args  []string
-		check func(*testing.T, *runConfig)
-		usage string // a usage error naming this, instead
-	}{
-		{"burstiness alone means gamma arrivals", []string{"--rate", "2", "--burstiness", "0.5"}, func(t *testing.T, c *runConfig) {
-			if c.arrivals != load.Gamma || c.burstiness != 0.5 {
-				t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
-			}
-		}, ""},
-		{"gamma without burstiness is Poisson's shape", []string{"--rate", "2", "--arrivals", "gamma"}, func(t *testing.T, c *runConfig) {
-			if c.arrivals != load.Gamma || c.burstiness != 1 {
-				t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
-			}
-		}, ""},
-		{"burstiness with poisson is refused", []string{"--arrivals", "poisson", "--burstiness", "2"}, nil, "--burstiness"},
-		{"unknown arrivals", []string{"--arrivals", "bursty"}, nil, "--arrivals"},
-		{"sweep levels", []string{"--sweep", "1,8"}, func(t *testing.T, c *runConfig) {
-			if !slices.Equal(c.levels, []int{1, 8}) || !c.levelSweep || !c.sweeping {
-				t.Errorf("levels %v, sweep %v %v", c.levels, c.levelSweep, c.sweeping)
-			}
-		}, ""},
-		{"sweep and concurrency", []string{"--sweep", "1,8", "--concurrency", "2"}, nil, "--sweep or --concurrency"},
-		{"factor batch sweeps 1-32", []string{"--factor", "batch"}, func(t *testing.T, c *runConfig) {
-			if !slices.Equal(c.levels, []int{1, 4, 8, 16, 32}) || !c.levelSweep {
-				t.Errorf("levels %v", c.levels)
-			}
-		}, ""},
-		{"factor batch keeps a given sweep", []string{"--factor", "batch", "--sweep", "2,4"}, func(t *testing.T, c *runConfig) {
-			if !slices.Equal(c.levels, []int{2, 4}) {
-				t.Errorf("levels %v", c.levels)
-			}
-		}, ""},
-		{"rate sweeps are steps of one target", []string{"--sweep-rates", "1,2"}, func(t *testing.T, c *runConfig) {
-			if c.levelSweep || !c.sweeping {
-				t.Errorf("sweep %v %v", c.levelSweep, c.sweeping)
-			}
-		}, ""},
-		{"show-tokens is one request", []string{"--show-tokens"}, func(t *testing.T, c *runConfig) {
-			if c.requests != 1 {
-				t.Errorf("requests %d", c.requests)
-			}
-		}, ""},
-		{"show-tokens with a sweep", []string{"--show-tokens", "--sweep", "1,2"}, nil, "--show-tokens"},
-		{"find-max needs targets", []string{"--find-max"}, nil, "--find-max needs targets"},
-		{"find-max and a rate", []string{"--find-max", "--slo", "ttft=1s", "--rate", "3"}, nil, "--find-max searches"},
-		{"no server: the embedded engine, ignore_eos sent", nil, func(t *testing.T, c *runConfig) {
-			if !c.embedded || !c.ignoreEOS {
-				t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
-			}
-		}, ""},
-		{"the embedded engine without ignore_eos when told", []string{"--ignore-eos=false"}, func(t *testing.T, c *runConfig) {
-			if !c.embedded || c.ignoreEOS {
-				t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
-			}
-		}, ""},
-		{"a URL: no engine, no ignore_eos", []string{"--url", "http://127.0.0.1:1"}, func(t *testing.T, c *runConfig) {
-			if c.embedded || c.ignoreEOS {
-				t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)
-			}
-		}, ""},
-		{"engine factors run the engine", []string{"--factor", "quantization"}, func(t *testing.T, c *runConfig) {
-			if !c.embedded {
-				t.Error("not embedded")
-			}
-		}, ""},
-		{"prefix-cache's shared prefix", []string{"--factor", "prefix-cache"}, func(t *testing.T, c *runConfig) {
-			if c.prompt != prefixPrompt {
-				t.Errorf("prompt %.40q", c.prompt)
-			}
-		}, ""},
-		{"prefix-cache keeps a given prompt", []string{"--factor", "prefix-cache", "--prompt", "hi"}, func(t *testing.T, c *runConfig) {
-			if c.prompt != "hi" {
-				t.Errorf("prompt %q", c.prompt)
-			}
-		}, ""},
-		{"max-tokens below 1", []string{"--max-tokens", "0"}, nil, "--max-tokens"},
-		{"negative counts", []string{"--requests", "-1"}, nil, "must not be negative"},
-	}
-	for _, c := range cases {
+	for _, c := range resolveRules {
 		t.Run(c.name, func(t *testing.T) {
 			f, changed := runFlagsFrom(t, c.args...)
 			before := *f
