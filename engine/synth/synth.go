@@ -134,34 +134,16 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 
 // build makes the metadata and tensors of Write's model.
 func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor, error) {
-	if err := CheckFormat(typ); err != nil {
+	if err := checkShape(p, typ); err != nil {
 		return nil, nil, err
-	}
-	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
-		p.HeadDim == 0 && p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 || p.HeadDim < 0 {
-		return nil, nil, fmt.Errorf("shape %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
-	}
-	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 || p.HeadDim*p.Heads%bs != 0 {
-		return nil, nil, fmt.Errorf("shape %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
 	}
 	var vocab []gguf.KV
 	if p.Tokenizer != nil {
 		p.Vocab, vocab = len(p.Tokenizer.Tokens), p.Tokenizer.metadata()
 	} else {
-		pieces, scores, types, err := Vocabulary(p.Vocab, seed)
-		if err != nil {
+		var err error
+		if vocab, err = vocabularyMetadata(p.Vocab, seed); err != nil {
 			return nil, nil, err
-		}
-		vocab = []gguf.KV{
-			{Key: "tokenizer.ggml.model", Value: "llama"},
-			{Key: "tokenizer.ggml.tokens", Value: gguf.Strings(pieces)},
-			{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
-			{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
-			{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
-			{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
-			{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
-			{Key: "tokenizer.ggml.add_bos_token", Value: true},
-			{Key: "tokenizer.ggml.add_eos_token", Value: false},
 		}
 	}
 	hd := p.Dim / p.Heads
@@ -176,6 +158,53 @@ func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor
 	default:
 		return nil, nil, fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3, phi3, gemma, gemma2 and gemma3", arch)
 	}
+	md, err := metadata(p, typ, arch, hd)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &weights{typ: typ, r: rand.New(rand.NewPCG(seed, 0x77e1))}
+	w.model(p, arch, hd)
+	return append(md, vocab...), w.tensors, nil
+}
+
+// checkShape refuses a shape that no model has, or whose rows are not
+// whole blocks of typ.
+func checkShape(p Shape, typ gguf.TensorType) error {
+	if err := CheckFormat(typ); err != nil {
+		return err
+	}
+	if p.Dim <= 0 || p.Heads <= 0 || p.KVHeads <= 0 || p.Layers <= 0 || p.Hidden <= 0 || p.Context <= 0 ||
+		p.HeadDim == 0 && p.Dim%p.Heads != 0 || p.Heads%p.KVHeads != 0 || p.HeadDim < 0 {
+		return fmt.Errorf("shape %s: %d heads (%d key/value) do not divide an embedding of %d, or a size is not positive", p.Name, p.Heads, p.KVHeads, p.Dim)
+	}
+	if bs := typ.BlockSize(); p.Dim%bs != 0 || p.Hidden%bs != 0 || p.HeadDim*p.Heads%bs != 0 {
+		return fmt.Errorf("shape %s: rows of %d and %d values are not whole %s blocks of %d", p.Name, p.Dim, p.Hidden, typ, bs)
+	}
+	return nil
+}
+
+// vocabularyMetadata is the tokenizer of a made-up SentencePiece
+// vocabulary of n pieces.
+func vocabularyMetadata(n int, seed uint64) ([]gguf.KV, error) {
+	pieces, scores, types, err := Vocabulary(n, seed)
+	if err != nil {
+		return nil, err
+	}
+	return []gguf.KV{
+		{Key: "tokenizer.ggml.model", Value: "llama"},
+		{Key: "tokenizer.ggml.tokens", Value: gguf.Strings(pieces)},
+		{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
+		{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
+		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
+		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
+		{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
+		{Key: "tokenizer.ggml.add_bos_token", Value: true},
+		{Key: "tokenizer.ggml.add_eos_token", Value: false},
+	}, nil
+}
+
+// metadata is the model's hyperparameters, as arch's keys name them.
+func metadata(p Shape, typ gguf.TensorType, arch string, hd int) ([]gguf.KV, error) {
 	ropeBase := float32(10000)
 	if arch == "gemma3" {
 		ropeBase = 1e6 // the global layers'; the sliding ones keep 10000
@@ -212,7 +241,7 @@ func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor
 		}
 		md = append(md, gguf.KV{Key: arch + ".rope.scaling.attn_factor", Value: float32(attn)})
 	default:
-		return nil, nil, fmt.Errorf("RoPE scaling %q: synth writes linear, yarn and longrope", p.RopeScaling)
+		return nil, fmt.Errorf("RoPE scaling %q: synth writes linear, yarn and longrope", p.RopeScaling)
 	}
 	if p.RopeScaling != "" {
 		md = append(md, gguf.KV{Key: arch + ".rope.scaling.original_context_length", Value: uint32(p.OrigContext)})
@@ -223,86 +252,101 @@ func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor
 	if p.SWAPattern > 0 {
 		md = append(md, gguf.KV{Key: arch + ".attention.sliding_window_pattern", Value: uint32(p.SWAPattern)})
 	}
-	md = append(md, vocab...)
-	r := rand.New(rand.NewPCG(seed, 0x77e1))
-	var tensors []*gguf.Tensor
-	// uniform values of standard deviation sd: the output scale is chosen
-	// so that logits spread over several units, not a flat distribution.
-	matrix := func(name string, cols, rows int, sd float64) {
-		a := float32(sd * math.Sqrt(3))
-		vals := make([]float32, cols)
-		data := make([]byte, 0, rows*typ.RowBytes(cols)) // grown by appends, it was copied over and over
-		for r0 := 0; r0 < rows; r0++ {
-			for i := range vals {
-				vals[i] = (2*r.Float32() - 1) * a
-			}
-			data = encode(data, vals, typ)
+	return md, nil
+}
+
+// weights makes a model's tensors of random values, in order.
+type weights struct {
+	typ     gguf.TensorType // of the 2-D weights
+	r       *rand.Rand
+	tensors []*gguf.Tensor
+}
+
+// matrix adds rows of cols uniform values of standard deviation sd.
+func (w *weights) matrix(name string, cols, rows int, sd float64) {
+	a := float32(sd * math.Sqrt(3))
+	vals := make([]float32, cols)
+	data := make([]byte, 0, rows*w.typ.RowBytes(cols)) // grown by appends, it was copied over and over
+	for r0 := 0; r0 < rows; r0++ {
+		for i := range vals {
+			vals[i] = (2*w.r.Float32() - 1) * a
 		}
-		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: typ, Data: data})
+		data = encode(data, vals, w.typ)
 	}
-	// a vector of n values uniform in [lo, lo+width)
-	vector := func(name string, n int, lo, width float32) {
-		data := make([]byte, 0, 4*n)
-		for i := 0; i < n; i++ {
-			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(lo+width*r.Float32()))
-		}
-		tensors = append(tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(n)}, Type: gguf.F32, Data: data})
+	w.tensors = append(w.tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(cols), uint64(rows)}, Type: w.typ, Data: data})
+}
+
+// vector adds n F32 values uniform in [lo, lo+width).
+func (w *weights) vector(name string, n int, lo, width float32) {
+	data := make([]byte, 0, 4*n)
+	for i := 0; i < n; i++ {
+		data = binary.LittleEndian.AppendUint32(data, math.Float32bits(lo+width*w.r.Float32()))
 	}
-	norm := func(name string) { vector(name, p.Dim, 0.8, 0.4) }
-	kv := p.KVHeads * hd
+	w.tensors = append(w.tensors, &gguf.Tensor{Name: name, Dims: []uint64{uint64(n)}, Type: gguf.F32, Data: data})
+}
+
+// model adds every tensor of a model of shape p in architecture arch. The
+// output scale is chosen so that logits spread over several units, not a
+// flat distribution.
+func (w *weights) model(p Shape, arch string, hd int) {
 	// The embedding doubles as the output head (tied, as in the stories
 	// models): its scale sets the logits' spread.
-	matrix("token_embd.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
+	w.matrix("token_embd.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
 	for l := 0; l < p.Layers; l++ {
-		pre := fmt.Sprintf("blk.%d.", l)
-		norm(pre + "attn_norm.weight")
-		sd := 1 / math.Sqrt(float64(p.Dim))
-		if arch == "phi3" { // q, k and v in one tensor
-			matrix(pre+"attn_qkv.weight", p.Dim, p.Heads*hd+2*kv, sd)
-		} else {
-			matrix(pre+"attn_q.weight", p.Dim, p.Heads*hd, sd)
-			matrix(pre+"attn_k.weight", p.Dim, kv, sd)
-			matrix(pre+"attn_v.weight", p.Dim, kv, sd)
-		}
-		if arch == "qwen3" || arch == "gemma3" {
-			vector(pre+"attn_q_norm.weight", hd, 0.8, 0.4)
-			vector(pre+"attn_k_norm.weight", hd, 0.8, 0.4)
-		}
-		if arch == "gemma2" || arch == "gemma3" {
-			norm(pre + "post_attention_norm.weight")
-			norm(pre + "post_ffw_norm.weight")
-		}
-		if arch == "qwen2" {
-			vector(pre+"attn_q.bias", p.Heads*hd, -0.5, 1)
-			vector(pre+"attn_k.bias", kv, -0.5, 1)
-			vector(pre+"attn_v.bias", kv, -0.5, 1)
-		}
-		matrix(pre+"attn_output.weight", p.Heads*hd, p.Dim, 1/math.Sqrt(float64(p.Heads*hd)))
-		norm(pre + "ffn_norm.weight")
-		if arch == "phi3" { // gate, then up, in one tensor
-			matrix(pre+"ffn_up.weight", p.Dim, 2*p.Hidden, sd)
-		} else {
-			matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
-			matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
-		}
-		matrix(pre+"ffn_down.weight", p.Hidden, p.Dim, 1/math.Sqrt(float64(p.Hidden)))
+		w.layer(p, arch, hd, fmt.Sprintf("blk.%d.", l))
 	}
-	norm("output_norm.weight")
+	w.vector("output_norm.weight", p.Dim, 0.8, 0.4)
 	if p.Untied {
-		matrix("output.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
+		w.matrix("output.weight", p.Dim, p.Vocab, 4/math.Sqrt(float64(p.Dim)))
 	}
 	if p.RopeFreqs {
 		// from 1 (high frequencies, unscaled) to 8 (low ones), as Llama
 		// 3.1's scaling with a factor of 8
-		vector("rope_freqs.weight", hd/2, 1, 7)
+		w.vector("rope_freqs.weight", hd/2, 1, 7)
 	}
 	if p.RopeScaling == "longrope" {
 		// Phi-3.5-mini's factors run from about 1 to 1.2 (short) and 1 to
 		// 60 (long)
-		vector("rope_factors_long.weight", hd/2, 1, 59)
-		vector("rope_factors_short.weight", hd/2, 1, 0.2)
+		w.vector("rope_factors_long.weight", hd/2, 1, 59)
+		w.vector("rope_factors_short.weight", hd/2, 1, 0.2)
 	}
-	return md, tensors, nil
+}
+
+// layer adds one block's tensors, named with prefix pre.
+func (w *weights) layer(p Shape, arch string, hd int, pre string) {
+	norm := func(name string) { w.vector(name, p.Dim, 0.8, 0.4) }
+	kv := p.KVHeads * hd
+	norm(pre + "attn_norm.weight")
+	sd := 1 / math.Sqrt(float64(p.Dim))
+	if arch == "phi3" { // q, k and v in one tensor
+		w.matrix(pre+"attn_qkv.weight", p.Dim, p.Heads*hd+2*kv, sd)
+	} else {
+		w.matrix(pre+"attn_q.weight", p.Dim, p.Heads*hd, sd)
+		w.matrix(pre+"attn_k.weight", p.Dim, kv, sd)
+		w.matrix(pre+"attn_v.weight", p.Dim, kv, sd)
+	}
+	if arch == "qwen3" || arch == "gemma3" {
+		w.vector(pre+"attn_q_norm.weight", hd, 0.8, 0.4)
+		w.vector(pre+"attn_k_norm.weight", hd, 0.8, 0.4)
+	}
+	if arch == "gemma2" || arch == "gemma3" {
+		norm(pre + "post_attention_norm.weight")
+		norm(pre + "post_ffw_norm.weight")
+	}
+	if arch == "qwen2" {
+		w.vector(pre+"attn_q.bias", p.Heads*hd, -0.5, 1)
+		w.vector(pre+"attn_k.bias", kv, -0.5, 1)
+		w.vector(pre+"attn_v.bias", kv, -0.5, 1)
+	}
+	w.matrix(pre+"attn_output.weight", p.Heads*hd, p.Dim, 1/math.Sqrt(float64(p.Heads*hd)))
+	norm(pre + "ffn_norm.weight")
+	if arch == "phi3" { // gate, then up, in one tensor
+		w.matrix(pre+"ffn_up.weight", p.Dim, 2*p.Hidden, sd)
+	} else {
+		w.matrix(pre+"ffn_gate.weight", p.Dim, p.Hidden, sd)
+		w.matrix(pre+"ffn_up.weight", p.Dim, p.Hidden, sd)
+	}
+	w.matrix(pre+"ffn_down.weight", p.Hidden, p.Dim, 1/math.Sqrt(float64(p.Hidden)))
 }
 
 func encode(dst []byte, vals []float32, typ gguf.TensorType) []byte {
