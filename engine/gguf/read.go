@@ -97,19 +97,11 @@ func Parse(b []byte) (*File, error) {
 	}
 	f.Metadata = make([]KV, 0, nKV)
 	for i := uint64(0); i < nKV; i++ {
-		key, err := r.str("metadata key")
+		kv, err := r.kv()
 		if err != nil {
 			return nil, err
 		}
-		typ, err := r.u32("type of " + key)
-		if err != nil {
-			return nil, err
-		}
-		v, err := r.value(ValueType(typ), key)
-		if err != nil {
-			return nil, err
-		}
-		f.Metadata = append(f.Metadata, KV{Key: key, Value: v})
+		f.Metadata = append(f.Metadata, kv)
 	}
 	f.Alignment = DefaultAlignment
 	if v, ok := f.Get("general.alignment"); ok {
@@ -123,52 +115,88 @@ func Parse(b []byte) (*File, error) {
 	seen := map[string]bool{}
 	for i := uint64(0); i < nTensors; i++ {
 		at := r.pos
-		name, err := r.str("tensor name")
+		t, err := r.tensorInfo(f.Alignment)
 		if err != nil {
 			return nil, err
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("offset %d: tensor %q appears twice", at, name)
+		if seen[t.Name] {
+			return nil, fmt.Errorf("offset %d: tensor %q appears twice", at, t.Name)
 		}
-		seen[name] = true
-		nd, err := r.u32("dimension count of " + name)
-		if err != nil {
-			return nil, err
-		}
-		if nd == 0 || nd > 4 {
-			return nil, fmt.Errorf("offset %d: tensor %q has %d dimensions, want 1 to 4", r.pos-4, name, nd)
-		}
-		t := &Tensor{Name: name, Dims: make([]uint64, nd)}
-		elems := uint64(1)
-		for d := range t.Dims {
-			if t.Dims[d], err = r.u64("dimension of " + name); err != nil {
-				return nil, err
-			}
-			if t.Dims[d] == 0 || elems > math.MaxInt64/t.Dims[d] {
-				return nil, fmt.Errorf("offset %d: tensor %q has dimension %d = %d", r.pos-8, name, d, t.Dims[d])
-			}
-			elems *= t.Dims[d]
-		}
-		typ, err := r.u32("type of " + name)
-		if err != nil {
-			return nil, err
-		}
-		t.Type = TensorType(typ)
-		if !t.Type.Known() {
-			return nil, fmt.Errorf("offset %d: tensor %q has unknown format %d", r.pos-4, name, typ)
-		}
-		if t.Dims[0]%uint64(t.Type.BlockSize()) != 0 {
-			return nil, fmt.Errorf("tensor %q: row of %d elements is not a whole number of %s blocks", name, t.Dims[0], t.Type)
-		}
-		if t.Offset, err = r.u64("offset of " + name); err != nil {
-			return nil, err
-		}
-		if t.Offset%f.Alignment != 0 {
-			return nil, fmt.Errorf("tensor %q: data offset %d is not aligned to %d", name, t.Offset, f.Alignment)
-		}
+		seen[t.Name] = true
 		f.Tensors = append(f.Tensors, t)
 	}
-	f.DataStart = alignUp(uint64(r.pos), f.Alignment)
+	if err := f.placeData(b, uint64(r.pos)); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// kv reads one metadata entry: its key, its type and its value.
+func (r *reader) kv() (KV, error) {
+	key, err := r.str("metadata key")
+	if err != nil {
+		return KV{}, err
+	}
+	typ, err := r.u32("type of " + key)
+	if err != nil {
+		return KV{}, err
+	}
+	v, err := r.value(ValueType(typ), key)
+	if err != nil {
+		return KV{}, err
+	}
+	return KV{Key: key, Value: v}, nil
+}
+
+// tensorInfo reads one tensor's name, shape, format and data offset.
+func (r *reader) tensorInfo(alignment uint64) (*Tensor, error) {
+	name, err := r.str("tensor name")
+	if err != nil {
+		return nil, err
+	}
+	nd, err := r.u32("dimension count of " + name)
+	if err != nil {
+		return nil, err
+	}
+	if nd == 0 || nd > 4 {
+		return nil, fmt.Errorf("offset %d: tensor %q has %d dimensions, want 1 to 4", r.pos-4, name, nd)
+	}
+	t := &Tensor{Name: name, Dims: make([]uint64, nd)}
+	elems := uint64(1)
+	for d := range t.Dims {
+		if t.Dims[d], err = r.u64("dimension of " + name); err != nil {
+			return nil, err
+		}
+		if t.Dims[d] == 0 || elems > math.MaxInt64/t.Dims[d] {
+			return nil, fmt.Errorf("offset %d: tensor %q has dimension %d = %d", r.pos-8, name, d, t.Dims[d])
+		}
+		elems *= t.Dims[d]
+	}
+	typ, err := r.u32("type of " + name)
+	if err != nil {
+		return nil, err
+	}
+	t.Type = TensorType(typ)
+	if !t.Type.Known() {
+		return nil, fmt.Errorf("offset %d: tensor %q has unknown format %d", r.pos-4, name, typ)
+	}
+	if t.Dims[0]%uint64(t.Type.BlockSize()) != 0 {
+		return nil, fmt.Errorf("tensor %q: row of %d elements is not a whole number of %s blocks", name, t.Dims[0], t.Type)
+	}
+	if t.Offset, err = r.u64("offset of " + name); err != nil {
+		return nil, err
+	}
+	if t.Offset%alignment != 0 {
+		return nil, fmt.Errorf("tensor %q: data offset %d is not aligned to %d", name, t.Offset, alignment)
+	}
+	return t, nil
+}
+
+// placeData points each tensor's Data into b, the data starting at the
+// first aligned offset from end (the header's end), after checking that
+// it lies within b.
+func (f *File) placeData(b []byte, end uint64) error {
+	f.DataStart = alignUp(end, f.Alignment)
 	size := uint64(len(b))
 	for _, t := range f.Tensors {
 		// Each bound is checked before the product or sum it guards, so
@@ -176,13 +204,13 @@ func Parse(b []byte) (*File, error) {
 		ti := typeInfo[t.Type]
 		blocks := t.Elements() / uint64(ti.block)
 		if f.DataStart > size || t.Offset > size-f.DataStart || blocks > (size-f.DataStart-t.Offset)/uint64(ti.size) {
-			return nil, fmt.Errorf("tensor %q: %d elements of %s at data offset %d run past the end of the file (%d bytes)", t.Name, t.Elements(), t.Type, t.Offset, len(b))
+			return fmt.Errorf("tensor %q: %d elements of %s at data offset %d run past the end of the file (%d bytes)", t.Name, t.Elements(), t.Type, t.Offset, len(b))
 		}
 		start := f.DataStart + t.Offset
-		end := start + blocks*uint64(ti.size)
-		t.Data = b[start:end:end]
+		stop := start + blocks*uint64(ti.size)
+		t.Data = b[start:stop:stop]
 	}
-	return f, nil
+	return nil
 }
 
 func alignUp(n, a uint64) uint64 { return (n + a - 1) / a * a }
