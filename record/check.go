@@ -73,6 +73,25 @@ func (r *Record) foldChunk(c Chunk) {
 // notes it in r.Clamped.
 func (r *Record) check(fix bool) error {
 	c := checker{fix: fix}
+	c.counts(r)
+	c.references(r)
+	c.stamps(r)
+	// chunks are stamped after sent, and before done
+	end := int64(maxStamp)
+	if r.Done >= r.Sent {
+		end = min(end, r.Done-r.Sent)
+	}
+	c.chunks(r, end)
+	c.otherEvents(r, end)
+	if fix && len(c.fixed) > 0 {
+		r.Clamped = strings.Join(c.fixed, ", ")
+	}
+	return c.err
+}
+
+// counts: token counts, retries, and the reasoning and tool-call tokens
+// within the output.
+func (c *checker) counts(r *Record) {
 	if r.OutputTokens < 0 || r.PromptTokens < 0 || r.UsageTokens < 0 || r.MaxTokens < 0 {
 		if c.broke("token counts", fmt.Errorf("record %d: negative token count", r.Seq)) {
 			clampCounts(&r.OutputTokens, &r.PromptTokens, &r.UsageTokens, &r.MaxTokens)
@@ -102,6 +121,10 @@ func (r *Record) check(fix bool) error {
 			r.ToolCallTokens = min(r.ToolCallTokens, r.OutputTokens-r.ReasoningTokens)
 		}
 	}
+}
+
+// references: the trace line and the prompt's prefix a record points to.
+func (c *checker) references(r *Record) {
 	if t := r.Trace; t != nil && (t.Line < 0 || t.Offset < 0 || t.Offset > maxStamp || t.InputTokens < 0 || t.InputTokens > MaxTokens ||
 		t.OutputTokens < 0 || t.OutputTokens > MaxTokens || t.ReusedTokens < 0 || t.ReusedTokens > t.InputTokens) {
 		if c.broke("trace reference", fmt.Errorf("record %d: trace reference %+v out of range", r.Seq, *t)) {
@@ -113,6 +136,10 @@ func (r *Record) check(fix bool) error {
 			r.Prefix = nil
 		}
 	}
+}
+
+// stamps: t0 and the request's stamps in range, and in order.
+func (c *checker) stamps(r *Record) {
 	if r.T0 < 0 || r.T0 > maxT0 {
 		if c.broke("t0", fmt.Errorf("record %d: t0 %d is not a time since 1970 before 2116", r.Seq, r.T0)) {
 			r.T0 = min(max(r.T0, 0), maxT0)
@@ -134,11 +161,11 @@ func (r *Record) check(fix bool) error {
 			}
 		}
 	}
-	// chunks are stamped after sent, and before done
-	end := int64(maxStamp)
-	if r.Done >= r.Sent {
-		end = min(end, r.Done-r.Sent)
-	}
+}
+
+// chunks: each chunk within the request (end ns after sent), its tokens
+// in range, and the chunks in order.
+func (c *checker) chunks(r *Record, end int64) {
 	for i := range r.Chunks {
 		ch := &r.Chunks[i]
 		if ch.At < 0 || ch.At > end {
@@ -157,6 +184,10 @@ func (r *Record) check(fix bool) error {
 			}
 		}
 	}
+}
+
+// otherEvents: at most MaxOtherEvents, within the request and in order.
+func (c *checker) otherEvents(r *Record, end int64) {
 	if len(r.OtherEvents) > MaxOtherEvents {
 		if c.broke("other events", fmt.Errorf("record %d: %d other events, more than %d", r.Seq, len(r.OtherEvents), MaxOtherEvents)) {
 			r.OtherEvents = r.OtherEvents[:MaxOtherEvents]
@@ -173,10 +204,6 @@ func (r *Record) check(fix bool) error {
 			}
 		}
 	}
-	if fix && len(c.fixed) > 0 {
-		r.Clamped = strings.Join(c.fixed, ", ")
-	}
-	return c.err
 }
 
 // checker carries check's mode through its rules.

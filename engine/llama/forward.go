@@ -77,6 +77,9 @@ func (m *Model) Step(entries []Entry) (rows [][]float32, err error) {
 	return rows, err
 }
 
+// step runs one forward pass over entries, under the model's lock: the
+// positions checked, the tokens embedded, every layer, then the output
+// head for the entries that want logits.
 func (m *Model) step(entries []Entry) ([][]float32, error) {
 	n := len(entries)
 	if n == 0 {
@@ -84,88 +87,25 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := m.Config
 	nl := 0
 	for _, e := range entries {
 		if e.Logits {
 			nl++
 		}
 	}
+	c := m.Config
 	st := &m.st
 	st.grow(c, n, nl)
-	// Positions, and checks before anything changes.
-	for i, e := range entries {
-		if e.Token < 0 || e.Token >= m.Vocab {
-			return nil, fmt.Errorf("token %d is outside the vocabulary of %d", e.Token, m.Vocab)
-		}
-		if e.Seq == nil || e.Seq.m != m {
-			return nil, errors.New("entry of another model's sequence")
-		}
-		if e.Seq.released() {
-			return nil, errors.New("entry of a released sequence")
-		}
-		st.pos[i] = e.Seq.pos
-		if i > 0 && entries[i-1].Seq == e.Seq {
-			st.pos[i] = st.pos[i-1] + 1
-		} else {
-			for j := 0; j < i; j++ {
-				if entries[j].Seq == e.Seq {
-					return nil, errors.New("entries of one sequence must be consecutive")
-				}
-			}
-		}
-		if st.pos[i] >= m.Context {
-			return nil, fmt.Errorf("the context of %d tokens is full", m.Context)
-		}
-	}
-	for i := range entries {
-		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], &c, st.pos[i], false, m.ropePows[0])
-		if c.Window > 0 {
-			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], &c, st.pos[i], true, m.ropePows[1])
-		}
+	if err := m.positions(entries); err != nil {
+		return nil, err
 	}
 	// Attention tasks: each entry's heads, split into groups enough to
 	// keep every thread busy when the batch is small.
 	m.attn.groups = min(max(1, (4*m.pool.Threads()+n-1)/n), c.Heads)
-	dim, kvDim, hidden, qDim := c.Dim, c.KVDim(), c.Hidden, c.QDim()
-	x := st.x[:n*dim]
-	for i, e := range entries {
-		row := x[i*dim : (i+1)*dim]
-		dequantRow(row, m.tokEmb, e.Token)
-		if c.EmbedScale != 0 { // gemma
-			for j := range row {
-				row[j] *= c.EmbedScale
-			}
-		}
-	}
-	xb, xb2 := st.xb[:n*dim], st.xb2[:n*dim]
-	q, k, v, att := st.q[:n*qDim], st.k[:n*kvDim], st.v[:n*kvDim], st.att[:n*qDim]
-	hb, hb2 := st.hb[:n*hidden], st.hb2[:n*hidden]
+	x, xb2 := st.x[:n*c.Dim], st.xb2[:n*c.Dim]
+	m.embed(entries, x)
 	for l := range m.layers {
-		ly := &m.layers[l]
-		if l == 0 {
-			m.addNorm(xb, x, nil, ly.attnNorm, n)
-		} else {
-			m.addNorm(xb, x, xb2, ly.attnNorm, n) // the last layer's output joins the stream
-		}
-		m.matMuls(xb, n, product{out: q, w: ly.wq}, product{out: k, w: ly.wk}, product{out: v, w: ly.wv})
-		// each entry's cache position is claimed here, in order (a prompt's
-		// entries share a sequence), and filled over the threads
-		for i, e := range entries {
-			st.kvAt[i] = e.Seq.extend(l, kvDim)
-		}
-		m.place.entries, m.place.layer, m.place.ly, m.place.q, m.place.k, m.place.v = entries, l, ly, q, k, v
-		m.pool.Run(n, m.placeRange)
-		m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, att
-		m.pool.Run(n*m.attn.groups, m.attnRows)
-		m.matMul(xb2, ly.wo, att, n)
-		postNorm(xb2, ly.attnPostNorm, dim, c.Eps)
-		m.addNorm(xb, x, xb2, ly.ffnNorm, n)
-		m.matMuls(xb, n, product{out: hb, w: ly.wGate}, product{out: hb2, w: ly.wUp})
-		m.glu.gate, m.glu.up = hb, hb2 // SiLU (GELU for gemma) of gate, times up, over the threads
-		m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
-		m.matMul(xb2, ly.wDown, hb, n)
-		postNorm(xb2, ly.ffnPostNorm, dim, c.Eps)
+		m.layer(l, entries)
 	}
 	for j := range x {
 		x[j] += xb2[j]
@@ -176,8 +116,100 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	if nl == 0 {
 		return nil, nil
 	}
-	// Only the entries that want logits go through the output head, the
-	// largest matrix of a small model.
+	return m.head(entries, nl), nil
+}
+
+// positions sets each entry's position and its RoPE angles, after checking
+// every entry before anything changes.
+func (m *Model) positions(entries []Entry) error {
+	c, st := &m.Config, &m.st
+	for i, e := range entries {
+		if e.Token < 0 || e.Token >= m.Vocab {
+			return fmt.Errorf("token %d is outside the vocabulary of %d", e.Token, m.Vocab)
+		}
+		if e.Seq == nil || e.Seq.m != m {
+			return errors.New("entry of another model's sequence")
+		}
+		if e.Seq.released() {
+			return errors.New("entry of a released sequence")
+		}
+		st.pos[i] = e.Seq.pos
+		if i > 0 && entries[i-1].Seq == e.Seq {
+			st.pos[i] = st.pos[i-1] + 1
+		} else {
+			for j := 0; j < i; j++ {
+				if entries[j].Seq == e.Seq {
+					return errors.New("entries of one sequence must be consecutive")
+				}
+			}
+		}
+		if st.pos[i] >= m.Context {
+			return fmt.Errorf("the context of %d tokens is full", m.Context)
+		}
+	}
+	for i := range entries {
+		ropeAngles(st.rope[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], false, m.ropePows[0])
+		if c.Window > 0 {
+			ropeAngles(st.ropeSWA[i*c.RopeDim:(i+1)*c.RopeDim], c, st.pos[i], true, m.ropePows[1])
+		}
+	}
+	return nil
+}
+
+// embed puts each entry's token embedding into its row of x.
+func (m *Model) embed(entries []Entry, x []float32) {
+	dim := m.Config.Dim
+	for i, e := range entries {
+		row := x[i*dim : (i+1)*dim]
+		dequantRow(row, m.tokEmb, e.Token)
+		if m.Config.EmbedScale != 0 { // gemma
+			for j := range row {
+				row[j] *= m.Config.EmbedScale
+			}
+		}
+	}
+}
+
+// layer runs layer l over the step's entries: attention, then the
+// feed-forward network, its output left in xb2 for the next layer's norm
+// to add to the stream.
+func (m *Model) layer(l int, entries []Entry) {
+	c, st, n := &m.Config, &m.st, len(entries)
+	dim, kvDim, hidden, qDim := c.Dim, c.KVDim(), c.Hidden, c.QDim()
+	x, xb, xb2 := st.x[:n*dim], st.xb[:n*dim], st.xb2[:n*dim]
+	q, k, v, att := st.q[:n*qDim], st.k[:n*kvDim], st.v[:n*kvDim], st.att[:n*qDim]
+	hb, hb2 := st.hb[:n*hidden], st.hb2[:n*hidden]
+	ly := &m.layers[l]
+	if l == 0 {
+		m.addNorm(xb, x, nil, ly.attnNorm, n)
+	} else {
+		m.addNorm(xb, x, xb2, ly.attnNorm, n) // the last layer's output joins the stream
+	}
+	m.matMuls(xb, n, product{out: q, w: ly.wq}, product{out: k, w: ly.wk}, product{out: v, w: ly.wv})
+	// each entry's cache position is claimed here, in order (a prompt's
+	// entries share a sequence), and filled over the threads
+	for i, e := range entries {
+		st.kvAt[i] = e.Seq.extend(l, kvDim)
+	}
+	m.place.entries, m.place.layer, m.place.ly, m.place.q, m.place.k, m.place.v = entries, l, ly, q, k, v
+	m.pool.Run(n, m.placeRange)
+	m.attn.entries, m.attn.layer, m.attn.q, m.attn.out = entries, l, q, att
+	m.pool.Run(n*m.attn.groups, m.attnRows)
+	m.matMul(xb2, ly.wo, att, n)
+	postNorm(xb2, ly.attnPostNorm, dim, c.Eps)
+	m.addNorm(xb, x, xb2, ly.ffnNorm, n)
+	m.matMuls(xb, n, product{out: hb, w: ly.wGate}, product{out: hb2, w: ly.wUp})
+	m.glu.gate, m.glu.up = hb, hb2 // SiLU (GELU for gemma) of gate, times up, over the threads
+	m.pool.Run((len(hb)+gluChunk-1)/gluChunk, m.gluRange)
+	m.matMul(xb2, ly.wDown, hb, n)
+	postNorm(xb2, ly.ffnPostNorm, dim, c.Eps)
+}
+
+// head is the logits of the nl entries that want them: only those go
+// through the output head, the largest matrix of a small model.
+func (m *Model) head(entries []Entry, nl int) [][]float32 {
+	c, st := &m.Config, &m.st
+	dim, x := c.Dim, st.x
 	outIn := st.outIn[:nl*dim]
 	j := 0
 	for i, e := range entries {
@@ -195,7 +227,7 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 			softcap(rows[j], c.FinalSoftcap)
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 // addBias adds a projection's bias (none when b is nil).
