@@ -104,26 +104,7 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 	var mu sync.Mutex
 	var v View
 	before, err := s.Scrape(ctx)
-	gauges := func(smp Sample) {
-		if x, ok := smp.first(running...); ok {
-			v.MaxRunning = max(v.MaxRunning, x)
-		}
-		if x, ok := smp.first(waiting...); ok {
-			v.MaxWaiting = max(v.MaxWaiting, x)
-		}
-		if x, ok := smp.first(kvUsage...); ok {
-			v.MaxKVCacheUsage = max(v.MaxKVCacheUsage, x)
-		}
-	}
-	failed := func(err error) {
-		v.Errors++
-		v.LastError = err.Error()
-	}
-	if err != nil {
-		failed(err)
-	} else {
-		v.Scrapes++
-	}
+	v.took(err)
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -137,12 +118,8 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 			case <-t.C:
 				smp, err := s.Scrape(ctx)
 				mu.Lock()
-				if err != nil {
-					failed(err)
-				} else {
-					v.Scrapes++
-					gauges(smp)
-				}
+				v.took(err)
+				v.gauges(smp)
 				mu.Unlock()
 			}
 		}
@@ -151,55 +128,83 @@ func (s *Scraper) Watch(ctx context.Context, interval time.Duration) (stop func(
 		close(quit)
 		<-done
 		after, err := s.Scrape(context.WithoutCancel(ctx))
+		v.took(err)
 		if err != nil {
-			failed(err)
 			return v
 		}
-		v.Scrapes++
-		gauges(after)
-		if before == nil {
-			return v
-		}
-		delta := func(names []string) (float64, bool) {
-			a, ok1 := after.first(names...)
-			b, ok2 := before.first(names...)
-			if !ok1 || !ok2 {
-				return 0, false
-			}
-			if d := a - b; d < 0 || math.IsInf(d, 0) {
-				if v.Reset == "" {
-					v.Reset = firstName(before, names)
-				}
-				return 0, false
-			}
-			return a - b, true
-		}
-		v.GenerationTokens, v.Counted = delta(genTokens)
-		v.PromptTokens, _ = delta(promptTokens)
-		if sum, ok := delta(ttftSum); ok {
-			if n, _ := delta(ttftCount); n > 0 {
-				v.TTFTMeanMS = sum / n * 1e3
-			}
-		}
-		if sum, ok := delta(itlSum); ok {
-			if n, _ := delta(itlCount); n > 0 {
-				v.ITLMeanMS = sum / n * 1e3
-			}
-		}
-		if n, ok := delta(stepsCount); ok && n > 0 {
-			v.EngineSteps = n
-			if sum, ok := delta(stepsSum); ok {
-				v.StepTokensMean = sum / n
-			}
-			if v.Counted {
-				v.GeneratedPerStep = v.GenerationTokens / n
-			}
-		}
-		if q, ok := delta(prefixQuery); ok && q > 0 {
-			h, _ := delta(prefixHits)
-			v.PrefixHitRate = h / q
+		v.gauges(after)
+		if before != nil {
+			v.counters(before, after)
 		}
 		return v
+	}
+}
+
+// took counts a scrape, or its failure.
+func (v *View) took(err error) {
+	if err != nil {
+		v.Errors++
+		v.LastError = err.Error()
+		return
+	}
+	v.Scrapes++
+}
+
+// gauges keeps the highest of the gauges a scrape read (none when it
+// failed).
+func (v *View) gauges(smp Sample) {
+	if x, ok := smp.first(running...); ok {
+		v.MaxRunning = max(v.MaxRunning, x)
+	}
+	if x, ok := smp.first(waiting...); ok {
+		v.MaxWaiting = max(v.MaxWaiting, x)
+	}
+	if x, ok := smp.first(kvUsage...); ok {
+		v.MaxKVCacheUsage = max(v.MaxKVCacheUsage, x)
+	}
+}
+
+// counters sets the figures the counters' growth from before to after
+// gives; a counter that fell sets Reset and gives none.
+func (v *View) counters(before, after Sample) {
+	delta := func(names []string) (float64, bool) {
+		a, ok1 := after.first(names...)
+		b, ok2 := before.first(names...)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		if d := a - b; d < 0 || math.IsInf(d, 0) {
+			if v.Reset == "" {
+				v.Reset = firstName(before, names)
+			}
+			return 0, false
+		}
+		return a - b, true
+	}
+	v.GenerationTokens, v.Counted = delta(genTokens)
+	v.PromptTokens, _ = delta(promptTokens)
+	if sum, ok := delta(ttftSum); ok {
+		if n, _ := delta(ttftCount); n > 0 {
+			v.TTFTMeanMS = sum / n * 1e3
+		}
+	}
+	if sum, ok := delta(itlSum); ok {
+		if n, _ := delta(itlCount); n > 0 {
+			v.ITLMeanMS = sum / n * 1e3
+		}
+	}
+	if n, ok := delta(stepsCount); ok && n > 0 {
+		v.EngineSteps = n
+		if sum, ok := delta(stepsSum); ok {
+			v.StepTokensMean = sum / n
+		}
+		if v.Counted {
+			v.GeneratedPerStep = v.GenerationTokens / n
+		}
+	}
+	if q, ok := delta(prefixQuery); ok && q > 0 {
+		h, _ := delta(prefixHits)
+		v.PrefixHitRate = h / q
 	}
 }
 

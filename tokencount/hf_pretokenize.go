@@ -23,6 +23,8 @@ type preTokenizer func([]piece) []piece
 // gpt2Split is the ByteLevel pre-tokenizer's own pattern.
 const gpt2Split = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
+// parsePreTokenizer reads a tokenizer.json's pre_tokenizer (nil for
+// none), refusing a type it cannot do exactly.
 func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	if isNull(raw) {
 		return nil, nil
@@ -45,22 +47,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 	}
 	switch p.Type {
 	case "Sequence":
-		var seq []preTokenizer
-		for i, r := range p.PreTokenizers {
-			f, err := parsePreTokenizer(r)
-			if err != nil {
-				return nil, fmt.Errorf("pretokenizers[%d]: %w", i, err)
-			}
-			if f != nil {
-				seq = append(seq, f)
-			}
-		}
-		return func(ps []piece) []piece {
-			for _, f := range seq {
-				ps = f(ps)
-			}
-			return ps
-		}, nil
+		return sequence(p.PreTokenizers)
 	case "Split":
 		m, err := p.Pattern.compile()
 		if err != nil {
@@ -71,24 +58,7 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 		}
 		return eachPiece(func(pc piece) []piece { return splitBy(pc, m.find(pc.text), p.Behavior, p.Invert) }), nil
 	case "ByteLevel":
-		prefix := p.AddPrefixSpace != nil && *p.AddPrefixSpace
-		var split *matcher
-		if p.UseRegex == nil || *p.UseRegex {
-			split, _ = pattern{Regex: ptr(gpt2Split)}.compile()
-		}
-		return eachPiece(func(pc piece) []piece {
-			if prefix && !strings.HasPrefix(pc.text, " ") {
-				pc.text = " " + pc.text
-			}
-			out := []piece{pc}
-			if split != nil {
-				out = splitBy(pc, split.find(pc.text), "Isolated", false)
-			}
-			for i := range out {
-				out[i].text = byteLevel(out[i].text)
-			}
-			return out
-		}), nil
+		return byteLevelPre(p.AddPrefixSpace != nil && *p.AddPrefixSpace, p.UseRegex == nil || *p.UseRegex), nil
 	case "Metaspace":
 		return metaspace(p.Replacement, p.PrependScheme, p.AddPrefixSpace, p.Split)
 	case "Digits":
@@ -123,6 +93,48 @@ func parsePreTokenizer(raw json.RawMessage) (preTokenizer, error) {
 		}), nil
 	}
 	return nil, fmt.Errorf("type %q is not supported (supported: Sequence, Split, ByteLevel, Metaspace, Digits, Whitespace, WhitespaceSplit, Punctuation, BertPreTokenizer)", p.Type)
+}
+
+// sequence runs the pre-tokenizers raws describe one after another.
+func sequence(raws []json.RawMessage) (preTokenizer, error) {
+	var seq []preTokenizer
+	for i, r := range raws {
+		f, err := parsePreTokenizer(r)
+		if err != nil {
+			return nil, fmt.Errorf("pretokenizers[%d]: %w", i, err)
+		}
+		if f != nil {
+			seq = append(seq, f)
+		}
+	}
+	return func(ps []piece) []piece {
+		for _, f := range seq {
+			ps = f(ps)
+		}
+		return ps
+	}, nil
+}
+
+// byteLevelPre is the ByteLevel pre-tokenizer: a space before the text
+// (prefix), GPT-2's split (useRegex), then each byte as its character.
+func byteLevelPre(prefix, useRegex bool) preTokenizer {
+	var split *matcher
+	if useRegex {
+		split, _ = pattern{Regex: ptr(gpt2Split)}.compile()
+	}
+	return eachPiece(func(pc piece) []piece {
+		if prefix && !strings.HasPrefix(pc.text, " ") {
+			pc.text = " " + pc.text
+		}
+		out := []piece{pc}
+		if split != nil {
+			out = splitBy(pc, split.find(pc.text), "Isolated", false)
+		}
+		for i := range out {
+			out[i].text = byteLevel(out[i].text)
+		}
+		return out
+	})
 }
 
 func metaspace(replacement, scheme string, addPrefixSpace, split *bool) (preTokenizer, error) {
