@@ -13,6 +13,8 @@ import (
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/tpsbench/tpsbench/hftokenizer"
 )
 
 // Names lists the encodings available.
@@ -39,7 +41,7 @@ func New(name string) (Counter, error) {
 		if _, err := os.Stat(name); err != nil {
 			return nil, fmt.Errorf("tokenizer %q: want cl100k, o200k or the path of a Hugging Face tokenizer.json", name)
 		}
-		t, err := LoadHF(name)
+		t, err := hftokenizer.LoadHF(name)
 		if err != nil {
 			return nil, err
 		}

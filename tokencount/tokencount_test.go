@@ -28,7 +28,7 @@ func TestCounts(t *testing.T) {
 }
 
 func TestNewReadsTokenizerJSON(t *testing.T) {
-	for _, path := range []string{"testdata/tiny-tokenizer.json"} {
+	for _, path := range []string{"../hftokenizer/testdata/tiny-tokenizer.json"} {
 		c, err := New(path)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
+
+	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/engine"
 )
@@ -16,36 +17,22 @@ import (
 // binary (whose main is the test runner) runs the command instead.
 const engineChildEnv = "TPSBENCH_ENGINE_PROCESS"
 
-// serveArgs are `tpsbench serve`'s flags for the engine ef describes.
+// serveArgs are `tpsbench serve`'s flags for the engine e describes: each
+// engine flag whose value is not its default, or that was given (a
+// preset's scheduler settings hold but for the flags given explicitly).
 func (e *engineFlags) serveArgs() []string {
-	args := []string{"--model", e.model, "--threads", strconv.Itoa(e.threads), "--seed", strconv.FormatUint(e.seed, 10),
-		"--enable-prefix-caching=" + strconv.FormatBool(e.prefix), "--kv-cache-mb", strconv.Itoa(e.kvCacheMB), "--kv-cache-dtype", e.kvDtype}
-	if e.format != "" {
-		args = append(args, "--dtype", e.format)
-	}
-	if e.reasoning > 0 {
-		args = append(args, "--reasoning", strconv.Itoa(e.reasoning))
-	}
-	if e.parser != "" {
-		args = append(args, "--reasoning-parser", e.parser)
-	}
-	if e.preset != "" {
-		args = append(args, "--preset", e.preset)
-	}
-	// a preset's scheduler settings hold but for the flags given explicitly
-	sched := []struct {
-		name string
-		args []string
-	}{
-		{"max-num-seqs", []string{"--max-num-seqs", strconv.Itoa(e.maxSeqs)}},
-		{"enable-chunked-prefill", []string{"--enable-chunked-prefill=" + strconv.FormatBool(e.chunked)}},
-		{"max-prefill-tokens", []string{"--max-prefill-tokens", strconv.Itoa(e.maxPrefill)}},
-	}
-	for _, f := range sched {
-		if e.preset == "" || e.changed(f.name) {
-			args = append(args, f.args...)
+	// flags bound to a copy, which then takes e's values: the flag values
+	// point at its fields
+	var bound engineFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	bound.define(fs, "")
+	bound = *e
+	var args []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := f.Value.String(); v != f.DefValue || e.changed != nil && e.changed(f.Name) {
+			args = append(args, "--"+f.Name+"="+v)
 		}
-	}
+	})
 	return args
 }
 

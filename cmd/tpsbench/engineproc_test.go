@@ -3,9 +3,12 @@ package main
 import (
 	"net/http"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestMain lets this test binary be the engine process a run starts: the
@@ -35,35 +38,47 @@ func TestEngineProcessEndsWithTheRun(t *testing.T) {
 	}
 }
 
-// TestServeArgs: the engine process gets the run's engine settings, and a
+// TestServeArgs: the engine process gets the run's engine settings (its
+// arguments, read as serve reads them, give the run's engine flags), and a
 // preset's scheduler settings stay the preset's unless given.
 func TestServeArgs(t *testing.T) {
 	cases := []struct {
-		args      []string
-		want, not []string
+		args []string
+		not  []string
 	}{
-		{nil, []string{"--model 15m", "--max-num-seqs 16", "--enable-chunked-prefill=false", "--max-prefill-tokens 256"}, []string{"--preset", "--dtype"}},
-		{[]string{"--engine-dtype", "q8_0", "--engine-threads", "1"}, []string{"--dtype q8_0", "--threads 1"}, nil},
-		{[]string{"--engine-preset", "latency"}, []string{"--preset latency"}, []string{"--max-num-seqs", "--enable-chunked-prefill", "--max-prefill-tokens"}},
-		{[]string{"--engine-preset", "latency", "--engine-max-num-seqs", "8"}, []string{"--preset latency", "--max-num-seqs 8"}, []string{"--max-prefill-tokens"}},
-		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--enable-prefix-caching=true", "--kv-cache-mb 64"}, []string{"--reasoning"}},
-		{[]string{"--engine-reasoning", "12"}, []string{"--reasoning 12"}, []string{"--reasoning-parser"}},
-		{[]string{"--engine-reasoning-parser", "qwen3"}, []string{"--reasoning-parser qwen3"}, nil},
-		{nil, []string{"--kv-cache-dtype f32"}, nil},
-		{[]string{"--engine-kv-cache-dtype", "f16"}, []string{"--kv-cache-dtype f16"}, nil},
+		{nil, []string{"--preset", "--dtype", "--max-num-seqs"}},
+		{[]string{"--engine-dtype", "q8_0", "--engine-threads", "1", "--engine-model", "110m"}, nil},
+		{[]string{"--engine-preset", "latency"}, []string{"--max-num-seqs", "--enable-chunked-prefill", "--max-prefill-tokens"}},
+		{[]string{"--engine-preset", "latency", "--engine-max-num-seqs", "16"}, []string{"--max-prefill-tokens"}},
+		{[]string{"--engine-enable-prefix-caching", "--engine-kv-cache-mb", "64"}, []string{"--reasoning"}},
+		{[]string{"--engine-reasoning", "12", "--engine-seed", "7"}, []string{"--reasoning-parser"}},
+		{[]string{"--engine-reasoning-parser", "qwen3", "--engine-enable-chunked-prefill", "--engine-max-prefill-tokens", "64"}, nil},
+		{[]string{"--engine-kv-cache-dtype", "f16"}, nil},
 	}
 	for _, c := range cases {
 		f, _ := runFlagsFrom(t, c.args...)
-		got := strings.Join(f.engine.serveArgs(), " ")
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%v: serve args %q lack %q", c.args, got, w)
-			}
+		args := f.engine.serveArgs()
+		var served engineFlags
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		served.define(fs, "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("%v: serve args %q: %v", c.args, args, err)
 		}
+		want := f.engine
+		want.changed = nil
+		if !reflect.DeepEqual(served, want) {
+			t.Errorf("%v: serve args %q give %+v, want %+v", c.args, args, served, want)
+		}
+		got := strings.Join(args, " ")
 		for _, n := range c.not {
 			if strings.Contains(got, n) {
 				t.Errorf("%v: serve args %q have %q", c.args, got, n)
 			}
 		}
+	}
+	// the preset's own count, not a default's, when none is given
+	f, _ := runFlagsFrom(t, "--engine-preset", "throughput")
+	if got := strings.Join(f.engine.serveArgs(), " "); got != "--preset=throughput" {
+		t.Errorf("a preset alone: serve args %q", got)
 	}
 }

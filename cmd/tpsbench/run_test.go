@@ -348,7 +348,7 @@ func TestTokenizerFlag(t *testing.T) {
 	// a tokenizer.json: its vocabulary has none of " house"'s letters, so
 	// each word is ▁ and one unknown token
 	code, out, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--format", "json", "-q",
-		"--tokenizer", filepath.Join("..", "..", "tokencount", "testdata", "tiny-tokenizer.json"))
+		"--tokenizer", filepath.Join("..", "..", "hftokenizer", "testdata", "tiny-tokenizer.json"))
 	if code != 0 || !strings.Contains(out, `"output_tokens": 10`) {
 		t.Fatalf("tokenizer.json: exit %d\n%s%s", code, out, errs)
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/engine/gguf"
@@ -34,8 +35,17 @@ type engineFlags struct {
 	changed    func(name string) bool
 }
 
+// register defines the engine's flags on cmd, each named with prefix
+// (run's are --engine-model and the like, serve's --model).
 func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
-	f := cmd.Flags()
+	e.define(cmd.Flags(), prefix)
+	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
+}
+
+// define is the one list of the engine's flags: run's, serve's, and the
+// arguments run starts its engine process with (serveArgs) all come
+// from it.
+func (e *engineFlags) define(f *pflag.FlagSet, prefix string) {
 	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: "+strings.Join(synth.ShapeNames(), ", "))
 	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a built-in shape: f32 (default), f16, q8_0, q4_0")
 	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
@@ -49,7 +59,6 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 	f.StringVar(&e.kvDtype, prefix+"kv-cache-dtype", "f32", "what the KV cache holds: f32, or f16 (half the memory, as llama.cpp's default cache; attention rounds as llama.cpp's does over it)")
 	f.IntVar(&e.reasoning, prefix+"reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content, as a reasoning model does (to try reasoning figures end to end)")
 	f.StringVar(&e.parser, prefix+"reasoning-parser", "", "split chat answers at their </think> tag into reasoning_content and content, as vLLM's reasoning parsers do: deepseek_r1 (DeepSeek-R1 and its distilled models) or qwen3")
-	e.changed = func(name string) bool { return cmd.Flags().Changed(prefix + name) }
 }
 
 func (e *engineFlags) load() (*engine.Engine, error) {

@@ -295,93 +295,24 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Config: c, weights: map[string]*Matrix{}, ropePows: [2][]float64{c.ropePows(false), c.ropePows(true)}}
-	// views of fused tensors (phi3's attn_qkv and gate-and-up ffn_up), by
-	// the names of the separate ones they stand for
-	views := map[string]*gguf.Tensor{}
-	mat := func(name string, cols, rows int) (*Matrix, error) {
-		t := views[name]
-		if t == nil {
-			t = f.Tensor(name)
-		}
-		if t == nil {
-			return nil, fmt.Errorf("tensor %s is missing", name)
-		}
-		if len(t.Dims) != 2 || int(t.Dims[0]) != cols || int(t.Dims[1]) != rows {
-			return nil, fmt.Errorf("tensor %s has shape %v, want [%d %d]", name, t.Dims, cols, rows)
-		}
-		w, err := newMatrix(t)
-		m.weights[name] = w
-		return w, err
-	}
-	vec := func(name string, n int) ([]float32, error) {
-		t := f.Tensor(name)
-		if t == nil {
-			return nil, fmt.Errorf("tensor %s is missing", name)
-		}
-		if len(t.Dims) != 1 || int(t.Dims[0]) != n {
-			return nil, fmt.Errorf("tensor %s has shape %v, want [%d]", name, t.Dims, n)
-		}
-		mm, err := newMatrix(t)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]float32, n)
-		dequantRow(out, mm, 0)
-		return out, nil
-	}
+	ld := &loader{f: f, m: m, views: map[string]*gguf.Tensor{}}
 	if c.Vocab == 0 {
 		return nil, fmt.Errorf("tensor token_embd.weight is missing or not 2-D")
 	}
-	if m.tokEmb, err = mat("token_embd.weight", c.Dim, c.Vocab); err != nil {
+	if m.tokEmb, err = ld.matrix("token_embd.weight", c.Dim, c.Vocab); err != nil {
 		return nil, err
 	}
-	kv := c.KVDim()
 	m.layers = make([]layer, c.Layers)
 	for i := range m.layers {
-		l := &m.layers[i]
-		p := fmt.Sprintf("blk.%d.", i)
-		if err := splitFused(f, p, c, views); err != nil {
-			return nil, err
-		}
-		for _, s := range []struct {
-			name       string
-			dst        **Matrix
-			cols, rows int
-		}{
-			{"attn_q.weight", &l.wq, c.Dim, c.QDim()}, {"attn_k.weight", &l.wk, c.Dim, kv}, {"attn_v.weight", &l.wv, c.Dim, kv},
-			{"attn_output.weight", &l.wo, c.QDim(), c.Dim}, {"ffn_gate.weight", &l.wGate, c.Dim, c.Hidden},
-			{"ffn_up.weight", &l.wUp, c.Dim, c.Hidden}, {"ffn_down.weight", &l.wDown, c.Hidden, c.Dim},
-		} {
-			if *s.dst, err = mat(p+s.name, s.cols, s.rows); err != nil {
-				return nil, err
-			}
-		}
-		if l.attnNorm, err = vec(p+"attn_norm.weight", c.Dim); err != nil {
-			return nil, err
-		}
-		for _, b := range []struct {
-			name string
-			dst  *[]float32
-			n    int
-		}{{"attn_q.bias", &l.bq, c.QDim()}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv},
-			{"attn_q_norm.weight", &l.qNorm, c.HeadDim()}, {"attn_k_norm.weight", &l.kNorm, c.HeadDim()},
-			{"post_attention_norm.weight", &l.attnPostNorm, c.Dim}, {"post_ffw_norm.weight", &l.ffnPostNorm, c.Dim}} {
-			if f.Tensor(p+b.name) == nil {
-				continue
-			}
-			if *b.dst, err = vec(p+b.name, b.n); err != nil {
-				return nil, err
-			}
-		}
-		if l.ffnNorm, err = vec(p+"ffn_norm.weight", c.Dim); err != nil {
+		if err := ld.layer(i); err != nil {
 			return nil, err
 		}
 	}
-	if m.outNorm, err = vec("output_norm.weight", c.Dim); err != nil {
+	if m.outNorm, err = ld.vector("output_norm.weight", c.Dim); err != nil {
 		return nil, err
 	}
 	if f.Tensor("output.weight") != nil {
-		if m.output, err = mat("output.weight", c.Dim, c.Vocab); err != nil {
+		if m.output, err = ld.matrix("output.weight", c.Dim, c.Vocab); err != nil {
 			return nil, err
 		}
 	} else {
@@ -391,6 +322,94 @@ func Load(f *gguf.File, threads int) (*Model, error) {
 	m.pool = NewPool(threads)
 	m.pass.init(c, m.pool.Threads())
 	return m, nil
+}
+
+// loader takes a model's weights from a GGUF file, checking each shape.
+type loader struct {
+	f *gguf.File
+	m *Model
+	// views of fused tensors (phi3's attn_qkv and gate-and-up ffn_up), by
+	// the names of the separate ones they stand for
+	views map[string]*gguf.Tensor
+}
+
+// matrix is the 2-D weight name, of rows rows of cols values.
+func (ld *loader) matrix(name string, cols, rows int) (*Matrix, error) {
+	t := ld.views[name]
+	if t == nil {
+		t = ld.f.Tensor(name)
+	}
+	if t == nil {
+		return nil, fmt.Errorf("tensor %s is missing", name)
+	}
+	if len(t.Dims) != 2 || int(t.Dims[0]) != cols || int(t.Dims[1]) != rows {
+		return nil, fmt.Errorf("tensor %s has shape %v, want [%d %d]", name, t.Dims, cols, rows)
+	}
+	w, err := newMatrix(t)
+	ld.m.weights[name] = w
+	return w, err
+}
+
+// vector is the 1-D weight name, of n values, as F32.
+func (ld *loader) vector(name string, n int) ([]float32, error) {
+	t := ld.f.Tensor(name)
+	if t == nil {
+		return nil, fmt.Errorf("tensor %s is missing", name)
+	}
+	if len(t.Dims) != 1 || int(t.Dims[0]) != n {
+		return nil, fmt.Errorf("tensor %s has shape %v, want [%d]", name, t.Dims, n)
+	}
+	mm, err := newMatrix(t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, n)
+	dequantRow(out, mm, 0)
+	return out, nil
+}
+
+// layer takes block i's weights: its products, its norms, and the biases
+// and extra norms of the architectures that have them.
+func (ld *loader) layer(i int) error {
+	c, l := ld.m.Config, &ld.m.layers[i]
+	kv := c.KVDim()
+	p := fmt.Sprintf("blk.%d.", i)
+	if err := splitFused(ld.f, p, c, ld.views); err != nil {
+		return err
+	}
+	var err error
+	for _, s := range []struct {
+		name       string
+		dst        **Matrix
+		cols, rows int
+	}{
+		{"attn_q.weight", &l.wq, c.Dim, c.QDim()}, {"attn_k.weight", &l.wk, c.Dim, kv}, {"attn_v.weight", &l.wv, c.Dim, kv},
+		{"attn_output.weight", &l.wo, c.QDim(), c.Dim}, {"ffn_gate.weight", &l.wGate, c.Dim, c.Hidden},
+		{"ffn_up.weight", &l.wUp, c.Dim, c.Hidden}, {"ffn_down.weight", &l.wDown, c.Hidden, c.Dim},
+	} {
+		if *s.dst, err = ld.matrix(p+s.name, s.cols, s.rows); err != nil {
+			return err
+		}
+	}
+	if l.attnNorm, err = ld.vector(p+"attn_norm.weight", c.Dim); err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		name string
+		dst  *[]float32
+		n    int
+	}{{"attn_q.bias", &l.bq, c.QDim()}, {"attn_k.bias", &l.bk, kv}, {"attn_v.bias", &l.bv, kv},
+		{"attn_q_norm.weight", &l.qNorm, c.HeadDim()}, {"attn_k_norm.weight", &l.kNorm, c.HeadDim()},
+		{"post_attention_norm.weight", &l.attnPostNorm, c.Dim}, {"post_ffw_norm.weight", &l.ffnPostNorm, c.Dim}} {
+		if ld.f.Tensor(p+b.name) == nil {
+			continue
+		}
+		if *b.dst, err = ld.vector(p+b.name, b.n); err != nil {
+			return err
+		}
+	}
+	l.ffnNorm, err = ld.vector(p+"ffn_norm.weight", c.Dim)
+	return err
 }
 
 // init makes the pass's jobs and the attention's per-thread scratch.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/tokencount"
+	"github.com/tpsbench/tpsbench/hftokenizer"
 )
 
 // The pre-tokenizers of the gpt2 model, by tokenizer.ggml.pre: the
@@ -54,7 +54,7 @@ func (t *Tokenizer) readBPE(f *gguf.File) error {
 		return fmt.Errorf("tokenizer.ggml.merges: %w", err)
 	}
 	// special tokens are cut out of the text before BPE (special.go)
-	t.bpe, err = tokencount.NewByteLevelBPE(tokencount.ByteLevelBPE{Vocab: t.Pieces, Merges: merges, Split: p.split,
+	t.bpe, err = hftokenizer.NewByteLevelBPE(hftokenizer.ByteLevelBPE{Vocab: t.Pieces, Merges: merges, Split: p.split,
 		IgnoreMerges: p.ignoreMerges})
 	if err != nil {
 		return fmt.Errorf("tokenizer: %w", err)
@@ -72,5 +72,5 @@ func (t *Tokenizer) bpePiece(id int) string {
 	case TypeUserDefined:
 		return t.Pieces[id]
 	}
-	return tokencount.ByteLevelText(t.Pieces[id])
+	return hftokenizer.ByteLevelText(t.Pieces[id])
 }

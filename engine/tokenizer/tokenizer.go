@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/tokencount"
+	"github.com/tpsbench/tpsbench/hftokenizer"
 )
 
 // Token types of tokenizer.ggml.token_type.
@@ -46,7 +46,7 @@ type Tokenizer struct {
 	byteID   [256]int
 	maxPiece int // bytes of the longest piece
 	// bpe encodes for the gpt2 model (bpe.go); nil for SentencePiece
-	bpe *tokencount.HF
+	bpe *hftokenizer.HF
 	// special are the tokens a text may spell (special.go), longest
 	// first; rstrip those that take the whitespace after them
 	special []int

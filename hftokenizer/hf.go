@@ -1,4 +1,9 @@
-package tokencount
+// Package hftokenizer reads a model's Hugging Face tokenizer.json and
+// encodes text as the tokenizers library does (byte-level BPE and the
+// normalizers and pre-tokenizers around it). Both sides use it: the
+// client's token counter (tokencount) and the engine's tokenizer, so the
+// engine depends on nothing of the measuring side.
+package hftokenizer
 
 import (
 	"encoding/json"

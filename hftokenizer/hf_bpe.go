@@ -1,4 +1,4 @@
-package tokencount
+package hftokenizer
 
 import (
 	"encoding/json"
