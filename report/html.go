@@ -89,19 +89,24 @@ func HTML(w io.Writer, r *Report) error {
 	var ratioHead []string
 	var ratioRows [][]string
 	if r.Compare && len(r.Steps) > 1 {
-		for _, c := range ratioColumns {
-			ratioHead = append(ratioHead, c.name)
+		ratioCols := ratioView.resolve()
+		for _, c := range ratioCols {
+			ratioHead = append(ratioHead, c.heading)
 		}
 		for i := range r.Steps {
 			cells := []string{r.Steps[i].Label}
-			for _, c := range ratioColumns {
-				cells = append(cells, ratio(c.get(&r.Steps[i]), c.get(&r.Steps[0])))
+			for _, c := range ratioCols {
+				cells = append(cells, c.ratio(&r.Steps[i], &r.Steps[0]))
 			}
 			ratioRows = append(ratioRows, cells)
 		}
 	}
+	var summaryHead []string
+	for _, c := range summaryViewWide.resolve() {
+		summaryHead = append(summaryHead, c.heading)
+	}
 	return page.Execute(w, map[string]any{
-		"NoteItems": noteItems, "RatioHead": ratioHead, "RatioRows": ratioRows, "Base": firstLabel(r.Steps),
+		"SummaryHead": summaryHead, "NoteItems": noteItems, "RatioHead": ratioHead, "RatioRows": ratioRows, "Base": firstLabel(r.Steps),
 		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js),
 		"UPlotJS": template.JS(uplotJS), "UPlotCSS": template.CSS(uplotCSS), "License": uplotLicense,
 		"Charts": data.Charts,
@@ -186,21 +191,10 @@ type cell struct {
 }
 
 func row(s *metrics.Summary) tableRow {
-	c := func(key string, v float64, format string) cell { return cell{key, fmt.Sprintf(format, v), v} }
 	r := tableRow{Label: s.Label, Model: s.Model, Pass: true, HasTargets: len(s.Targets) > 0}
-	r.Cells = []cell{
-		c("concurrency", float64(s.Concurrency), "%.0f"),
-		c("completed", float64(s.Requests.Completed), "%.0f"),
-		c("failed", float64(s.Requests.Failed), "%.0f"),
-		c("output_tokens", float64(s.OutputTokens), "%.0f"),
-		c("system_tps", s.SystemTPS, "%.2f"),
-		c("request_tps_mean", s.RequestTPS.Mean, "%.2f"),
-		c("ttft_p50", s.TTFT.P50, "%.2f"),
-		c("ttft_p99", s.TTFT.P99, "%.2f"),
-		c("tpot_p50", s.TPOT.P50, "%.2f"),
-		c("tpot_p99", s.TPOT.P99, "%.2f"),
-		c("itl_p99", s.ITL.P99, "%.2f"),
-		c("e2e_p50", s.E2E.P50, "%.1f"),
+	for _, c := range summaryViewWide.resolve() {
+		v, _ := c.num(s) // an absent figure's value is 0, shown as "-"
+		r.Cells = append(r.Cells, cell{Key: c.name, Text: c.shown(s), Value: v})
 	}
 	for _, v := range s.Targets {
 		mark := "pass"

@@ -59,15 +59,16 @@ func Markdown(w io.Writer, r *Report) error {
 		}
 	}
 	if r.Compare && len(r.Steps) > 1 {
+		ratioCols := ratioView.resolve()
 		ew.printf("\n## against %s\n\n| step |", mdEscape(r.Steps[0].Label))
-		for _, c := range ratioColumns {
-			ew.printf(" %s |", c.name)
+		for _, c := range ratioCols {
+			ew.printf(" %s |", c.heading)
 		}
-		ew.printf("\n|%s\n", strings.Repeat("---|", len(ratioColumns)+1))
+		ew.printf("\n|%s\n", strings.Repeat("---|", len(ratioCols)+1))
 		for i := range r.Steps {
 			ew.printf("| %s |", mdEscape(r.Steps[i].Label))
-			for _, c := range ratioColumns {
-				ew.printf(" %s |", ratio(c.get(&r.Steps[i]), c.get(&r.Steps[0])))
+			for _, c := range ratioCols {
+				ew.printf(" %s |", c.ratio(&r.Steps[i], &r.Steps[0]))
 			}
 			ew.printf("\n")
 		}

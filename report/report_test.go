@@ -185,7 +185,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	// The table's exact values against the JSON report's.
 	want := map[string]map[string]float64{}
 	for _, s := range r.Steps {
-		want[s.Label] = map[string]float64{"system_tps": s.SystemTPS, "ttft_p99": s.TTFT.P99, "tpot_p50": s.TPOT.P50, "failed": float64(s.Requests.Failed), "request_tps_mean": s.RequestTPS.Mean}
+		want[s.Label] = map[string]float64{"system_tps": s.SystemTPS, "ttft_ms_p99": s.TTFT.P99, "tpot_ms_p50": s.TPOT.P50, "failed": float64(s.Requests.Failed), "request_tps_mean": s.RequestTPS.Mean}
 	}
 	rows := regexp.MustCompile(`<tr data-step="([^"]+)">(.*?)</tr>`).FindAllSubmatch(out, -1)
 	if len(rows) != len(r.Steps) {
@@ -193,16 +193,21 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	for _, row := range rows {
 		label := string(row[1])
+		compared := 0
 		for _, c := range regexp.MustCompile(`data-key="([^"]+)" data-value="([^"]+)"`).FindAllSubmatch(row[2], -1) {
 			key := string(c[1])
 			w, ok := want[label][key]
 			if !ok {
 				continue
 			}
+			compared++
 			got, _ := strconv.ParseFloat(string(c[2]), 64)
 			if got != w {
 				t.Errorf("%s %s: table %v, JSON %v", label, key, got, w)
 			}
+		}
+		if compared != len(want[label]) {
+			t.Errorf("%s: %d of the %d figures compared are in the table", label, compared, len(want[label]))
 		}
 	}
 	shot := filepath.Join("..", ".artifacts", "report.png")
@@ -526,4 +531,30 @@ func chartIDs(cs []chart) []string {
 		ids = append(ids, c.ID)
 	}
 	return ids
+}
+
+// TestViewsNameColumns: every figure a summary or ratio table shows is a
+// column of the figure table (a view's name that matches none would drop
+// it from the table unseen), and each column's name is its own.
+func TestViewsNameColumns(t *testing.T) {
+	names := map[string]bool{}
+	for _, c := range columns() {
+		if names[c.name] {
+			t.Errorf("column %s twice", c.name)
+		}
+		names[c.name] = true
+		if (c.num == nil) == (c.text == nil) {
+			t.Errorf("column %s: want a number or a text", c.name)
+		}
+	}
+	for _, v := range []view{summaryViewWide, ratioView} {
+		for _, e := range v {
+			if !names[e.name] {
+				t.Errorf("view entry %q (%s) is no column", e.name, e.heading)
+			}
+		}
+		if len(v.resolve()) != len(v) {
+			t.Errorf("a view of %d entries resolved to %d columns", len(v), len(v.resolve()))
+		}
+	}
 }

@@ -201,29 +201,23 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// table is the steps side by side, one a row, with the summary view's
+// figures.
 func table(ew *errWriter, steps []metrics.Summary) {
-	models := map[string]bool{}
-	for _, s := range steps {
-		models[s.Model] = true
-	}
+	cols := summaryView.resolve()
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "step\tmodel\tconcurrency\trequests\tfailed\tsystem TPS\tper-request TPS\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99\t\n")
-	for _, s := range steps {
-		conc := fmt.Sprint(s.Concurrency)
-		if s.Concurrency == 0 && s.Rate == 0 {
-			conc = "as it came" // a proxy's or a trace's: no load was set
+	fmt.Fprintf(tw, "step\tmodel\t")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.heading)
+	}
+	fmt.Fprintf(tw, "\n")
+	for i := range steps {
+		s := &steps[i]
+		fmt.Fprintf(tw, "%s\t%s\t", s.Label, s.Model)
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", c.shown(s))
 		}
-		if s.Rate > 0 {
-			// the rate asked and the rate achieved, side by side; a cap on
-			// the requests in flight before them when there is one
-			conc = fmt.Sprintf("@%.3g/s (got %.3g)", s.Rate, s.AchievedRate)
-			if s.Concurrency > 0 {
-				conc = fmt.Sprintf("%d %s", s.Concurrency, conc)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", s.Label, s.Model, conc,
-			s.Requests.Completed, s.Requests.Failed, s.SystemTPS, s.RequestTPS.Mean,
-			dms(s.TTFT, s.TTFT.P50), dms(s.TTFT, s.TTFT.P99), dms(s.TPOT, s.TPOT.P50), dms(s.TPOT, s.TPOT.P99))
+		fmt.Fprintf(tw, "\n")
 	}
 	_ = tw.Flush()
 	if len(steps) > 1 && steps[0].SystemTPS > 0 {
@@ -322,40 +316,31 @@ var conventionNote = map[string]string{
 	"genai-perf": "no TPOT; ITL is each request's (last - first) / (tokens - 1)",
 }
 
-// ratioColumns are the figures compared against the first step.
-var ratioColumns = []struct {
-	name string
-	get  func(s *metrics.Summary) float64
-}{
-	{"system TPS", func(s *metrics.Summary) float64 { return s.SystemTPS }},
-	{"per-request TPS", func(s *metrics.Summary) float64 { return s.RequestTPS.Mean }},
-	{"decode TPS", func(s *metrics.Summary) float64 { return s.DecodeTPS.Mean }},
-	{"TTFT p50", func(s *metrics.Summary) float64 { return s.TTFT.P50 }},
-	{"TPOT p50", func(s *metrics.Summary) float64 { return s.TPOT.P50 }},
-	{"E2E p50", func(s *metrics.Summary) float64 { return s.E2E.P50 }},
-}
-
-// ratio formats v against base ("-" when there is none).
-func ratio(v, base float64) string {
-	if base == 0 || v == 0 {
+// ratio formats the figure of s against base's ("-" when either has
+// none).
+func (c viewColumn) ratio(s, base *metrics.Summary) string {
+	v, ok1 := c.num(s)
+	b, ok2 := c.num(base)
+	if !ok1 || !ok2 || b == 0 || v == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2fx", v/base)
+	return fmt.Sprintf("%.2fx", v/b)
 }
 
 // ratios prints every step's figures as multiples of the first step's.
 func ratios(ew *errWriter, steps []metrics.Summary) {
 	ew.printf("\nAgainst %s:\n", steps[0].Label)
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	cols := ratioView.resolve()
 	fmt.Fprintf(tw, "step\t")
-	for _, c := range ratioColumns {
-		fmt.Fprintf(tw, "%s\t", c.name)
+	for _, c := range cols {
+		fmt.Fprintf(tw, "%s\t", c.heading)
 	}
 	fmt.Fprintf(tw, "\n")
 	for i := range steps {
 		fmt.Fprintf(tw, "%s\t", steps[i].Label)
-		for _, c := range ratioColumns {
-			fmt.Fprintf(tw, "%s\t", ratio(c.get(&steps[i]), c.get(&steps[0])))
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", c.ratio(&steps[i], &steps[0]))
 		}
 		fmt.Fprintf(tw, "\n")
 	}
