@@ -24,6 +24,31 @@ type Observer interface {
 	Done(r *record.Record)
 }
 
+// An observer may have a lifecycle, as k6's outputs do, which a Session
+// drives: Start before the session's first step (a live view begins
+// drawing, an exporter serving), Flush when the measuring ends (a live
+// view draws its last state and stops, before a report prints), Stop
+// when the session closes (an exporter stops serving: after the report,
+// as a scrape may still come). Each is optional.
+type (
+	Starter interface{ Start() error }
+	Flusher interface{ Flush() }
+	Stopper interface{ Stop() }
+)
+
+// each calls visit with o, or with each observer o fans out to, in order.
+func each(o Observer, visit func(Observer)) {
+	if os, ok := o.(Observers); ok {
+		for _, inner := range os {
+			each(inner, visit)
+		}
+		return
+	}
+	if o != nil {
+		visit(o)
+	}
+}
+
 // Observers fans events out to several observers, in order.
 type Observers []Observer
 

@@ -13,9 +13,16 @@ import (
 // step of every strategy gets the base plan's clock, records, observer,
 // server metrics and targets, and steps are numbered on across them. A
 // strategy builds only its steps, so none can miss an output.
+//
+// Start, Finish and Close drive the base plan's observers' lifecycles
+// (Starter, Flusher, Stopper); a session that is never started runs as
+// well, its observers then started and stopped by their owner.
 type Session struct {
 	base Plan
 	next int // index of the session's next step
+
+	started          []Observer // those Start started, to stop
+	flushed, stopped bool
 }
 
 // NewSession starts a session on base; base.Steps is ignored, each
@@ -23,6 +30,56 @@ type Session struct {
 func NewSession(base Plan) *Session {
 	base.Steps = nil
 	return &Session{base: base, next: base.FirstStep}
+}
+
+// Start starts every observer of the base plan that has a Start, in
+// order; when one fails, those started are stopped and its error returned.
+func (s *Session) Start() error {
+	var err error
+	each(s.base.Observer, func(o Observer) {
+		if err != nil {
+			return
+		}
+		if st, ok := o.(Starter); ok {
+			if err = st.Start(); err != nil {
+				return
+			}
+		}
+		s.started = append(s.started, o)
+	})
+	if err != nil {
+		s.Close()
+	}
+	return err
+}
+
+// Finish flushes every observer Start started that has a Flush, once:
+// the measuring is over.
+func (s *Session) Finish() {
+	if s.flushed {
+		return
+	}
+	s.flushed = true
+	for _, o := range s.started {
+		if f, ok := o.(Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+// Close finishes the session, if Finish has not, and stops the observers
+// Start started, the last first.
+func (s *Session) Close() {
+	s.Finish()
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	for i := len(s.started) - 1; i >= 0; i-- {
+		if st, ok := s.started[i].(Stopper); ok {
+			st.Stop()
+		}
+	}
 }
 
 // Run measures steps in order, as Run does with the base plan.

@@ -3,8 +3,10 @@ package tpsbench_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +110,57 @@ func TestSessionStrategiesShareOutputs(t *testing.T) {
 	}
 	if counted != want || len(byIndex) != steps {
 		t.Errorf("records: %d in %d steps, want %d in %d", counted, len(byIndex), want, steps)
+	}
+}
+
+// lifecycleLog is an observer that notes its lifecycle's calls; fail
+// makes its Start fail.
+type lifecycleLog struct {
+	tpsbench.ObserverFuncs
+	name string
+	log  *[]string
+	fail bool
+}
+
+func (l *lifecycleLog) Start() error {
+	*l.log = append(*l.log, "start "+l.name)
+	if l.fail {
+		return errors.New("no port")
+	}
+	return nil
+}
+func (l *lifecycleLog) Flush() { *l.log = append(*l.log, "flush "+l.name) }
+func (l *lifecycleLog) Stop()  { *l.log = append(*l.log, "stop "+l.name) }
+
+// TestSessionDrivesLifecycles: a session starts its observers (nested in
+// Observers too) in order, flushes them once when measuring ends, and
+// stops them the last first; when one fails to start, those started are
+// stopped and the others never start.
+func TestSessionDrivesLifecycles(t *testing.T) {
+	var log []string
+	a, b := &lifecycleLog{name: "a", log: &log}, &lifecycleLog{name: "b", log: &log}
+	plain := tpsbench.ObserverFuncs{} // no lifecycle: left alone
+	sess := tpsbench.NewSession(tpsbench.Plan{Observer: tpsbench.Observers{a, tpsbench.Observers{plain, b}}})
+	if err := sess.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sess.Finish()
+	sess.Close()
+	sess.Close()
+	want := "start a, start b, flush a, flush b, stop b, stop a"
+	if got := strings.Join(log, ", "); got != want {
+		t.Errorf("lifecycle %q, want %q", got, want)
+	}
+
+	log = nil
+	c := &lifecycleLog{name: "c", log: &log, fail: true}
+	d := &lifecycleLog{name: "d", log: &log}
+	sess = tpsbench.NewSession(tpsbench.Plan{Observer: tpsbench.Observers{a, c, d}})
+	if err := sess.Start(); err == nil || !strings.Contains(err.Error(), "no port") {
+		t.Fatalf("start error %v", err)
+	}
+	want = "start a, start c, flush a, stop a"
+	if got := strings.Join(log, ", "); got != want {
+		t.Errorf("a failed start: lifecycle %q, want %q", got, want)
 	}
 }

@@ -94,6 +94,11 @@ func (d *dashboard) start(every time.Duration) {
 	d.startRedraw(every, d.draw)
 }
 
+// Start and Flush are the dashboard's lifecycle in a run's session:
+// drawn every half second from its start, drawn last as it ends.
+func (d *dashboard) Start() error { d.start(500 * time.Millisecond); return nil }
+func (d *dashboard) Flush()       { d.stop() }
+
 func (d *dashboard) stop() {
 	d.stopRedraw()
 	d.draw()

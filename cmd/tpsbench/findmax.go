@@ -16,7 +16,7 @@ import (
 // measured step a probe on the run's session (so every output sees each
 // probe), and reports every step and the answer.
 func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, sess *tpsbench.Session, tgts []target,
-	buildStep func(target, phase) (tpsbench.Step, error), views *liveViews) error {
+	buildStep func(target, phase) (tpsbench.Step, error)) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(tgts) != 1 {
 		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
@@ -38,7 +38,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		return st, nil
 	}
 	search, err := sess.FindMax(ctx, 1, f.maxConc, probe)
-	views.stop() // the progress line ends before the report prints
+	sess.Finish() // the progress line ends before the report prints
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "tpsbench: interrupted during the search")

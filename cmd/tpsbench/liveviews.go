@@ -3,75 +3,57 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// liveViews are what watches a run as it goes: the progress line or the
-// dashboard, and the Prometheus exporter.
-type liveViews struct {
-	observers   tpsbench.Observers
-	prog        *progress
-	dash        *dashboard
-	stopMetrics func()
-}
-
-// startLiveViews starts the views the flags ask for.
-func (f *runFlags) startLiveViews(stderr io.Writer, steps int) (*liveViews, error) {
-	v := &liveViews{}
-	if f.live && !f.quiet {
-		v.dash = newDashboard(stderr, "run")
-		v.dash.live = true
-		v.observers = append(v.observers, v.dash)
-		v.dash.start(500 * time.Millisecond)
-	} else if !f.quiet {
-		v.prog = newProgress(stderr, steps)
-		v.observers = append(v.observers, v.prog)
-		v.prog.start()
+// liveViews are the observers that watch a run as it goes, as the flags
+// ask: the progress line or the dashboard, and the Prometheus exporter.
+// The run's session starts and stops them.
+func (f *runFlags) liveViews(stderr io.Writer, steps int) tpsbench.Observers {
+	var views tpsbench.Observers
+	switch {
+	case f.quiet:
+	case f.live:
+		d := newDashboard(stderr, "run")
+		d.live = true
+		views = append(views, d)
+	default:
+		views = append(views, newProgress(stderr, steps))
 	}
 	if f.metricsAt != "" {
-		exp := monitor.NewExporter()
-		stop, url, err := exp.Serve(f.metricsAt)
-		if err != nil {
-			v.stop()
-			return nil, err
-		}
-		v.stopMetrics = stop
-		if !f.quiet {
-			fmt.Fprintf(stderr, "live metrics at %s/metrics\n", url)
-		}
-		v.observers = append(v.observers, exporterObserver{exp})
+		views = append(views, &exporterObserver{Exporter: monitor.NewExporter(), addr: f.metricsAt, stderr: stderr, quiet: f.quiet})
 	}
-	return v, nil
+	return views
 }
 
-// stop ends the progress line or dashboard (before the report prints).
-func (v *liveViews) stop() {
-	if v.prog != nil {
-		v.prog.stop()
-		v.prog = nil
-	}
-	if v.dash != nil {
-		v.dash.stop()
-		v.dash = nil
-	}
+// exporterObserver feeds a run's events to the Prometheus exporter, which
+// serves at addr from its Start to its Stop.
+type exporterObserver struct {
+	*monitor.Exporter
+	addr      string
+	stderr    io.Writer
+	quiet     bool
+	stopServe func()
 }
 
-// close stops the exporter (after the report: a scrape may still come).
-func (v *liveViews) close() {
-	v.stop()
-	if v.stopMetrics != nil {
-		v.stopMetrics()
+func (o *exporterObserver) Start() error {
+	stop, url, err := o.Serve(o.addr)
+	if err != nil {
+		return err
 	}
+	o.stopServe = stop
+	if !o.quiet {
+		fmt.Fprintf(o.stderr, "live metrics at %s/metrics\n", url)
+	}
+	return nil
 }
 
-// exporterObserver feeds a run's events to the Prometheus exporter.
-type exporterObserver struct{ *monitor.Exporter }
+func (o *exporterObserver) Stop() { o.stopServe() }
 
-func (exporterObserver) StepBegan(int, *tpsbench.Step)        {}
-func (o exporterObserver) Done(r *record.Record)              { o.Observe(r) }
-func (o exporterObserver) Chunk(r *record.Record, tokens int) { o.Exporter.Chunk(r, tokens) }
-func (o exporterObserver) Sent(r *record.Record)              { o.Exporter.Sent(r) }
+func (*exporterObserver) StepBegan(int, *tpsbench.Step)        {}
+func (o *exporterObserver) Done(r *record.Record)              { o.Observe(r) }
+func (o *exporterObserver) Chunk(r *record.Record, tokens int) { o.Exporter.Chunk(r, tokens) }
+func (o *exporterObserver) Sent(r *record.Record)              { o.Exporter.Sent(r) }

@@ -83,6 +83,10 @@ func (p *progress) start() {
 	p.startRedraw(every, p.print)
 }
 
+// Start and Flush are the progress line's lifecycle in a run's session.
+func (p *progress) Start() error { p.start(); return nil }
+func (p *progress) Flush()       { p.stop() }
+
 func (p *progress) stop() {
 	p.stopRedraw()
 	if p.terminal {

@@ -221,21 +221,21 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer closeRecords()
-	views, err := f.startLiveViews(stderr, len(plan.Steps)+autoRates)
-	if err != nil {
+	observers := f.liveViews(stderr, len(plan.Steps)+autoRates)
+	if steps.tokens != nil {
+		observers = append(observers, steps.tokens)
+	}
+	if len(observers) > 0 {
+		plan.Observer = observers
+	}
+	sess := tpsbench.NewSession(plan) // every strategy's steps get the outputs wired above
+	if err := sess.Start(); err != nil {
 		return err
 	}
-	defer views.close()
-	if steps.tokens != nil {
-		views.observers = append(views.observers, steps.tokens)
-	}
-	if len(views.observers) > 0 {
-		plan.Observer = views.observers
-	}
+	defer sess.Close() // the exporter serves until the report is out
 	f.waitForStart(ctx, startAt, stderr)
-	sess := tpsbench.NewSession(plan) // every strategy's steps get the outputs wired above
 	if f.findMax {
-		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build, views)
+		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
 	}
 	res, runErr := sess.Run(ctx, plan.Steps)
 	if err := replayErrors(steps.replays, stderr, f.quiet); runErr == nil {
@@ -245,7 +245,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
 		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, tgts[0], autoRates)
 	}
-	views.stop()
+	sess.Finish() // the live view ends before the report prints
 	return f.finish(cmd, res, note, runErr, steps.tokens, caught)
 }
 
