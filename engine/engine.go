@@ -1,6 +1,8 @@
 // Package engine starts the embedded inference engine: a model (a GGUF
-// file or a built-in preset), its scheduler and its OpenAI-compatible HTTP
-// server, listening on loopback.
+// file, or a built-in shape with dummy weights), its scheduler and its
+// OpenAI-compatible HTTP server, listening on loopback. The CLI runs it in
+// a process of its own (StartProcess), so that the client measuring it
+// shares no runtime with it.
 package engine
 
 import (
@@ -32,7 +34,7 @@ const MaxThreads = 1024
 
 // Options say what to serve and how.
 type Options struct {
-	Model   string // a GGUF path, or a built-in shape (tiny, 15m, 110m)
+	Model   string // a GGUF path, or a built-in shape (synth.ShapeNames)
 	Format  string // weight format of a built-in shape: f32, f16, q8_0, q4_0
 	Threads int    // 0: all cores
 	Seed    uint64 // dummy-weight seed of a built-in shape

@@ -133,13 +133,9 @@ const yieldAfter = time.Millisecond
 // and more when the machine takes one away: yielding at once handed the
 // thread to a server's handler woken by the last step, and the step went
 // on only once the handler had written its chunk. The handlers run on
-// the workers' turns instead, as an idle worker yields while it spins.
-// With this and the handlers' raw writes (internal/httpserve), the
-// default model's steps under tpsbench run at c=1, as the server timed
-// them, took 1.02 ms against 1.16, and its system TPS rose 5% (ten
-// rounds in alternating order: steps shorter in all ten); yielding after
-// 50 us of waiting instead of 1 ms kept less than half of the gain. With
-// more threads than Go runs goroutines at once, a worker holding a chunk
+// the workers' turns instead, as an idle worker yields while it spins
+// (the measurements that chose this wait are in the commit that made it).
+// With more threads than Go runs goroutines at once, a worker holding a chunk
 // may be waiting for this very thread: then it yields every turn
 // (decided when the pool starts, as asking GOMAXPROCS takes the
 // scheduler's lock, which every yielding thread takes too).
