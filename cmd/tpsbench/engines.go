@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/engine"
 )
 
@@ -52,15 +50,7 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 		}
 	}
 	if !cfg.embedded {
-		for _, name := range []string{"engine-model", "engine-dtype", "engine-threads", "engine-max-num-seqs", "engine-seed", "engine-preset", "engine-enable-chunked-prefill", "engine-max-prefill-tokens", "engine-enable-prefix-caching", "engine-kv-cache-mb", "engine-kv-cache-dtype", "engine-reasoning", "engine-reasoning-parser"} {
-			if cmd.Flags().Changed(name) {
-				return nil, nil, stop, usagef("--%s applies to the embedded engine, which runs only without --url or --target", name)
-			}
-		}
 		return nil, nil, stop, nil
-	}
-	if api := engineAPI(f.api); api != client.APIChat && api != client.APICompletions {
-		return nil, nil, stop, usagef("--api %s: the embedded engine serves chat and completions; measure a server that speaks %s with --url", f.api, f.api)
 	}
 	if len(engines) == 0 {
 		engines = []namedEngine{{"", f.engine}}
@@ -104,9 +94,7 @@ func (f *runFlags) phases(cmd *cobra.Command, cfg *runConfig) (phases []phase, a
 		return nil, 0, nil, err
 	}
 	if f.sweepRates != "" {
-		if phases, autoRates, err = f.ratePhases(cmd, cfg.levelSweep); err != nil {
-			return nil, 0, nil, err
-		}
+		phases, autoRates = f.ratePhases(cfg), cfg.autoRates
 	}
 	if phases == nil {
 		for _, c := range cfg.levels {
@@ -139,12 +127,9 @@ func (f *runFlags) applyFactor() ([]phase, []namedEngine, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fac, err := engine.NewFactor(f.factor, base, f.requests)
+	fac, err := engine.NewFactor(f.factor, base, f.requests) // a name resolve has checked
 	if err != nil {
-		return nil, nil, usagef("--factor %q: want %s", f.factor, strings.Join(engine.FactorNames, ", "))
-	}
-	if fac.ComparesEngines() && (f.url != "" || len(f.targets) > 0) {
-		return nil, nil, usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
+		return nil, nil, err
 	}
 	var engines []namedEngine
 	for _, v := range fac.Variants {

@@ -18,9 +18,6 @@ import (
 func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, sess *tpsbench.Session, tgts []target,
 	buildStep func(target, phase) (tpsbench.Step, error)) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if len(tgts) != 1 {
-		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
-	}
 	probe := func(c int) (tpsbench.Step, error) {
 		st, err := buildStep(tgts[0], phase{concurrency: c, label: fmt.Sprintf("c=%d", c)})
 		if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"testing"
 )
 
@@ -21,7 +19,6 @@ func FuzzFlagValues(f *testing.F) {
 			}
 		}
 		_, _ = parseHeaders([]string{s})
-		fl := runFlags{targets: []string{s}}
-		_, _ = fl.parseTargets(context.Background(), io.Discard, "", nil)
+		_, _ = parseTargetSpecs(&runFlags{targets: []string{s}})
 	})
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/load"
-	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -31,9 +30,7 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 	if math.IsInf(rate, 1) {
 		// vLLM's --request-rate inf: every request at once, as many in
 		// flight as the concurrency allows, each timed from its send
-		if cfg.requests == 0 {
-			return load.Profile{}, usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
-		}
+		// (resolve has made sure --requests is given)
 		rate = 0
 		if concurrency == 0 {
 			concurrency = cfg.requests
@@ -46,10 +43,7 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 	if p.Rate == 0 && p.Concurrency == 0 {
 		p.Concurrency = 1
 	}
-	if p.Requests == 0 && p.Duration == 0 {
-		if p.Rate > 0 {
-			return p, usagef("with --rate, give --requests or --duration")
-		}
+	if p.Requests == 0 && p.Duration == 0 && p.Rate == 0 { // a rate's bound is resolve's rule
 		p.Requests = p.Concurrency
 		if cfg.sweeping || f.factor != "" {
 			p.Requests = levelRequests(p.Concurrency)
@@ -109,25 +103,10 @@ func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []ta
 	return src
 }
 
-// workload builds the prompt source the flags describe.
+// workload builds the prompt source the flags describe (resolve has
+// checked them).
 func (f *runFlags) workload(prompt string) (workload.Source, error) {
-	for _, v := range []float64{f.inputTokens, f.inputStddev, f.outputTokens, f.outputStdev, float64(f.prefixTokens)} {
-		if !(v >= 0) || math.IsInf(v, 1) {
-			return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
-		}
-	}
-	if f.prefixGroup < 1 {
-		return nil, usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
-	}
-	if f.inputTokens > workload.MaxPromptTokens || f.prefixTokens > workload.MaxPromptTokens {
-		return nil, usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
-	}
-	if f.outputTokens > record.MaxTokens {
-		return nil, usagef("--output-tokens: at most %d", record.MaxTokens)
-	}
 	switch {
-	case f.inputTokens > 0 && f.prompts != "":
-		return nil, usagef("give --prompts or --input-tokens, not both")
 	case f.inputTokens > 0:
 		out := f.outputTokens
 		if out == 0 {
@@ -147,12 +126,6 @@ func (f *runFlags) workload(prompt string) (workload.Source, error) {
 			return nil, err
 		}
 		return workload.NewList(items, f.seed)
-	}
-	if f.prefixTokens > 0 || f.outputTokens > 0 {
-		return nil, usagef("--prefix-tokens and --output-tokens go with --input-tokens")
-	}
-	if f.multiTurn {
-		return nil, usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
 	}
 	return workload.Fixed{Prompt: prompt, MaxTokens: f.maxTokens}, nil
 }

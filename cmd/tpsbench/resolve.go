@@ -1,15 +1,21 @@
 package main
 
 import (
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // runConfig is what run's flags mean once every default and combination
@@ -30,6 +36,16 @@ type runConfig struct {
 	ignoreEOS            bool
 	trace                *traceConfig // --trace's replay, or nil
 	prompt               string       // --prompt, or --factor prefix-cache's shared prefix
+	// rates are --sweep-rates' rates; with auto, autoRates is how many to
+	// place between its anchors, the second of which sends flood at once
+	specs []target // --target's, without their APIs
+	// counter counts responses without usage (--tokenizer, or cl100k for
+	// whole responses)
+	counter          client.TextCounter
+	rates            []float64
+	autoRates, flood int
+	startAt          time.Time // --start-at, or zero
+	shardI, shardN   int       // --shard I/N; shardN 0 when not sharded
 }
 
 // prefixPrompt is --factor prefix-cache's prompt when --prompt gives none: a
@@ -82,12 +98,169 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if c.trace, err = resolveTrace(f, changed); err != nil {
 		return nil, err
 	}
+	if err := checkWorkload(f); err != nil {
+		return nil, err
+	}
+	if c.specs, err = parseTargetSpecs(f); err != nil {
+		return nil, err
+	}
+	if c.counter, err = textCounter(f.tokenizer, !f.noStream); err != nil {
+		return nil, usageError{err}
+	}
+	if c.rates, c.autoRates, c.flood, err = resolveSweepRates(f, changed, c.levelSweep); err != nil {
+		return nil, err
+	}
+	if err := checkRateBounds(f, c); err != nil {
+		return nil, err
+	}
 	// no server named, or an experiment across engines: the embedded engine,
 	// whose requests make exactly --max-tokens unless told otherwise
 	c.embedded = engineFactors[f.factor] || (f.url == "" && len(f.targets) == 0)
+	if err := checkEngine(f, changed, c); err != nil {
+		return nil, err
+	}
 	// a replay makes the trace's output lengths, where the server lets it
 	c.ignoreEOS = f.ignoreEOS || ((c.embedded || c.trace != nil) && !changed("ignore-eos"))
+	if f.serverMet == "engine" && !c.embedded {
+		return nil, usagef("--server-metrics engine: no embedded engine runs (drop --url)")
+	}
+	if f.serverMet != "" && f.serverMet != "engine" {
+		if _, _, err := client.Endpoint(f.serverMet, ""); err != nil {
+			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
+		}
+	}
+	if c.startAt, err = parseStartAt(f.startAt); err != nil {
+		return nil, err
+	}
+	if c.shardI, c.shardN, err = parseShard(f.shard); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// targetCount is how many targets the flags name: each --target, else
+// each --model of the one server.
+func targetCount(f *runFlags) int {
+	if len(f.targets) > 0 {
+		return len(f.targets)
+	}
+	return max(1, len(f.models))
+}
+
+// checkWorkload: synthetic lengths finite and in range, and the prompt
+// flags that go together.
+func checkWorkload(f *runFlags) error {
+	for _, v := range []float64{f.inputTokens, f.inputStddev, f.outputTokens, f.outputStdev, float64(f.prefixTokens)} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+		}
+	}
+	switch {
+	case f.prefixGroup < 1:
+		return usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
+	case f.inputTokens > workload.MaxPromptTokens || f.prefixTokens > workload.MaxPromptTokens:
+		return usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
+	case f.outputTokens > record.MaxTokens:
+		return usagef("--output-tokens: at most %d", record.MaxTokens)
+	case f.inputTokens > 0 && f.prompts != "":
+		return usagef("give --prompts or --input-tokens, not both")
+	case f.inputTokens == 0 && (f.prefixTokens > 0 || f.outputTokens > 0):
+		return usagef("--prefix-tokens and --output-tokens go with --input-tokens")
+	case f.multiTurn && (f.prompts == "" || f.inputTokens > 0):
+		return usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
+	}
+	return nil
+}
+
+// checkRateBounds: an open-loop rate needs a bound, --requests or
+// --duration (checked before anything runs: an automatic sweep's rate
+// steps once refused only after its anchors had run), and --rate inf
+// sends every request at once, so it needs --requests.
+func checkRateBounds(f *runFlags, c *runConfig) error {
+	switch {
+	case math.IsInf(f.rate, 1) && c.requests == 0:
+		return usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
+	case (f.rate > 0 || f.sweepRates != "") && c.requests == 0 && f.duration == 0:
+		return usagef("with --rate, give --requests or --duration")
+	}
+	return nil
+}
+
+// resolveSweepRates reads --sweep-rates: rates to step through, or
+// auto[:N], GuideLLM's sweep of N rates (8 by default) between a
+// synchronous step and a throughput step of flood requests at once
+// (--requests, or --concurrency).
+func resolveSweepRates(f *runFlags, changed func(string) bool, levelSweep bool) (rates []float64, autoRates, flood int, err error) {
+	if f.sweepRates == "" {
+		return nil, 0, 0, nil
+	}
+	if levelSweep || changed("rate") || f.factor != "" || f.findMax {
+		return nil, 0, 0, usagef("--sweep-rates steps through rates: drop --sweep, --rate, --factor and --find-max")
+	}
+	n, auto := strings.CutPrefix(f.sweepRates, "auto")
+	if !auto {
+		for _, p := range strings.Split(f.sweepRates, ",") {
+			r, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || !(r > 0) || math.IsInf(r, 0) {
+				return nil, 0, 0, usagef("--sweep-rates %q: want request rates such as 1,2,4,8, or auto", f.sweepRates)
+			}
+			rates = append(rates, r)
+		}
+		return rates, 0, 0, nil
+	}
+	switch {
+	case f.shard != "":
+		// each shard would place its rates by its own anchors
+		return nil, 0, 0, usagef("--sweep-rates auto places rates by a whole server's speed: give the shards explicit rates")
+	case targetCount(f) > 1:
+		return nil, 0, 0, usagef("--sweep-rates auto places rates by one server's speed: give one target")
+	}
+	autoRates = 8 // with the two anchors, GuideLLM's ten steps
+	if n != "" {
+		v, err := strconv.Atoi(strings.TrimPrefix(n, ":"))
+		if err != nil || !strings.HasPrefix(n, ":") || v < 1 || v > 100 {
+			return nil, 0, 0, usagef("--sweep-rates %q: want auto, or auto:N with N rates from 1 to 100", f.sweepRates)
+		}
+		autoRates = v
+	}
+	flood = f.requests
+	if changed("concurrency") {
+		flood = f.concurrency
+	}
+	if flood < 1 {
+		return nil, 0, 0, usagef("--sweep-rates auto with --duration: give --concurrency for its throughput step")
+	}
+	return nil, autoRates, flood, nil
+}
+
+// checkEngine: the engine's flags only where the engine runs, an API it
+// serves, and a --factor it knows, which when it compares engines
+// measures no --url.
+func checkEngine(f *runFlags, changed func(string) bool, c *runConfig) error {
+	if f.factor != "" && !slices.Contains(engine.FactorNames, f.factor) {
+		return usagef("--factor %q: want %s", f.factor, strings.Join(engine.FactorNames, ", "))
+	}
+	if engineFactors[f.factor] && (f.url != "" || len(f.targets) > 0) {
+		return usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
+	}
+	if !c.embedded {
+		fs := pflag.NewFlagSet("engine", pflag.ContinueOnError)
+		(&engineFlags{}).define(fs, "engine-")
+		var given string
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if given == "" && changed(fl.Name) {
+				given = fl.Name
+			}
+		})
+		if given != "" {
+			return usagef("--%s applies to the embedded engine, which runs only without --url or --target", given)
+		}
+		return nil
+	}
+	if api := engineAPI(f.api); api != client.APIChat && api != client.APICompletions {
+		return usagef("--api %s: the embedded engine serves chat and completions; measure a server that speaks %s with --url", f.api, f.api)
+	}
+	return nil
 }
 
 // checkCounts refuses counts and durations out of range, and outputs that
@@ -154,6 +327,8 @@ func checkFindMax(f *runFlags, c *runConfig) error {
 		return usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
 	case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
 		return usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
+	case targetCount(f) > 1:
+		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
 	case f.maxConc < 1:
 		return usagef("--find-max-limit must be at least 1")
 	}

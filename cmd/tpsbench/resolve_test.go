@@ -29,12 +29,12 @@ type resolveRule struct {
 }
 
 var resolveRules = []resolveRule{
-	{"burstiness alone means gamma arrivals", []string{"--rate", "2", "--burstiness", "0.5"}, func(t *testing.T, c *runConfig) {
+	{"burstiness alone means gamma arrivals", []string{"--rate", "2", "--burstiness", "0.5", "--requests", "4"}, func(t *testing.T, c *runConfig) {
 		if c.arrivals != load.Gamma || c.burstiness != 0.5 {
 			t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
 		}
 	}, ""},
-	{"gamma without burstiness is Poisson's shape", []string{"--rate", "2", "--arrivals", "gamma"}, func(t *testing.T, c *runConfig) {
+	{"gamma without burstiness is Poisson's shape", []string{"--rate", "2", "--arrivals", "gamma", "--duration", "3s"}, func(t *testing.T, c *runConfig) {
 		if c.arrivals != load.Gamma || c.burstiness != 1 {
 			t.Errorf("arrivals %s burstiness %v", c.arrivals, c.burstiness)
 		}
@@ -57,9 +57,69 @@ var resolveRules = []resolveRule{
 			t.Errorf("levels %v", c.levels)
 		}
 	}, ""},
-	{"rate sweeps are steps of one target", []string{"--sweep-rates", "1,2"}, func(t *testing.T, c *runConfig) {
-		if c.levelSweep || !c.sweeping {
-			t.Errorf("sweep %v %v", c.levelSweep, c.sweeping)
+	{"rate sweeps are steps of one target", []string{"--sweep-rates", "1,2", "--requests", "4"}, func(t *testing.T, c *runConfig) {
+		if c.levelSweep || !c.sweeping || !slices.Equal(c.rates, []float64{1, 2}) {
+			t.Errorf("sweep %v %v, rates %v", c.levelSweep, c.sweeping, c.rates)
+		}
+	}, ""},
+	{"a rate needs a bound", []string{"--rate", "2"}, nil, "give --requests or --duration"},
+	{"rate sweeps need a bound before anything runs", []string{"--sweep-rates", "auto", "--concurrency", "4"}, nil, "give --requests or --duration"},
+	{"rate inf needs requests", []string{"--rate", "inf", "--duration", "2s"}, nil, "--rate inf"},
+	{"rate sweep rates", []string{"--sweep-rates", "1,x", "--requests", "4"}, nil, "want request rates"},
+	{"rate sweep with a concurrency sweep", []string{"--sweep-rates", "1,2", "--sweep", "1,2", "--requests", "4"}, nil, "--sweep-rates steps through rates"},
+	{"auto rate sweep: eight rates, flooded by --requests", []string{"--sweep-rates", "auto", "--requests", "40"}, func(t *testing.T, c *runConfig) {
+		if c.autoRates != 8 || c.flood != 40 {
+			t.Errorf("auto rates %d, flood %d", c.autoRates, c.flood)
+		}
+	}, ""},
+	{"auto rate sweep of N, flooded by --concurrency", []string{"--sweep-rates", "auto:3", "--requests", "40", "--concurrency", "16"}, func(t *testing.T, c *runConfig) {
+		if c.autoRates != 3 || c.flood != 16 {
+			t.Errorf("auto rates %d, flood %d", c.autoRates, c.flood)
+		}
+	}, ""},
+	{"auto rate sweep of 0", []string{"--sweep-rates", "auto:0", "--requests", "4"}, nil, "auto:N"},
+	{"auto rate sweep of shards", []string{"--sweep-rates", "auto", "--requests", "4", "--shard", "0/2"}, nil, "give the shards explicit rates"},
+	{"auto rate sweep of two targets", []string{"--sweep-rates", "auto", "--requests", "4", "--url", "http://127.0.0.1:1", "--model", "a", "--model", "b"}, nil, "give one target"},
+	{"auto rate sweep by duration", []string{"--sweep-rates", "auto", "--duration", "5s"}, nil, "give --concurrency for its throughput step"},
+	{"find-max of two targets", []string{"--find-max", "--slo", "ttft=1s", "--url", "http://127.0.0.1:1", "--model", "a", "--model", "b"}, nil, "drop extra models"},
+	{"synthetic lengths finite", []string{"--input-tokens", "NaN"}, nil, "synthetic lengths"},
+	{"prefix groups at least 1", []string{"--prefix-groups", "0"}, nil, "--prefix-groups"},
+	{"input tokens bounded", []string{"--input-tokens", "2e6"}, nil, "--input-tokens and --prefix-tokens: at most"},
+	{"output tokens bounded", []string{"--input-tokens", "8", "--output-tokens", "2e9"}, nil, "--output-tokens: at most"},
+	{"prompts or input tokens", []string{"--prompts", "p.jsonl", "--input-tokens", "8"}, nil, "not both"},
+	{"output tokens go with input tokens", []string{"--prompts", "p.jsonl", "--output-tokens", "8"}, nil, "go with --input-tokens"},
+	{"multi-turn goes with prompts", []string{"--multi-turn"}, nil, "--multi-turn goes with --prompts"},
+	{"an engine flag with a URL", []string{"--url", "http://127.0.0.1:1", "--engine-kv-cache-dtype", "f16"}, nil, "--engine-kv-cache-dtype applies to the embedded engine"},
+	{"the engine speaks chat and completions", []string{"--api", "tgi"}, nil, "the embedded engine serves chat and completions"},
+	{"an unknown factor", []string{"--factor", "vibes"}, nil, "--factor \"vibes\""},
+	{"an engine factor with a URL", []string{"--factor", "quantization", "--url", "http://127.0.0.1:1"}, nil, "compares engine configurations"},
+	{"server metrics of an engine that does not run", []string{"--url", "http://127.0.0.1:1", "--server-metrics", "engine"}, nil, "no embedded engine runs"},
+	{"server metrics at no URL", []string{"--server-metrics", "metrics"}, nil, "want the URL of a Prometheus endpoint"},
+	{"start-at", []string{"--start-at", "1700000000"}, func(t *testing.T, c *runConfig) {
+		if c.startAt.Unix() != 1700000000 {
+			t.Errorf("start at %v", c.startAt)
+		}
+	}, ""},
+	{"start-at unreadable", []string{"--start-at", "noon"}, nil, "--start-at"},
+	{"shard", []string{"--shard", "1/3"}, func(t *testing.T, c *runConfig) {
+		if c.shardI != 1 || c.shardN != 3 {
+			t.Errorf("shard %d/%d", c.shardI, c.shardN)
+		}
+	}, ""},
+	{"shard out of range", []string{"--shard", "3/3"}, nil, "--shard"},
+	{"target specs", []string{"--target", "a=http://127.0.0.1:1#m"}, func(t *testing.T, c *runConfig) {
+		if len(c.specs) != 1 || c.specs[0] != (target{name: "a", url: "http://127.0.0.1:1", model: "m"}) || c.embedded {
+			t.Errorf("specs %+v, embedded %v", c.specs, c.embedded)
+		}
+	}, ""},
+	{"a target without a model", []string{"--target", "a=http://127.0.0.1:1"}, nil, "no #MODEL"},
+	{"targets and a URL", []string{"--target", "a=http://127.0.0.1:1#m", "--url", "http://127.0.0.1:2"}, nil, "not both"},
+	{"a URL that is none", []string{"--url", "127.0.0.1:8000"}, nil, "--url"},
+	{"a target's URL that is none", []string{"--target", "a=127.0.0.1:1#m"}, nil, "--target a: server URL"},
+	{"a tokenizer that is none", []string{"--tokenizer", "no-such-encoding"}, nil, "tokenizer \"no-such-encoding\""},
+	{"whole responses counted by cl100k", []string{"--no-stream"}, func(t *testing.T, c *runConfig) {
+		if c.counter.Name != "cl100k" || c.counter.Count("hello world") != 2 {
+			t.Errorf("counter %q", c.counter.Name)
 		}
 	}, ""},
 	{"show-tokens is one request", []string{"--show-tokens"}, func(t *testing.T, c *runConfig) {

@@ -190,12 +190,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if tgts == nil {
-		if tgts, err = f.parseTargets(ctx, stderr, key, cfg.headers); err != nil {
+		if tgts, err = f.parseTargets(ctx, stderr, cfg.specs, key, cfg.headers); err != nil {
 			return err
 		}
-	}
-	if autoRates > 0 && len(tgts) > 1 {
-		return usagef("--sweep-rates auto places rates by one server's speed: give one target")
 	}
 	clock := record.NewClock()
 	steps, err := f.newStepBuilder(ctx, cfg, tgts, key, clock, stdout, stderr)
@@ -203,10 +200,6 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer steps.close()
-	startAt, err := parseStartAt(f.startAt)
-	if err != nil {
-		return err
-	}
 	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Abort: abort}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
@@ -233,7 +226,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer sess.Close() // the exporter serves until the report is out
-	f.waitForStart(ctx, startAt, stderr)
+	f.waitForStart(ctx, cfg.startAt, stderr)
 	if f.findMax {
 		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
 	}

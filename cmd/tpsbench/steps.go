@@ -169,12 +169,8 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 		// a trace's prompts are words, sized in the server's tokens
 		src = workload.Synthetic{Seed: f.seed, InputTokens: 1}
 	}
-	if b.counter, err = textCounter(f.tokenizer, !f.noStream); err != nil {
-		return nil, usageError{err}
-	}
+	b.counter = cfg.counter
 	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
-	if b.shardI, b.shardN, err = parseShard(f.shard); err != nil {
-		return nil, err
-	}
+	b.shardI, b.shardN = cfg.shardI, cfg.shardN
 	return b, nil
 }

@@ -54,7 +54,9 @@ func (f *runFlags) apiFor(ctx context.Context, stderr io.Writer, u, key string, 
 	return api, err
 }
 
-func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, key string, headers http.Header) ([]target, error) {
+// parseTargetSpecs reads --target's NAME=URL#MODEL specs, which stand
+// instead of --url and --model, and checks --url against --api.
+func parseTargetSpecs(f *runFlags) ([]target, error) {
 	var ts []target
 	for _, spec := range f.targets {
 		name, rest, ok := strings.Cut(spec, "=")
@@ -68,22 +70,41 @@ func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, key strin
 		case u == "":
 			return nil, usagef("--target %s: no URL: want NAME=URL#MODEL", name)
 		}
-		api, err := f.apiFor(ctx, stderr, u, key, headers)
-		if err != nil {
-			return nil, err
+		api := f.api
+		if api == client.APIAuto {
+			api = "" // the URL alone is checked; the server names its API later
 		}
-		ts = append(ts, target{name: name, url: u, model: model, api: api})
-	}
-	if len(ts) > 0 {
-		if f.url != "" || len(f.models) > 0 {
-			return nil, usagef("give either --target or --url/--model, not both")
+		if _, _, err := client.Endpoint(u, api); err != nil {
+			return nil, usagef("--target %s: %v", name, err)
 		}
-		return ts, nil
+		ts = append(ts, target{name: name, url: u, model: model})
 	}
-	if f.api != client.APIAuto {
+	if len(ts) > 0 && (f.url != "" || len(f.models) > 0) {
+		return nil, usagef("give either --target or --url/--model, not both")
+	}
+	if f.url != "" && f.api != client.APIAuto {
 		if _, _, err := client.Endpoint(f.url, f.api); err != nil {
 			return nil, usageError{endpointFlagError(err)}
 		}
+	}
+	return ts, nil
+}
+
+// parseTargets is the targets of a run that measures servers: each
+// --target (specs, as resolve read them), or each --model of --url (the
+// server's own when none is given), with the API each is spoken to in.
+func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, specs []target, key string, headers http.Header) ([]target, error) {
+	if len(specs) > 0 {
+		ts := make([]target, 0, len(specs))
+		for _, t := range specs {
+			api, err := f.apiFor(ctx, stderr, t.url, key, headers)
+			if err != nil {
+				return nil, err
+			}
+			t.api = api
+			ts = append(ts, t)
+		}
+		return ts, nil
 	}
 	api, err := f.apiFor(ctx, stderr, f.url, key, headers)
 	if err != nil {
@@ -100,6 +121,7 @@ func (f *runFlags) parseTargets(ctx context.Context, stderr io.Writer, key strin
 		}
 		models = ids[:1]
 	}
+	var ts []target
 	for _, m := range models {
 		ts = append(ts, target{name: m, url: f.url, model: m, api: api})
 	}
@@ -124,15 +146,8 @@ func (f *runFlags) serverMetrics(tgts []target, engineURLs []string, key string,
 	switch {
 	case u == "":
 		return nil, nil
-	case u == "engine":
-		if len(engineURLs) == 0 {
-			return nil, usagef("--server-metrics engine: no embedded engine runs (drop --url)")
-		}
+	case u == "engine": // resolve has made sure an engine runs
 		u = engineURLs[0] + "/metrics"
-	default:
-		if _, _, err := client.Endpoint(u, ""); err != nil {
-			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
-		}
 	}
 	return &servermetrics.Scraper{URL: u, Header: metricsHeader(u, tgts, key, headers)}, nil
 }
