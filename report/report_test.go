@@ -182,34 +182,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Errorf("chart %s: axis from %v, not 0", id, sc.YMin)
 		}
 	}
-	// The table's exact values against the JSON report's.
-	want := map[string]map[string]float64{}
-	for _, s := range r.Steps {
-		want[s.Label] = map[string]float64{"system_tps": s.SystemTPS, "ttft_ms_p99": s.TTFT.P99, "tpot_ms_p50": s.TPOT.P50, "failed": float64(s.Requests.Failed), "request_tps_mean": s.RequestTPS.Mean}
-	}
-	rows := regexp.MustCompile(`<tr data-step="([^"]+)">(.*?)</tr>`).FindAllSubmatch(out, -1)
-	if len(rows) != len(r.Steps) {
-		t.Fatalf("%d table rows, want %d", len(rows), len(r.Steps))
-	}
-	for _, row := range rows {
-		label := string(row[1])
-		compared := 0
-		for _, c := range regexp.MustCompile(`data-key="([^"]+)" data-value="([^"]+)"`).FindAllSubmatch(row[2], -1) {
-			key := string(c[1])
-			w, ok := want[label][key]
-			if !ok {
-				continue
-			}
-			compared++
-			got, _ := strconv.ParseFloat(string(c[2]), 64)
-			if got != w {
-				t.Errorf("%s %s: table %v, JSON %v", label, key, got, w)
-			}
-		}
-		if compared != len(want[label]) {
-			t.Errorf("%s: %d of the %d figures compared are in the table", label, compared, len(want[label]))
-		}
-	}
+	tableMatchesJSON(t, out, r)
 	shot := filepath.Join("..", ".artifacts", "report.png")
 	os.MkdirAll(filepath.Dir(shot), 0o755)
 	abs, _ := filepath.Abs(shot)
@@ -555,6 +528,39 @@ func TestViewsNameColumns(t *testing.T) {
 		}
 		if len(v.resolve()) != len(v) {
 			t.Errorf("a view of %d entries resolved to %d columns", len(v), len(v.resolve()))
+		}
+	}
+}
+
+// tableMatchesJSON holds the HTML summary table's exact values (its cells'
+// data-value) to the JSON report's, and each figure compared to be there.
+func tableMatchesJSON(t *testing.T, out []byte, r *Report) {
+	t.Helper()
+	want := map[string]map[string]float64{}
+	for _, s := range r.Steps {
+		want[s.Label] = map[string]float64{"system_tps": s.SystemTPS, "ttft_ms_p99": s.TTFT.P99, "tpot_ms_p50": s.TPOT.P50, "failed": float64(s.Requests.Failed), "request_tps_mean": s.RequestTPS.Mean}
+	}
+	rows := regexp.MustCompile(`<tr data-step="([^"]+)">(.*?)</tr>`).FindAllSubmatch(out, -1)
+	if len(rows) != len(r.Steps) {
+		t.Fatalf("%d table rows, want %d", len(rows), len(r.Steps))
+	}
+	for _, row := range rows {
+		label := string(row[1])
+		compared := 0
+		for _, c := range regexp.MustCompile(`data-key="([^"]+)" data-value="([^"]+)"`).FindAllSubmatch(row[2], -1) {
+			key := string(c[1])
+			w, ok := want[label][key]
+			if !ok {
+				continue
+			}
+			compared++
+			got, _ := strconv.ParseFloat(string(c[2]), 64)
+			if got != w {
+				t.Errorf("%s %s: table %v, JSON %v", label, key, got, w)
+			}
+		}
+		if compared != len(want[label]) {
+			t.Errorf("%s: %d of the %d figures compared are in the table", label, compared, len(want[label]))
 		}
 	}
 }
