@@ -3,6 +3,8 @@ package monitor
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +58,7 @@ type Proxy struct {
 	exporter    *Exporter
 	records     RecordSink
 	failing     atomic.Bool // the last record could not be written
+	id          string      // marks the requests it sends (loopHeader)
 	mu          sync.Mutex
 	seq         int
 }
@@ -74,11 +78,14 @@ func NewProxy(upstream string, exporter *Exporter, records RecordSink) (*Proxy, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("upstream URL: %w", ErrUpstream)
 	}
-	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records, fingerprint: newFingerprinter()}
+	id := make([]byte, 8)
+	_, _ = rand.Read(id) // crypto/rand.Read never fails on supported platforms
+	p := &Proxy{upstream: u, clock: record.NewClock(), exporter: exporter, records: records, fingerprint: newFingerprinter(), id: hex.EncodeToString(id)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(u)
 			r.Out.Host = u.Host
+			r.Out.Header.Add(loopHeader, p.id)
 			if r.In.Context().Value(recKey{}) != nil {
 				// measured responses must come uncompressed to be read
 				r.Out.Header.Del("Accept-Encoding")
@@ -129,7 +136,19 @@ func (p *Proxy) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// loopHeader carries the id of each tpsbench proxy a request passed
+// through: a proxy pointed at its own address (or at a chain that leads
+// back to it) sees its id come back and refuses, where it once proxied
+// to itself until 10,000 nested requests were recorded.
+const loopHeader = "X-Tpsbench-Proxy"
+
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if slices.Contains(r.Header.Values(loopHeader), p.id) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusLoopDetected)
+		w.Write([]byte(`{"error":{"message":"the proxy's upstream leads back to the proxy itself: point --upstream at the server","type":"proxy_loop","code":508}}`))
+		return
+	}
 	if !p.authorized(w, r) {
 		return
 	}

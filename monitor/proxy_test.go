@@ -528,3 +528,53 @@ func TestProxyBodyBudget(t *testing.T) {
 	}
 	settled()
 }
+
+// TestProxyRefusesItselfAsUpstream: a proxy pointed at its own address
+// answers 508 to the request that came back to it, and measures the one
+// the client sent (it once proxied to itself until 10,000 nested
+// requests were recorded).
+func TestProxyRefusesItselfAsUpstream(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := &syncbuf.Buffer{}
+	p, err := NewProxy("http://"+ln.Addr().String(), nil, record.NewWriter(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(p)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+	resp, body := post(t, srv.URL+"/v1/chat/completions", `{"model":"m","stream":true}`, nil)
+	if resp.StatusCode != http.StatusLoopDetected || !bytes.Contains(body, []byte("leads back to the proxy itself")) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if resp, _ := post(t, srv.URL+"/v1/models", ``, nil); resp.StatusCode != http.StatusLoopDetected {
+		t.Errorf("an unmeasured path: %d", resp.StatusCode)
+	}
+	recs := records(t, buf, 1)
+	if len(recs) != 1 || recs[0].Error == nil || recs[0].Status != http.StatusLoopDetected {
+		t.Fatalf("%d records, the first %+v", len(recs), recs)
+	}
+}
+
+// TestProxiesInAChain: two proxies, one before the other, both pass the
+// request on (each marks it with its own id, and neither is the other).
+func TestProxiesInAChain(t *testing.T) {
+	up := scripted.New(scripted.Script{Tokens: 3, Usage: true})
+	defer up.Close()
+	inner, innerRecs, _ := proxyTo(t, up.URL)
+	outer, outerRecs, _ := proxyTo(t, inner.URL)
+	resp, body := post(t, outer.URL+"/v1/chat/completions", `{"model":"m","stream":true,"max_tokens":3}`, nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	for name, buf := range map[string]*syncbuf.Buffer{"inner": innerRecs, "outer": outerRecs} {
+		if recs := records(t, buf, 1); len(recs) != 1 || !recs[0].OK() {
+			t.Errorf("%s proxy's records: %+v", name, recs)
+		}
+	}
+}
