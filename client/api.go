@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 )
 
@@ -48,6 +49,9 @@ type protocol struct {
 	// claims, for a path another API shares (SGLang's and TGI's
 	// /generate), tells whether a request body is this API's; nil: any.
 	claims func(body map[string]json.RawMessage) bool
+	// authorize sets the API's own headers and its credential, key when
+	// set; nil: an OpenAI-style bearer token.
+	authorize func(h http.Header, key string)
 	// budget and prompt name the request's fields that hold its output
 	// budget and its prompt (a dot for a field within a field).
 	budget []string
@@ -67,6 +71,17 @@ type probe struct {
 // them and --api auto probes for them.
 var protocols = []*protocol{
 	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI,
+}
+
+// setAuth sets p's headers and credential on h (a bearer token for an
+// API that names no way of its own, or for no API: nil p).
+func (p *protocol) setAuth(h http.Header, key string) {
+	switch {
+	case p != nil && p.authorize != nil:
+		p.authorize(h, key)
+	case key != "":
+		h.Set("Authorization", "Bearer "+key)
+	}
 }
 
 // APIAuto asks the server which API it speaks (Detect).

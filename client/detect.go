@@ -44,7 +44,7 @@ func Detect(ctx context.Context, rawURL, apiKey string, headers http.Header) (ap
 		if p == nil {
 			continue
 		}
-		ok, err := answers(ctx, root+p.path, p.field, apiKey, headers)
+		ok, err := answers(ctx, api, root+p.path, p.field, apiKey, headers)
 		if ok {
 			return api.name, p.why, nil
 		}
@@ -63,12 +63,12 @@ func Detect(ctx context.Context, rawURL, apiKey string, headers http.Header) (ap
 // --timeout) bounds them all.
 const probeTimeout = 10 * time.Second
 
-// answers reports whether GET u answers 200 with a JSON object holding
-// field.
-func answers(ctx context.Context, u, field, apiKey string, headers http.Header) (bool, error) {
+// answers reports whether GET u, asked as api asks, answers 200 with a
+// JSON object holding field.
+func answers(ctx context.Context, api *protocol, u, field, apiKey string, headers http.Header) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	resp, err := get(ctx, u, apiKey, headers)
+	resp, err := get(ctx, api, u, apiKey, headers)
 	if err != nil {
 		return false, err
 	}

@@ -27,7 +27,7 @@ type HTTPConfig struct {
 	URL         string // base URL (http://host:8000, http://host:8000/v1) or a full endpoint URL
 	API         string // one of APIs (APIChat when empty); a full endpoint URL decides it
 	Stream      bool
-	APIKey      string // sent as a bearer token; never recorded or printed
+	APIKey      string // sent as the API sends it (a bearer token, Anthropic's x-api-key); never recorded or printed
 	Headers     http.Header
 	Timeout     time.Duration // per request, 0 for none
 	IgnoreEOS   bool          // send ignore_eos: true (vLLM, SGLang and the engine honour it)
@@ -262,9 +262,7 @@ func (c *HTTP) newRequest(ctx context.Context, body []byte) (*http.Request, erro
 	if c.cfg.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
-	if c.cfg.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
+	protocolOf(c.cfg.API).setAuth(hreq.Header, c.cfg.APIKey)
 	return hreq, nil
 }
 

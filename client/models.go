@@ -24,7 +24,7 @@ func ListModels(ctx context.Context, rawURL, api, apiKey string, headers http.He
 	}
 	var firstErr error
 	for _, list := range lists {
-		ids, err := listModels(ctx, root+list, apiKey, headers)
+		ids, err := listModels(ctx, protocolOf(api), root+list, apiKey, headers)
 		if err == nil && len(ids) > 0 {
 			return ids, nil
 		}
@@ -47,8 +47,9 @@ func serverRoot(endpoint, api string) string {
 	return strings.TrimSuffix(endpoint, p.path)
 }
 
-// get sends GET u with the run's headers and API key.
-func get(ctx context.Context, u, apiKey string, headers http.Header) (*http.Response, error) {
+// get sends GET u with the run's headers and API key, as api sends them
+// (nil: a bearer token).
+func get(ctx context.Context, api *protocol, u, apiKey string, headers http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -58,14 +59,12 @@ func get(ctx context.Context, u, apiKey string, headers http.Header) (*http.Resp
 			req.Header.Add(k, v)
 		}
 	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
+	api.setAuth(req.Header, apiKey)
 	return http.DefaultClient.Do(req)
 }
 
-func listModels(ctx context.Context, list, apiKey string, headers http.Header) ([]string, error) {
-	models, err := modelsAt(ctx, list, apiKey, headers)
+func listModels(ctx context.Context, api *protocol, list, apiKey string, headers http.Header) ([]string, error) {
+	models, err := modelsAt(ctx, api, list, apiKey, headers)
 	var ids []string
 	for _, m := range models {
 		ids = append(ids, m.id)
@@ -81,7 +80,7 @@ func ModelContext(ctx context.Context, rawURL, api, model, apiKey string, header
 	if err != nil {
 		return 0, err
 	}
-	models, err := modelsAt(ctx, serverRoot(endpoint, api)+"/v1/models", apiKey, headers)
+	models, err := modelsAt(ctx, protocolOf(api), serverRoot(endpoint, api)+"/v1/models", apiKey, headers)
 	if err != nil {
 		return 0, err
 	}
@@ -99,8 +98,8 @@ type modelEntry struct {
 	context int
 }
 
-func modelsAt(ctx context.Context, list, apiKey string, headers http.Header) ([]modelEntry, error) {
-	resp, err := get(ctx, list, apiKey, headers)
+func modelsAt(ctx context.Context, api *protocol, list, apiKey string, headers http.Header) ([]modelEntry, error) {
+	resp, err := get(ctx, api, list, apiKey, headers)
 	if err != nil {
 		return nil, fmt.Errorf("listing models at %s: %s", Redact(list), describe(err))
 	}
