@@ -36,6 +36,8 @@ func TestAPIsGroundTruth(t *testing.T) {
 		{client.APITGI, false, false, false},
 		{client.APISGLang, true, true, false},
 		{client.APISGLang, false, true, false},
+		{client.APIAnthropic, true, true, true},
+		{client.APIAnthropic, false, true, false}, // a whole message's thinking and text are one chunk
 	}
 	for _, c := range cases {
 		name := c.api

@@ -70,7 +70,7 @@ type probe struct {
 // protocols lists every API a client speaks, in the order help texts name
 // them and --api auto probes for them.
 var protocols = []*protocol{
-	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI,
+	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI,
 }
 
 // setAuth sets p's headers and credential on h (a bearer token for an

@@ -17,19 +17,20 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":-4}}`), uint8(1))
 	f.Add([]byte(`{"choices":[{"text":"hi"}],"usage":{"completion_tokens":9}}`), uint8(3))
 	f.Add([]byte(reasoningChunk("hm")+toolChunk("{}")+chunk("a")+`data: {"choices":[],"usage":{"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":9}}}`+"\n\ndata: [DONE]\n\n"), uint8(0))
-	f.Add([]byte(`{"message":{"thinking":"hm"},"done":false}`+"\n"+`{"message":{"content":"a"},"done":true,"eval_count":2}`+"\n"), uint8(4))
-	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(4))
+	f.Add([]byte(`{"message":{"thinking":"hm"},"done":false}`+"\n"+`{"message":{"content":"a"},"done":true,"eval_count":2}`+"\n"), uint8(6))
+	f.Add([]byte(`{"message":{"content":"a"},"done":false}`+"\n"+`{"done":true,"eval_count":2,"prompt_eval_count":1,"eval_duration":5}`+"\n"), uint8(6))
 	f.Add([]byte(chunk("a")+"data: {\"choices\":"+strings.Repeat("[", 200_000)+"\n\n"), uint8(0))
-	f.Add([]byte(`{"message":`+strings.Repeat(`{"a":`, 200_000)+"\n"), uint8(4))
-	f.Add([]byte("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"output_tokens_details\":{\"reasoning_tokens\":1}}}}\n\n"), uint8(6))
-	f.Add([]byte(`{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"hm"}]},{"type":"function_call","arguments":"{}"},{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"output_tokens":4}}`), uint8(7))
+	f.Add([]byte(`{"message":`+strings.Repeat(`{"a":`, 200_000)+"\n"), uint8(6))
+	f.Add([]byte("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"output_tokens_details\":{\"reasoning_tokens\":1}}}}\n\n"), uint8(4))
+	f.Add([]byte(`{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","content":[{"type":"reasoning_text","text":"hm"}]},{"type":"function_call","arguments":"{}"},{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"output_tokens":4}}`), uint8(5))
 	f.Add([]byte("data: {\"content\":\"a\",\"stop\":false}\n\ndata: {\"content\":\"\",\"stop\":true,\"tokens_predicted\":3,\"tokens_evaluated\":2,\"stop_type\":\"limit\",\"timings\":{\"prompt_ms\":1.5,\"predicted_ms\":1e400}}\n\n"), uint8(8))
 	f.Add([]byte("data: {\"token\":{\"text\":\"\",\"special\":true},\"generated_text\":null}\n\ndata: {\"token\":{\"text\":\"b\"},\"generated_text\":\"b\",\"details\":{\"finish_reason\":\"length\",\"generated_tokens\":2}}\n\n"), uint8(10))
 	f.Add([]byte("data: {\"text\":\"ab\",\"meta_info\":{\"completion_tokens\":2}}\n\ndata: {\"text\":\"a\",\"meta_info\":{\"completion_tokens\":3}}\n\ndata: [DONE]\n\n"), uint8(12))
-	apis := []string{APIChat, APIChat, APICompletions, APICompletions, APIOllama, APIOllama,
-		APIResponses, APIResponses, APILlamaCpp, APILlamaCpp, APITGI, APITGI, APISGLang, APISGLang}
+	f.Add([]byte(anthropicStream), uint8(14))
+	f.Add([]byte(`{"id":"msg_1","type":"message","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","input":{}},{"type":"text","text":"a"}],"stop_reason":"max_tokens","usage":{"input_tokens":3,"output_tokens":4}}`), uint8(15))
+	// every API, streamed (even modes) and whole (odd ones)
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
-		api, stream := apis[int(mode)%len(apis)], mode%2 == 0
+		api, stream := APIs[int(mode)/2%len(APIs)], mode%2 == 0
 		clock := record.NewClock()
 		reads := int64(0)
 		stamp := func() time.Time { reads++; return clock.Time(reads * int64(time.Millisecond)) }

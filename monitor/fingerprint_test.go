@@ -75,7 +75,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 func TestProxyNativeAPIs(t *testing.T) {
 	up := scripted.New(scripted.Script{TTFT: 5 * time.Millisecond, Gap: 2 * time.Millisecond, PerEvent: 2, Usage: true, PromptTokens: 4, Reasoning: 3})
 	t.Cleanup(up.Close)
-	for _, api := range []string{client.APIChat, client.APIResponses, client.APILlamaCpp, client.APITGI, client.APISGLang} {
+	for _, api := range []string{client.APIChat, client.APIResponses, client.APILlamaCpp, client.APITGI, client.APISGLang, client.APIAnthropic} {
 		for _, stream := range []bool{true, false} {
 			proxy, buf, _ := proxyTo(t, up.URL)
 			cl, err := client.NewHTTP(client.HTTPConfig{URL: proxy.URL, API: api, Stream: stream, Concurrency: 1})

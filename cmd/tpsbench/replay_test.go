@@ -97,7 +97,7 @@ func TestReplayRefusals(t *testing.T) {
 // does not serve.
 func TestNativeAPIs(t *testing.T) {
 	srv := server(t)
-	for _, api := range []string{"responses", "llamacpp", "tgi", "sglang", "auto"} {
+	for _, api := range []string{"responses", "llamacpp", "tgi", "sglang", "anthropic", "auto"} {
 		code, stdout, errs := cli(t, "run", "--url", srv.URL, "--api", api, "--requests", "2", "--concurrency", "2", "--max-tokens", "5", "-q")
 		if code != 0 || !strings.Contains(stdout, "Total tokens: 10 generated") {
 			t.Errorf("--api %s: exit %d:\n%s%s", api, code, stdout, errs)

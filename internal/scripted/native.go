@@ -14,6 +14,8 @@ type call struct {
 	n, prompt int
 	sc        Script
 	sofar     strings.Builder // the text so far (SGLang sends it whole each time; the Responses API at its end)
+	block     string          // the content block open (Anthropic's): "", "thinking" or "text"
+	blocks    int             // blocks opened so far
 }
 
 // dialect renders a native API's responses: a token event's SSE lines,
@@ -29,6 +31,42 @@ type dialect struct {
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 var dialects = map[string]dialect{
+	"anthropic": {
+		start: func(c *call) string {
+			return fmt.Sprintf("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":%s,\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":%s,\"stop_reason\":null,\"usage\":{\"input_tokens\":%d,\"output_tokens\":1}}}\n\n",
+				q(c.id), q(c.model), c.prompt)
+		},
+		event: func(c *call, text string, reasoning bool, _, _ int) string {
+			var b strings.Builder
+			kind, field, delta := "text", "text", "text_delta"
+			if reasoning {
+				kind, field, delta = "thinking", "thinking", "thinking_delta"
+			}
+			if c.block != kind {
+				b.WriteString(anthropicBlockStop(c))
+				fmt.Fprintf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":%q,%q:\"\"}}\n\n", c.blocks, kind, field)
+				c.block = kind
+				c.blocks++
+			}
+			fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":%q,%q:%s}}\n\n", c.blocks-1, delta, field, q(text))
+			return b.String()
+		},
+		end: func(c *call) string {
+			return anthropicBlockStop(c) +
+				fmt.Sprintf("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":%d}}\n\n", c.n) +
+				"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+		},
+		whole: func(c *call, reasoning, answer string) string {
+			var content []any
+			if reasoning != "" {
+				content = append(content, map[string]any{"type": "thinking", "thinking": reasoning, "signature": "sig"})
+			}
+			content = append(content, map[string]any{"type": "text", "text": answer})
+			b, _ := json.Marshal(map[string]any{"id": c.id, "type": "message", "role": "assistant", "model": c.model, "content": content,
+				"stop_reason": "max_tokens", "stop_sequence": nil, "usage": map[string]any{"input_tokens": c.prompt, "output_tokens": c.n}})
+			return string(b)
+		},
+	},
 	"responses": {
 		start: func(c *call) string {
 			return fmt.Sprintf("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":%s,\"object\":\"response\",\"status\":\"in_progress\"}}\n\n", q(c.id))
@@ -99,6 +137,15 @@ var dialects = map[string]dialect{
 	},
 }
 
+// anthropicBlockStop closes the content block open, if one is.
+func anthropicBlockStop(c *call) string {
+	if c.block == "" {
+		return ""
+	}
+	c.block = ""
+	return fmt.Sprintf("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", c.blocks-1)
+}
+
 // responsesObject is a Responses API response that stopped at its token
 // budget, with its output items when whole.
 func responsesObject(c *call, output []any) string {
@@ -128,6 +175,7 @@ type nativeBody struct {
 	Model           string  `json:"model"`
 	Stream          bool    `json:"stream"`
 	MaxOutputTokens int     `json:"max_output_tokens"` // Responses
+	MaxTokens       int     `json:"max_tokens"`        // Anthropic's
 	NPredict        int     `json:"n_predict"`         // llama.cpp
 	Inputs          *string `json:"inputs"`
 	Parameters      struct {
@@ -141,6 +189,12 @@ type nativeBody struct {
 // serveNative answers the native APIs: api names the dialect; TGI's and
 // SGLang's /generate are told apart by their bodies.
 func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string) {
+	if api == "anthropic" && r.Header.Get("anthropic-version") == "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"anthropic-version: header is required"}}`)
+		return
+	}
 	var body nativeBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
@@ -164,7 +218,7 @@ func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string
 	c := &call{id: fmt.Sprintf("cmpl-%d", seq), model: body.Model, sc: sc, prompt: sc.PromptTokens}
 	c.n = sc.Tokens
 	if c.n == 0 {
-		c.n = max(body.MaxOutputTokens, body.NPredict, body.Parameters.MaxNewTokens, body.SamplingParams.MaxNewTokens)
+		c.n = max(body.MaxOutputTokens, body.MaxTokens, body.NPredict, body.Parameters.MaxNewTokens, body.SamplingParams.MaxNewTokens)
 	}
 	word := sc.Word
 	if word == "" {
@@ -178,7 +232,7 @@ func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string
 		s.mu.Unlock()
 	}
 	reasoning := 0
-	if api == "responses" {
+	if api == "responses" || api == "anthropic" {
 		reasoning = min(sc.Reasoning, c.n)
 	}
 	if !body.Stream {

@@ -2,7 +2,8 @@
 // known exactly: it emits tokens on a schedule and logs when it actually
 // wrote each event. It is the ground truth the metric tests measure against.
 // It also speaks the Responses API, llama.cpp's /completion, TGI's
-// /generate_stream and /generate, and SGLang's /generate (native.go).
+// /generate_stream and /generate, SGLang's /generate and Anthropic's
+// /v1/messages (native.go).
 package scripted
 
 import (
@@ -64,6 +65,7 @@ func NewHandler(script func(seq int) Script, keepLog bool) *Handler {
 	h.mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, true) })
 	h.mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, false) })
 	h.mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "responses") })
+	h.mux.HandleFunc("/v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "anthropic") })
 	h.mux.HandleFunc("/completion", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "llamacpp") })
 	h.mux.HandleFunc("/generate_stream", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "tgi") })
 	h.mux.HandleFunc("/generate", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "generate") })
