@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -31,8 +32,9 @@ import (
 // client would: a record per request, to the exporter and a records file.
 // Headers, Authorization included, pass through and are never recorded.
 type Proxy struct {
-	// APIKey, when set, is required from clients as a bearer token
-	// (compared in constant time); it is checked, then passed on.
+	// APIKey, when set, is required from clients as a bearer token or an
+	// x-api-key header (compared in constant time); it is checked, then
+	// passed on.
 	APIKey string
 	// Log, when set, is told when records cannot be written and when
 	// writing resumes.
@@ -127,12 +129,14 @@ const maxModelName = 256
 // authorized checks the bearer key, when one is set, answering 401 if it
 // is missing or wrong.
 func (p *Proxy) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if p.APIKey == "" || httpserve.BearerOK(r, p.APIKey) {
+	// a bearer token, or Anthropic's x-api-key from its clients
+	apiKey := r.Header.Get("x-api-key")
+	if p.APIKey == "" || httpserve.BearerOK(r, p.APIKey) || apiKey != "" && subtle.ConstantTimeCompare([]byte(apiKey), []byte(p.APIKey)) == 1 {
 		return true
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusUnauthorized)
-	w.Write([]byte(`{"error":{"message":"a valid API key is required (Authorization: Bearer ...)","type":"authentication_error","code":401}}`))
+	w.Write([]byte(`{"error":{"message":"a valid API key is required (Authorization: Bearer ..., or x-api-key)","type":"authentication_error","code":401}}`))
 	return false
 }
 

@@ -201,6 +201,14 @@ func TestProxyAPIKey(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("with the key: %d", resp.StatusCode)
 	}
+	// Anthropic's clients send theirs as x-api-key
+	body := `{"model":"m","max_tokens":2,"messages":[{"role":"user","content":"hi"}]}`
+	for key, want := range map[string]int{"sk-proxy": 200, "sk-other": 401} {
+		resp, _ = post(t, srv.URL+"/v1/messages", body, http.Header{"x-api-key": {key}, "anthropic-version": {"2023-06-01"}})
+		if resp.StatusCode != want {
+			t.Errorf("x-api-key %s: %d, want %d", key, resp.StatusCode, want)
+		}
+	}
 }
 
 // TestProxyUnderLoad: 1,000 connections through the proxy, half silent and

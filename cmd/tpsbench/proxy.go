@@ -71,6 +71,6 @@ func newProxyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")
 	cmd.Flags().StringVar(&tokenizer, "tokenizer", "", "client-side tokenizer (cl100k, o200k, or a tokenizer.json) that counts responses without usage; whole responses without usage are counted with "+tokencount.Default+" when none is given")
 	cmd.Flags().BoolVar(&recordPrompts, "record-prompts", false, "keep each request's prompt in its record, so that a replay (run --trace) sends it again; without it records hold a keyed fingerprint of the prompt's blocks, never its text")
-	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_PROXY_API_KEY", "environment variable whose value, when set, clients must send as a bearer token")
+	cmd.Flags().StringVar(&apiKeyEnv, "api-key-env", "TPSBENCH_PROXY_API_KEY", "environment variable whose value, when set, clients must send as a bearer token (or as x-api-key, as Anthropic's clients do)")
 	return cmd
 }

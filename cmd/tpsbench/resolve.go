@@ -44,6 +44,7 @@ type runConfig struct {
 	counter          client.TextCounter
 	rates            []float64
 	autoRates, flood int
+	apiKeyEnv        string    // the variable holding the API key
 	startAt          time.Time // --start-at, or zero
 	shardI, shardN   int       // --shard I/N; shardN 0 when not sharded
 }
@@ -128,6 +129,11 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		if _, _, err := client.Endpoint(f.serverMet, ""); err != nil {
 			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
 		}
+	}
+	// Anthropic's clients keep their key in ANTHROPIC_API_KEY
+	c.apiKeyEnv = f.apiKeyEnv
+	if f.api == client.APIAnthropic && !changed("api-key-env") {
+		c.apiKeyEnv = "ANTHROPIC_API_KEY"
 	}
 	if c.startAt, err = parseStartAt(f.startAt); err != nil {
 		return nil, err

@@ -115,6 +115,16 @@ var resolveRules = []resolveRule{
 	{"a target without a model", []string{"--target", "a=http://127.0.0.1:1"}, nil, "no #MODEL"},
 	{"targets and a URL", []string{"--target", "a=http://127.0.0.1:1#m", "--url", "http://127.0.0.1:2"}, nil, "not both"},
 	{"a URL that is none", []string{"--url", "127.0.0.1:8000"}, nil, "--url"},
+	{"Anthropic's key variable", []string{"--url", "http://127.0.0.1:1", "--api", "anthropic"}, func(t *testing.T, c *runConfig) {
+		if c.apiKeyEnv != "ANTHROPIC_API_KEY" {
+			t.Errorf("key from %s", c.apiKeyEnv)
+		}
+	}, ""},
+	{"a key variable named", []string{"--url", "http://127.0.0.1:1", "--api", "anthropic", "--api-key-env", "GATEWAY_KEY"}, func(t *testing.T, c *runConfig) {
+		if c.apiKeyEnv != "GATEWAY_KEY" {
+			t.Errorf("key from %s", c.apiKeyEnv)
+		}
+	}, ""},
 	{"a target's URL that is none", []string{"--target", "a=127.0.0.1:1#m"}, nil, "--target a: server URL"},
 	{"a tokenizer that is none", []string{"--tokenizer", "no-such-encoding"}, nil, "tokenizer \"no-such-encoding\""},
 	{"whole responses counted by cl100k", []string{"--no-stream"}, func(t *testing.T, c *runConfig) {

@@ -103,7 +103,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
 	fl.StringVar(&f.api, "api", "chat", "API: "+client.APIHelp()+", or auto: ask the server")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
-	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as a bearer token, never printed or recorded)")
+	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as the API sends it, never printed or recorded; with --api anthropic the default is ANTHROPIC_API_KEY)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "per-request timeout (0 for none)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, llama.cpp server, tpsbench serve)")
@@ -176,7 +176,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if (cfg.levelSweep || f.factor != "") && cfg.requests == 0 && f.duration == 0 && !f.quiet {
 		fmt.Fprintf(stderr, "each level: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
 	}
-	key := os.Getenv(f.apiKeyEnv)
+	key := os.Getenv(cfg.apiKeyEnv)
 	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()
 
