@@ -2,7 +2,9 @@ package tpsbench_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -97,5 +99,63 @@ func TestAPIsGroundTruth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSamplingReachesTheServer: the sampling parameters and the extra
+// body fields a run sets reach each server as its API names them (what the
+// scripted server received), and those an API does not take are left out.
+func TestSamplingReachesTheServer(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	k := 20
+	sampling := client.Sampling{TopP: f(0.9), MinP: f(0.05), FrequencyPenalty: f(0.1), PresencePenalty: f(0.2), RepetitionPenalty: f(1.1), TopK: &k, Stop: []string{"END"}}
+	srv := scripted.New(scripted.Script{Usage: true, Tokens: 3})
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		api, under string
+		want       map[string]any // the fields under `under` (the body when "")
+		absent     []string
+	}{
+		{client.APIChat, "", map[string]any{"top_p": 0.9, "top_k": 20.0, "min_p": 0.05, "frequency_penalty": 0.1, "presence_penalty": 0.2, "repetition_penalty": 1.1, "stop": []any{"END"}}, nil},
+		{client.APICompletions, "", map[string]any{"top_p": 0.9, "repetition_penalty": 1.1, "stop": []any{"END"}}, nil},
+		{client.APIResponses, "", map[string]any{"top_p": 0.9, "top_k": 20.0}, nil},
+		{client.APILlamaCpp, "", map[string]any{"top_p": 0.9, "min_p": 0.05, "repeat_penalty": 1.1, "stop": []any{"END"}}, []string{"repetition_penalty"}},
+		{client.APITGI, "parameters", map[string]any{"top_p": 0.9, "top_k": 20.0, "repetition_penalty": 1.1, "frequency_penalty": 0.1, "stop": []any{"END"}}, []string{"min_p", "presence_penalty"}},
+		{client.APISGLang, "sampling_params", map[string]any{"top_p": 0.9, "min_p": 0.05, "presence_penalty": 0.2, "stop": []any{"END"}}, nil},
+		{client.APIAnthropic, "", map[string]any{"top_p": 0.9, "top_k": 20.0, "stop_sequences": []any{"END"}}, []string{"stop", "min_p", "frequency_penalty", "presence_penalty", "repetition_penalty"}},
+	} {
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, API: c.api, Stream: true, Sampling: sampling,
+			Extra: map[string]any{"priority": 3}, Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec record.Record
+		cl.Do(context.Background(), &client.Request{Model: "m", Prompt: "p", MaxTokens: 3}, &rec)
+		cl.Close()
+		sent, ok := srv.Log(rec.ResponseID)
+		if rec.Error != nil || !ok {
+			t.Fatalf("%s: %v (logged %v)", c.api, rec.Error, ok)
+		}
+		var body map[string]any
+		if err := json.Unmarshal(sent.Request, &body); err != nil {
+			t.Fatalf("%s: %v", c.api, err)
+		}
+		fields := body
+		if c.under != "" {
+			fields, _ = body[c.under].(map[string]any)
+		}
+		for name, want := range c.want {
+			if got := fields[name]; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s %v, want %v (body %s)", c.api, name, got, want, sent.Request)
+			}
+		}
+		for _, name := range c.absent {
+			if _, there := fields[name]; there {
+				t.Errorf("%s: %s sent, which the API does not take (body %s)", c.api, name, sent.Request)
+			}
+		}
+		if body["priority"] != 3.0 {
+			t.Errorf("%s: the extra field is not in the body %s", c.api, sent.Request)
+		}
 	}
 }

@@ -96,9 +96,11 @@ var APIs = func() []string {
 	return names
 }()
 
-// setSampling puts the budget (under the API's name for it), ignore_eos
-// and the temperature into fields, as most APIs take them.
-func setSampling(fields map[string]any, cfg *HTTPConfig, req *Request, budget string) {
+// setSampling puts the budget (under the API's name for it), ignore_eos,
+// the temperature and the other sampling parameters (renamed by rename)
+// into fields, as most APIs take them.
+func setSampling(fields map[string]any, cfg *HTTPConfig, req *Request, budget string, rename map[string]string) {
+	putSampling(fields, cfg.Sampling, rename)
 	if req.MaxTokens > 0 {
 		fields[budget] = req.MaxTokens
 	}

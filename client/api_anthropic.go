@@ -62,6 +62,8 @@ func anthropicBody(cfg *HTTPConfig, req *Request) map[string]any {
 	if cfg.Temperature != nil {
 		b["temperature"] = *cfg.Temperature
 	}
+	putSampling(b, cfg.Sampling, map[string]string{"stop": "stop_sequences",
+		"min_p": "", "frequency_penalty": "", "presence_penalty": "", "repetition_penalty": ""})
 	return b
 }
 

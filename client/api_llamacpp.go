@@ -21,7 +21,7 @@ var llamaCppAPI = protocol{
 
 func llamaCppBody(cfg *HTTPConfig, req *Request) map[string]any {
 	b := map[string]any{"prompt": promptText(req), "stream": cfg.Stream}
-	setSampling(b, cfg, req, "n_predict")
+	setSampling(b, cfg, req, "n_predict", llamaNames)
 	return b
 }
 

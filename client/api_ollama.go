@@ -34,6 +34,7 @@ func ollamaBody(cfg *HTTPConfig, req *Request) map[string]any {
 	if cfg.Temperature != nil {
 		opts["temperature"] = *cfg.Temperature
 	}
+	putSampling(opts, cfg.Sampling, llamaNames)
 	return map[string]any{"model": req.Model, "messages": messages(req), "stream": cfg.Stream, "options": opts}
 }
 

@@ -40,7 +40,7 @@ func openAIBody(cfg *HTTPConfig, req *Request) map[string]any {
 	} else {
 		b["prompt"] = req.Prompt
 	}
-	setSampling(b, cfg, req, "max_tokens")
+	setSampling(b, cfg, req, "max_tokens", nil)
 	if cfg.Stream {
 		b["stream_options"] = map[string]any{"include_usage": true}
 	}

@@ -18,7 +18,7 @@ var responsesAPI = protocol{
 
 func responsesBody(cfg *HTTPConfig, req *Request) map[string]any {
 	b := map[string]any{"model": req.Model, "input": messages(req), "stream": cfg.Stream}
-	setSampling(b, cfg, req, "max_output_tokens")
+	setSampling(b, cfg, req, "max_output_tokens", nil)
 	return b
 }
 

@@ -21,7 +21,7 @@ var sglangAPI = protocol{
 
 func sglangBody(cfg *HTTPConfig, req *Request) map[string]any {
 	params := map[string]any{}
-	setSampling(params, cfg, req, "max_new_tokens")
+	setSampling(params, cfg, req, "max_new_tokens", nil)
 	return map[string]any{"text": promptText(req), "sampling_params": params, "stream": cfg.Stream}
 }
 

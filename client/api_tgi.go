@@ -39,6 +39,7 @@ func tgiBody(cfg *HTTPConfig, req *Request) map[string]any {
 			params["do_sample"] = false // TGI refuses a temperature of 0
 		}
 	}
+	putSampling(params, cfg.Sampling, map[string]string{"min_p": "", "presence_penalty": ""})
 	return map[string]any{"inputs": promptText(req), "parameters": params}
 }
 

@@ -32,6 +32,7 @@ type HTTPConfig struct {
 	Timeout     time.Duration // per request, 0 for none
 	IgnoreEOS   bool          // send ignore_eos: true (vLLM, SGLang and the engine honour it)
 	Temperature *float64
+	Sampling    Sampling       // top_p and the like, each sent when set
 	Extra       map[string]any // more body fields, sent as given, over the API's own
 	Concurrency int            // sizes the connection pool
 	Clock       *record.Clock

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
 	"slices"
@@ -44,9 +45,11 @@ type runConfig struct {
 	counter          client.TextCounter
 	rates            []float64
 	autoRates, flood int
-	apiKeyEnv        string    // the variable holding the API key
-	startAt          time.Time // --start-at, or zero
-	shardI, shardN   int       // --shard I/N; shardN 0 when not sharded
+	apiKeyEnv        string // the variable holding the API key
+	sampling         client.Sampling
+	extra            map[string]any // --extra-body's fields
+	startAt          time.Time      // --start-at, or zero
+	shardI, shardN   int            // --shard I/N; shardN 0 when not sharded
 }
 
 // prefixPrompt is --factor prefix-cache's prompt when --prompt gives none: a
@@ -129,6 +132,12 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		if _, _, err := client.Endpoint(f.serverMet, ""); err != nil {
 			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
 		}
+	}
+	if c.sampling, err = resolveSampling(f, changed); err != nil {
+		return nil, err
+	}
+	if c.extra, err = parseExtraBody(f.extraBody); err != nil {
+		return nil, err
 	}
 	// Anthropic's clients keep their key in ANTHROPIC_API_KEY
 	c.apiKeyEnv = f.apiKeyEnv
@@ -358,4 +367,46 @@ func (f *runFlags) applyMaxConcurrency(fs *pflag.FlagSet) error {
 		return usagef("--concurrency %d and --max-concurrency %d: they are the same cap, give one", f.concurrency, f.maxInFlight)
 	}
 	return fs.Set("concurrency", strconv.Itoa(f.maxInFlight))
+}
+
+// resolveSampling is the sampling parameters given, each finite; those not
+// given are the server's to choose.
+func resolveSampling(f *runFlags, changed func(string) bool) (client.Sampling, error) {
+	var s client.Sampling
+	for _, p := range []struct {
+		flag string
+		v    float64
+		dst  **float64
+	}{{"top-p", f.topP, &s.TopP}, {"min-p", f.minP, &s.MinP}, {"frequency-penalty", f.freqPenalty, &s.FrequencyPenalty},
+		{"presence-penalty", f.presPenalty, &s.PresencePenalty}, {"repetition-penalty", f.repPenalty, &s.RepetitionPenalty}} {
+		if !changed(p.flag) {
+			continue
+		}
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+			return s, usagef("--%s: want a finite number", p.flag)
+		}
+		v := p.v
+		*p.dst = &v
+	}
+	if changed("top-k") {
+		k := f.topK
+		s.TopK = &k
+	}
+	s.Stop = f.stop
+	return s, nil
+}
+
+// parseExtraBody reads --extra-body: a JSON object (numbers kept as
+// written).
+func parseExtraBody(raw string) (map[string]any, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil || dec.More() {
+		return nil, usagef(`--extra-body: want one JSON object, such as '{"priority": 1}'`)
+	}
+	return m, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,20 @@ var resolveRules = []resolveRule{
 	{"a target without a model", []string{"--target", "a=http://127.0.0.1:1"}, nil, "no #MODEL"},
 	{"targets and a URL", []string{"--target", "a=http://127.0.0.1:1#m", "--url", "http://127.0.0.1:2"}, nil, "not both"},
 	{"a URL that is none", []string{"--url", "127.0.0.1:8000"}, nil, "--url"},
+	{"sampling parameters given are sent, the others left to the server", []string{"--top-p", "0.9", "--top-k", "0", "--stop", "a,b", "--stop", "END"}, func(t *testing.T, c *runConfig) {
+		s := c.sampling
+		if s.TopP == nil || *s.TopP != 0.9 || s.TopK == nil || *s.TopK != 0 || s.MinP != nil || s.RepetitionPenalty != nil || !slices.Equal(s.Stop, []string{"a,b", "END"}) {
+			t.Errorf("sampling %+v", s)
+		}
+	}, ""},
+	{"a sampling parameter that is no number", []string{"--min-p", "NaN"}, nil, "--min-p: want a finite number"},
+	{"extra body fields", []string{"--extra-body", `{"priority": 12345678901234567890, "chat_template_kwargs": {"enable_thinking": false}}`}, func(t *testing.T, c *runConfig) {
+		if fmt.Sprint(c.extra["priority"]) != "12345678901234567890" || c.extra["chat_template_kwargs"] == nil {
+			t.Errorf("extra %v", c.extra)
+		}
+	}, ""},
+	{"an extra body that is no object", []string{"--extra-body", `[1]`}, nil, "--extra-body: want one JSON object"},
+	{"an extra body of two objects", []string{"--extra-body", `{} {}`}, nil, "--extra-body"},
 	{"Anthropic's key variable", []string{"--url", "http://127.0.0.1:1", "--api", "anthropic"}, func(t *testing.T, c *runConfig) {
 		if c.apiKeyEnv != "ANTHROPIC_API_KEY" {
 			t.Errorf("key from %s", c.apiKeyEnv)

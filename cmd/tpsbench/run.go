@@ -31,6 +31,11 @@ type runFlags struct {
 	timeout   time.Duration
 	ignoreEOS bool
 	temp      float64
+	// sampling parameters passed on, each only when given
+	topP, minP, freqPenalty, presPenalty, repPenalty float64
+	topK                                             int
+	stop                                             []string
+	extraBody                                        string
 
 	prompt    string
 	maxTokens int
@@ -109,6 +114,14 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos: true so every request generates exactly --max-tokens (vLLM, SGLang, llama.cpp server, tpsbench serve)")
 	fl.Float64Var(&f.temp, "temperature", -1, "sampling temperature to send (default: the server's)")
 	fl.Lookup("temperature").DefValue = "0" // -1 stands for unset: help says the default in words
+	fl.Float64Var(&f.topP, "top-p", 0, "send top_p, nucleus sampling's share (default: the server's)")
+	fl.IntVar(&f.topK, "top-k", 0, "send top_k (default: the server's)")
+	fl.Float64Var(&f.minP, "min-p", 0, "send min_p (default: the server's)")
+	fl.Float64Var(&f.freqPenalty, "frequency-penalty", 0, "send frequency_penalty (default: the server's)")
+	fl.Float64Var(&f.presPenalty, "presence-penalty", 0, "send presence_penalty (default: the server's)")
+	fl.Float64Var(&f.repPenalty, "repetition-penalty", 0, "send repetition_penalty (repeat_penalty to llama.cpp and Ollama; default: the server's)")
+	fl.StringArrayVar(&f.stop, "stop", nil, "a stop string to send (repeat for several; stop_sequences to Anthropic's API)")
+	fl.StringVar(&f.extraBody, "extra-body", "", `a JSON object whose fields go into every request's body, over tpsbench's own, e.g. '{"chat_template_kwargs":{"enable_thinking":false}}'`)
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")

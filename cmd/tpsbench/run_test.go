@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -470,5 +472,34 @@ func TestMaxConcurrencyCapsInFlight(t *testing.T) {
 		if code, _, _ := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", bad, code, exitUsage)
 		}
+	}
+}
+
+// TestSamplingFlagsReachTheServer: --top-p, --stop and --extra-body are in
+// the body the server received, and a flag not given is not.
+func TestSamplingFlagsReachTheServer(t *testing.T) {
+	srv := server(t)
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "1", "--max-tokens", "3", "-q", "--records", recs,
+		"--top-p", "0.5", "--stop", "END", "--extra-body", `{"priority": 2}`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, _ := os.ReadFile(recs)
+	var rec record.Record
+	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
+		t.Fatal(err)
+	}
+	sent, ok := srv.Log(rec.ResponseID)
+	if !ok {
+		t.Fatalf("no log of %s", rec.ResponseID)
+	}
+	var body map[string]any
+	json.Unmarshal(sent.Request, &body)
+	if body["top_p"] != 0.5 || !reflect.DeepEqual(body["stop"], []any{"END"}) || body["priority"] != 2.0 {
+		t.Errorf("the server received %s", sent.Request)
+	}
+	if _, there := body["top_k"]; there {
+		t.Errorf("top_k sent unasked: %s", sent.Request)
 	}
 }

@@ -3,6 +3,7 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -196,7 +197,11 @@ func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string
 		return
 	}
 	var body nativeBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err == nil {
+		err = json.Unmarshal(raw, &body)
+	}
+	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
 		return
 	}
@@ -224,7 +229,7 @@ func (s *Handler) serveNative(w http.ResponseWriter, r *http.Request, api string
 	if word == "" {
 		word = "tok"
 	}
-	log := &Sent{ID: c.id, Received: received, Stream: body.Stream}
+	log := &Sent{ID: c.id, Received: received, Stream: body.Stream, Request: raw}
 	w.Header().Set("X-Request-Id", c.id) // llama.cpp's and TGI's bodies carry none
 	if !s.noLog {
 		s.mu.Lock()

@@ -9,6 +9,7 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,6 +46,7 @@ type Sent struct {
 	Tokens   []int       // tokens in each event
 	Reasons  []bool      // whether each event was reasoning
 	Stream   bool
+	Request  json.RawMessage // the request's body, as received
 }
 
 // Handler serves the scripted API; it keeps a log of what it sent.
@@ -153,7 +155,11 @@ func (s *Handler) next(w http.ResponseWriter) (seq int, sc Script, ok bool) {
 
 func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	var body requestBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err == nil {
+		err = json.Unmarshal(raw, &body)
+	}
+	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
 		return
 	}
@@ -175,7 +181,7 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	if word == "" {
 		word = "tok"
 	}
-	log := &Sent{ID: id, Received: received, Stream: body.Stream}
+	log := &Sent{ID: id, Received: received, Stream: body.Stream, Request: raw}
 	if !s.noLog {
 		s.mu.Lock()
 		s.sent[id] = log
