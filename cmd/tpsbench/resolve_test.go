@@ -187,6 +187,7 @@ var resolveRules = []resolveRule{
 	}, ""},
 	{"max-tokens below 1", []string{"--max-tokens", "0"}, nil, "--max-tokens"},
 	{"negative counts", []string{"--requests", "-1"}, nil, "must not be negative"},
+	{"a negative ready check", []string{"--ready-check-timeout", "-1s"}, nil, "--ready-check-timeout must not be negative"},
 }
 
 // TestResolveRules: each rule of resolve, one case a rule, and that the

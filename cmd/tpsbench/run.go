@@ -36,6 +36,7 @@ type runFlags struct {
 	topK                                             int
 	stop                                             []string
 	extraBody                                        string
+	readyTimeout                                     time.Duration
 
 	prompt    string
 	maxTokens int
@@ -121,6 +122,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.Float64Var(&f.presPenalty, "presence-penalty", 0, "send presence_penalty (default: the server's)")
 	fl.Float64Var(&f.repPenalty, "repetition-penalty", 0, "send repetition_penalty (repeat_penalty to llama.cpp and Ollama; default: the server's)")
 	fl.StringArrayVar(&f.stop, "stop", nil, "a stop string to send (repeat for several; stop_sequences to Anthropic's API)")
+	fl.DurationVar(&f.readyTimeout, "ready-check-timeout", 0, "before the first step, wait up to this long for each server to answer (a server loading its model answers 503); 0 does not wait")
 	fl.StringVar(&f.extraBody, "extra-body", "", `a JSON object whose fields go into every request's body, over tpsbench's own, e.g. '{"chat_template_kwargs":{"enable_thinking":false}}'`)
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
@@ -203,6 +205,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if tgts == nil {
+		if err := f.waitReady(ctx, cfg, key, stderr); err != nil {
+			return err
+		}
 		if tgts, err = f.parseTargets(ctx, stderr, cfg.specs, key, cfg.headers); err != nil {
 			return err
 		}

@@ -175,3 +175,27 @@ func metricsHeader(u string, tgts []target, key string, headers http.Header) htt
 	}
 	return nil
 }
+
+// waitReady waits, when --ready-check-timeout asks, until each server the
+// run measures answers.
+func (f *runFlags) waitReady(ctx context.Context, cfg *runConfig, key string, stderr io.Writer) error {
+	if f.readyTimeout <= 0 {
+		return nil
+	}
+	urls := []string{f.url}
+	if len(cfg.specs) > 0 {
+		urls = urls[:0]
+		for _, t := range cfg.specs {
+			urls = append(urls, t.url)
+		}
+	}
+	for _, u := range urls {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "waiting up to %s for %s to answer\n", f.readyTimeout, client.Redact(u))
+		}
+		if err := client.WaitReady(ctx, u, f.api, key, cfg.headers, f.readyTimeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
 )
 
 func TestModelDefaultsToServers(t *testing.T) {
@@ -68,5 +71,40 @@ func TestTargetNamesUseCase(t *testing.T) {
 	_, out, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--target-use", "chat", "--slo", "ttft=1s")
 	if !strings.Contains(out, "request_tps (chat) at least 30.00 tok/s") || !strings.Contains(out, "ttft at most 1000 ms") {
 		t.Errorf("targets:\n%s", out)
+	}
+}
+
+// TestReadyCheck: with --ready-check-timeout the run waits while the
+// server answers 503 (as llama.cpp's does while it loads its model) and
+// sends no request before it is ready; a server that never gets ready
+// ends the run with an error that says so.
+func TestReadyCheck(t *testing.T) {
+	h := scripted.NewHandler(func(int) scripted.Script { return scripted.Script{Usage: true, Tokens: 2} }, false)
+	var asked, early atomic.Int32
+	const loading = 3 // model lists answered 503 before the server is ready
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" && asked.Add(1) <= loading {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":{"message":"Loading model"}}`))
+			return
+		}
+		if r.Method == http.MethodPost && asked.Load() <= loading {
+			early.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	code, out, errs := cli(t, "run", "--url", gate.URL, "--model", "m", "--requests", "2", "--max-tokens", "2", "--ready-check-timeout", "1m")
+	if code != 0 || asked.Load() <= loading || early.Load() != 0 || !strings.Contains(errs, "waiting up to 1m0s") || !strings.Contains(out, "2 completed") {
+		t.Fatalf("exit %d, %d model lists asked, %d requests before ready:\n%s%s", code, asked.Load(), early.Load(), out, errs)
+	}
+
+	never := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer never.Close()
+	code, _, errs = cli(t, "run", "--url", never.URL, "--model", "m", "--requests", "1", "--ready-check-timeout", "600ms")
+	if code != 1 || !strings.Contains(errs, "was not ready within 600ms (last: HTTP 503") {
+		t.Errorf("a server never ready: exit %d, %s", code, errs)
 	}
 }
