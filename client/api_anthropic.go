@@ -68,17 +68,17 @@ func anthropicBody(cfg *HTTPConfig, req *Request) map[string]any {
 }
 
 // anthropicScanner reads the Messages API's events. The prompt's count
-// comes in message_start and the output's in message_delta, so the first
-// is kept until the second.
+// (and its cache reads) come in message_start and the output's in
+// message_delta, so the first are kept until the second.
 func anthropicScanner(*streamState) scanFunc {
-	prompt := 0
+	prompt, cached := 0, 0
 	return func(data []byte, ci *chunkInfo) error {
 		err := scanAnthropic(data, ci)
 		if ci.prompt > 0 {
-			prompt = ci.prompt
+			prompt, cached = ci.prompt, ci.cached
 		}
 		if ci.hasUsage && ci.prompt == 0 {
-			ci.prompt = prompt
+			ci.prompt, ci.cached = prompt, cached
 		}
 		return err
 	}
@@ -174,6 +174,9 @@ func (s *scanner) anthropicUsage(ci *chunkInfo, output bool) error {
 		case "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
 			n, err := s.int()
 			ci.prompt += n
+			if string(k) == "cache_read_input_tokens" {
+				ci.cached = n
+			}
 			return err
 		case "output_tokens":
 			if output {

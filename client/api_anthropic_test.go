@@ -52,6 +52,9 @@ func TestAnthropicStream(t *testing.T) {
 		rec.FinishReason != "length" || rec.ResponseID != "msg_1" || len(rec.Chunks) != 3 {
 		t.Fatalf("%+v (error %v)", rec, rec.Error)
 	}
+	if rec.CachedTokens != 3 {
+		t.Errorf("%d cached prompt tokens, want the 3 read from the cache", rec.CachedTokens)
+	}
 	if rec.Chunks[0].Kind != record.ChunkReasoning || rec.ReasoningTokens == 0 || rec.ReasoningTokens >= rec.OutputTokens {
 		t.Errorf("chunks %+v, reasoning %d", rec.Chunks, rec.ReasoningTokens)
 	}

@@ -137,6 +137,8 @@ func (s *scanner) responseField(key []byte, ci *chunkInfo, status, reason *[]byt
 					return s.intInto(&ci.prompt)
 				case "output_tokens":
 					return s.intInto(&ci.completion)
+				case "input_tokens_details":
+					return s.cachedTokens(ci, "cached_tokens")
 				case "output_tokens_details":
 					if s.peek() == '{' {
 						return s.object(func(d []byte) error {

@@ -51,6 +51,8 @@ func scanSGLang(data []byte, ci *chunkInfo, prev *int) error {
 					case "completion_tokens":
 						ci.hasUsage = true
 						return s.intInto(&ci.completion)
+					case "cached_tokens":
+						return s.intInto(&ci.cached)
 					case "id":
 						if s.peek() == '"' {
 							return s.strInto(&ci.id)

@@ -21,6 +21,7 @@ type chunkInfo struct {
 	prompt      int // usage.prompt_tokens
 	completion  int // usage.completion_tokens
 	reasoning   int // usage.completion_tokens_details.reasoning_tokens
+	cached      int // usage.prompt_tokens_details.cached_tokens: the prompt's tokens the server's cache held
 	id          []byte
 	finish      []byte
 	errMsg      []byte // non-nil when the object carries an error
@@ -155,6 +156,8 @@ func scanOpenAI(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 								return s.skip()
 							})
 						}
+					case "prompt_tokens_details":
+						return s.cachedTokens(ci, "cached_tokens")
 					}
 					return s.skip()
 				})

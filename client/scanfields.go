@@ -87,3 +87,17 @@ func (s *scanner) end() error {
 	}
 	return nil
 }
+
+// cachedTokens reads a usage details object for its count of cached
+// prompt tokens (field).
+func (s *scanner) cachedTokens(ci *chunkInfo, field string) error {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	return s.object(func(d []byte) error {
+		if string(d) == field {
+			return s.intInto(&ci.cached)
+		}
+		return s.skip()
+	})
+}

@@ -205,6 +205,9 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		if ci.prompt > 0 {
 			rec.PromptTokens = ci.prompt
 		}
+		if ci.cached > 0 {
+			rec.CachedTokens = ci.cached
+		}
 	}
 	if !ci.tokenBearing() {
 		if n := len(rec.OtherEvents); ci.choices && n < record.MaxOtherEvents {
@@ -256,6 +259,8 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 // finish settles the token count and its source once the body is read.
 func (st *streamState) finish() {
 	rec := st.rec
+	// a cache can hold no more of the prompt than the prompt
+	rec.CachedTokens = min(max(rec.CachedTokens, 0), rec.PromptTokens)
 	if st.srv != (record.ServerTiming{}) && rec.Server == nil {
 		srv := st.srv
 		rec.Server = &srv

@@ -36,6 +36,7 @@ type Accumulator struct {
 	firstSent, lastSent int64
 	sentCount           int
 	inTok, outTok       int64
+	cachedTok           int64
 	e2eSum              float64 // ns
 	bins                tokenBins
 
@@ -192,6 +193,7 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 		s.lastToken = last
 	}
 	s.inTok += int64(r.PromptTokens)
+	s.cachedTok += int64(r.CachedTokens)
 	if s.convention == ConventionGenAIPerf && r.TokenizerTokens > 0 {
 		s.outTok += int64(r.TokenizerTokens) // GenAI-Perf counts with its tokenizer
 	} else {
@@ -264,11 +266,14 @@ func (s *Accumulator) Summary() Summary {
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
-		InputTokens: s.inTok, OutputTokens: s.outTok,
+		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short,
 		Chunks: s.chunks, BatchedChunks: s.batched,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
+	}
+	if s.inTok > 0 {
+		sum.CachedShare = float64(s.cachedTok) / float64(s.inTok)
 	}
 	if measured := s.req.Completed + s.req.Failed; measured > 0 {
 		sum.ErrorRate = float64(s.req.Failed) / float64(measured)

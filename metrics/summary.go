@@ -40,8 +40,12 @@ type Summary struct {
 	ErrorRate float64  `json:"error_rate"` // failed / measured requests
 	Warmup    int      `json:"warmup_requests"`
 
-	DurationS    float64 `json:"duration_s"`
-	InputTokens  int64   `json:"input_tokens"`
+	DurationS   float64 `json:"duration_s"`
+	InputTokens int64   `json:"input_tokens"`
+	// CachedTokens are the prompt tokens the server says its cache held
+	// (record.CachedTokens); CachedShare their share of InputTokens.
+	CachedTokens int64   `json:"cached_tokens,omitempty"`
+	CachedShare  float64 `json:"cached_share,omitempty"`
 	OutputTokens int64   `json:"output_tokens"`
 
 	SystemTPS           float64 `json:"system_tps"`

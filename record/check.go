@@ -102,6 +102,11 @@ func (c *checker) counts(r *Record) {
 			clampCounts(&r.OutputTokens, &r.PromptTokens, &r.UsageTokens, &r.MaxTokens)
 		}
 	}
+	if r.CachedTokens < 0 || r.CachedTokens > r.PromptTokens {
+		if c.broke("cached tokens", fmt.Errorf("record %d: %d cached tokens of %d prompt tokens", r.Seq, r.CachedTokens, r.PromptTokens)) {
+			r.CachedTokens = min(max(r.CachedTokens, 0), r.PromptTokens)
+		}
+	}
 	if r.Retries < 0 || r.Retries > maxRetries {
 		if c.broke("retries", fmt.Errorf("record %d: %d retries out of range", r.Seq, r.Retries)) {
 			r.Retries = min(max(r.Retries, 0), maxRetries)

@@ -103,7 +103,11 @@ type Record struct {
 	// convention counts with its tokenizer always.
 	TokenizerTokens int `json:"tokenizer_tokens,omitempty"`
 	PromptTokens    int `json:"prompt_tokens,omitempty"`
-	MaxTokens       int `json:"max_tokens,omitempty"`
+	// CachedTokens is the part of PromptTokens the server says its cache
+	// held (usage's prompt_tokens_details.cached_tokens, Anthropic's
+	// cache reads), so their prefill was skipped.
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	MaxTokens    int `json:"max_tokens,omitempty"`
 	// ReasoningTokens is the part of OutputTokens that was reasoning: the
 	// server's usage.completion_tokens_details.reasoning_tokens when it
 	// reports them (streamed or hidden), else the tokens of the reasoning

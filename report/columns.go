@@ -138,6 +138,8 @@ func columns() []column {
 		realCol("duration_s", "throughput", "s", func(s *metrics.Summary) float64 { return s.DurationS }),
 		countCol("input_tokens", "throughput", func(s *metrics.Summary) int64 { return s.InputTokens }),
 		countCol("output_tokens", "throughput", func(s *metrics.Summary) int64 { return s.OutputTokens }),
+		countCol("cached_tokens", "throughput", func(s *metrics.Summary) int64 { return s.CachedTokens }),
+		{name: "cached_share", group: "throughput", num: absentIfZero(func(s *metrics.Summary) float64 { return s.CachedShare })},
 		realCol("system_tps", "throughput", "tokens/s", func(s *metrics.Summary) float64 { return s.SystemTPS }),
 		realCol("total_tps", "throughput", "tokens/s", func(s *metrics.Summary) float64 { return s.TotalTPS }),
 		realCol("request_throughput", "throughput", "requests/s", func(s *metrics.Summary) float64 { return s.RequestThroughput }),

@@ -49,6 +49,9 @@ func fixture() *Report {
 				}
 				r.ReasoningTokens = 5
 			}
+			if c == 4 && i > 0 { // a prompt the server's cache held most of
+				r.CachedTokens = 4
+			}
 			if c == 4 { // a replayed trace's step
 				r.Trace = &record.TraceRef{Line: i + 1, Offset: sent - base, InputTokens: 5 + i%2, OutputTokens: 20, ReusedTokens: 2 * (i % 2)}
 			}

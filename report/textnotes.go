@@ -55,6 +55,10 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if v := s.Server; v != nil {
 		serverViewLine(ew, prefix, s, v)
 	}
+	if s.CachedTokens > 0 {
+		ew.printf("%sPrompt cache: %d of %d prompt tokens (%.1f%%) were in the server's cache, their prefill skipped (usage's cached_tokens)\n",
+			prefix, s.CachedTokens, s.InputTokens, 100*s.CachedShare)
+	}
 	if s.ShortOutputs > 0 {
 		ew.printf("%sOutput lengths: %d of %s ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, requests(s.Requests.Completed))
 	}

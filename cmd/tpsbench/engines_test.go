@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +106,33 @@ func TestEngineSizedForConcurrency(t *testing.T) {
 	code, _, errs = cli(t, "run", "--engine-model", "tiny", "--engine-max-num-seqs", "4", "--concurrency", "8", "--requests", "8", "--max-tokens", "2", "-q")
 	if code != 0 || !strings.Contains(errs, "warning: concurrency 8 exceeds the 4 sequences the engine runs at once") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestEnginePromptCache: with prefix caching, the embedded engine says in
+// its usage how much of each prompt its cache held, as vLLM does
+// (prompt_tokens_details.cached_tokens), and the report counts it: the
+// first request finds nothing, the two after it the prompt's whole blocks.
+func TestEnginePromptCache(t *testing.T) {
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	code, out, errs := cli(t, "run", "--engine-model", "tiny", "--engine-enable-prefix-caching", "--prompt", strings.Repeat("the story of the little house ", 6),
+		"--requests", "3", "--concurrency", "1", "--max-tokens", "4", "--warmup", "0", "--records", recs)
+	if code != 0 || !strings.Contains(out, "Prompt cache: ") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(recs)
+	var cached []int
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var r record.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		cached = append(cached, r.CachedTokens)
+		if r.CachedTokens%16 != 0 || r.CachedTokens >= r.PromptTokens {
+			t.Errorf("request %d: %d of %d prompt tokens cached, want whole blocks of 16 and the last fed", r.Seq, r.CachedTokens, r.PromptTokens)
+		}
+	}
+	if len(cached) != 3 || cached[0] != 0 || cached[1] == 0 || cached[2] != cached[1] {
+		t.Errorf("cached tokens %v: want none, then the prompt's whole blocks twice", cached)
 	}
 }

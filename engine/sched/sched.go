@@ -40,6 +40,9 @@ type Event struct {
 	Done    bool
 	Reason  string // when Done: "length", "stop" (end-of-sequence token) or "error"
 	Err     error
+	// Cached, when Done, is how many of the prompt's tokens came from the
+	// prefix cache (their prefill skipped).
+	Cached int
 }
 
 // Logprob is a made token's log-probability and the most likely tokens.
@@ -113,6 +116,7 @@ type job struct {
 	events chan Event
 	seq    *llama.Sequence
 	fed    int // prompt tokens fed so far
+	cached int // prompt tokens taken from the prefix cache
 	last   int // the last token made, to feed next
 	made   int
 }
@@ -259,6 +263,7 @@ func (s *Scheduler) admit(b *batch) bool {
 		j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
 		if s.prefix != nil {
 			j.fed = s.prefix.restore(j.seq, j.req.Prompt)
+			j.cached = j.fed
 		}
 		b.running = append(b.running, j)
 	}
@@ -397,7 +402,7 @@ func (j *job) finish(reason string, err error) {
 	if j.events == nil {
 		return
 	}
-	j.events <- Event{Done: true, Reason: reason, Err: err}
+	j.events <- Event{Done: true, Reason: reason, Err: err, Cached: j.cached}
 	close(j.events)
 	j.events = nil
 	if j.seq != nil {

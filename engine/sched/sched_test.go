@@ -43,22 +43,29 @@ func synthModel(tb testing.TB, shape string, typ gguf.TensorType, n int) *llama.
 }
 
 func generate(t *testing.T, s *sched.Scheduler, prompt []int, n int) []int {
+	out, _ := generateCached(t, s, prompt, n)
+	return out
+}
+
+// generateCached is generate, with how many of the prompt's tokens the
+// prefix cache held.
+func generateCached(t *testing.T, s *sched.Scheduler, prompt []int, n int) (out []int, cached int) {
 	t.Helper()
 	ev, err := s.Submit(context.Background(), sched.Request{Prompt: prompt, MaxTokens: n, IgnoreEOS: true, EOG: []int{2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []int
 	for e := range ev {
 		if e.Done {
 			if e.Reason != "length" || e.Err != nil {
 				t.Fatalf("ended with %q %v", e.Reason, e.Err)
 			}
+			cached = e.Cached
 			break
 		}
 		out = append(out, e.Token)
 	}
-	return out
+	return out, cached
 }
 
 // Greedy decoding of Q8_0 weights is exact whatever the batch, so a
@@ -176,17 +183,17 @@ func testPrefixCacheHits(t *testing.T, kv gguf.TensorType) {
 	plain.Close()
 	s := sched.New(m, sched.Options{MaxSeqs: 2, PrefixCaching: true, PrefixCacheBytes: 1 << 20})
 	defer s.Close()
-	cold := generate(t, s, prompt, 10)
+	cold, coldCached := generateCached(t, s, prompt, 10)
 	st := s.Stats()
 	if st.PrefixHits != 0 || st.PrefixQueries != uint64(len(prompt)) || st.PrefixBytes == 0 {
 		t.Fatalf("after a cold request: %+v", st)
 	}
-	warm := generate(t, s, prompt, 10)
+	warm, warmCached := generateCached(t, s, prompt, 10)
 	st = s.Stats()
 	// 71 tokens: 4 whole blocks of 16 can come from the cache (the last
 	// token is always fed).
-	if st.PrefixHits != 64 {
-		t.Fatalf("hits %d, want 64 (%+v)", st.PrefixHits, st)
+	if st.PrefixHits != 64 || coldCached != 0 || warmCached != 64 {
+		t.Fatalf("hits %d, want 64 (%+v); the requests said %d and %d cached", st.PrefixHits, st, coldCached, warmCached)
 	}
 	if fmt.Sprint(cold) != fmt.Sprint(want) || fmt.Sprint(warm) != fmt.Sprint(want) {
 		t.Fatalf("cold %v warm %v, want %v", cold, warm, want)

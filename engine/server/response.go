@@ -19,6 +19,7 @@ type response struct {
 	id, model    string
 	created      int64
 	prompt, made int
+	cached       int // the prompt's tokens the prefix cache held
 	stops        []string
 	tok          *tokenizer.Tokenizer
 	// logprobs: each token's entry waits in lps until a chunk carries it
@@ -127,6 +128,9 @@ func (o *response) delta(text string) map[string]any {
 
 func (o *response) usageJSON() map[string]any {
 	u := map[string]any{"prompt_tokens": o.prompt, "completion_tokens": o.made, "total_tokens": o.prompt + o.made}
+	if o.cached > 0 { // as vLLM reports the prefix cache's share of the prompt
+		u["prompt_tokens_details"] = map[string]any{"cached_tokens": o.cached}
+	}
 	if o.reasoning > 0 {
 		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": min(o.made, o.reasoning)}
 	} else if o.thought > 0 {

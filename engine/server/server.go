@@ -210,6 +210,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 			if ev.Err == nil {
 				reason = ev.Reason
 			}
+			out.cached = ev.Cached
 			out.end(ev.Reason)
 			return
 		}
