@@ -130,27 +130,7 @@ func (s *scanner) responseField(key []byte, ci *chunkInfo, status, reason *[]byt
 		}
 	case "usage":
 		if s.peek() == '{' {
-			ci.hasUsage = true
-			return s.object(func(k []byte) error {
-				switch string(k) {
-				case "input_tokens":
-					return s.intInto(&ci.prompt)
-				case "output_tokens":
-					return s.intInto(&ci.completion)
-				case "input_tokens_details":
-					return s.cachedTokens(ci, "cached_tokens")
-				case "output_tokens_details":
-					if s.peek() == '{' {
-						return s.object(func(d []byte) error {
-							if string(d) == "reasoning_tokens" {
-								return s.intInto(&ci.reasoning)
-							}
-							return s.skip()
-						})
-					}
-				}
-				return s.skip()
-			})
+			return s.responsesUsage(ci)
 		}
 	case "output":
 		// a whole response's items: messages' output_text, reasoning
@@ -205,4 +185,30 @@ func (s *scanner) responseField(key []byte, ci *chunkInfo, status, reason *[]byt
 		}
 	}
 	return s.skip()
+}
+
+// responsesUsage reads a response's usage: input and output tokens, the
+// input's cached tokens and the output's reasoning tokens.
+func (s *scanner) responsesUsage(ci *chunkInfo) error {
+	ci.hasUsage = true
+	return s.object(func(k []byte) error {
+		switch string(k) {
+		case "input_tokens":
+			return s.intInto(&ci.prompt)
+		case "output_tokens":
+			return s.intInto(&ci.completion)
+		case "input_tokens_details":
+			return s.cachedTokens(ci, "cached_tokens")
+		case "output_tokens_details":
+			if s.peek() == '{' {
+				return s.object(func(d []byte) error {
+					if string(d) == "reasoning_tokens" {
+						return s.intInto(&ci.reasoning)
+					}
+					return s.skip()
+				})
+			}
+		}
+		return s.skip()
+	})
 }
