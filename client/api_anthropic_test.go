@@ -93,11 +93,15 @@ func TestAnthropicWholeMessage(t *testing.T) {
 // as x-api-key, never as a bearer token), its budget always (the API
 // requires one), system messages in its system field, and no ignore_eos.
 func TestAnthropicRequest(t *testing.T) {
-	var got http.Header
-	var body map[string]any
+	type received struct {
+		header http.Header
+		body   map[string]any
+	}
+	requests := make(chan received, 1) // the handler's goroutine hands them over
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Clone()
+		var body map[string]any
 		json.NewDecoder(r.Body).Decode(&body)
+		requests <- received{r.Header.Clone(), body}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(anthropicStream))
 	}))
@@ -112,6 +116,8 @@ func TestAnthropicRequest(t *testing.T) {
 	if rec.Error != nil || !strings.HasSuffix(c.Endpoint(), "/v1/messages") {
 		t.Fatalf("%v at %s", rec.Error, c.Endpoint())
 	}
+	req := <-requests
+	got, body := req.header, req.body
 	if got.Get("x-api-key") != "sk-ant" || got.Get("anthropic-version") != anthropicVersion || got.Get("Authorization") != "" {
 		t.Errorf("headers %v", got)
 	}
