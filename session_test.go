@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,5 +163,44 @@ func TestSessionDrivesLifecycles(t *testing.T) {
 	want = "start a, start c, flush a, stop a"
 	if got := strings.Join(log, ", "); got != want {
 		t.Errorf("a failed start: lifecycle %q, want %q", got, want)
+	}
+}
+
+// TestMaxErrorsStopsAStep: a step stops starting requests once MaxErrors
+// of them failed (the server's own count of what it received bounds what
+// was sent: the failures, plus one a slot in flight), and the run goes on
+// to its next step.
+func TestMaxErrorsStopsAStep(t *testing.T) {
+	var received atomic.Int32
+	srv := scripted.NewFunc(func(seq int) scripted.Script {
+		received.Add(1)
+		if seq < 5 {
+			return scripted.Script{Status: 500}
+		}
+		return scripted.Script{Usage: true, Tokens: 2}
+	})
+	defer srv.Close()
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	step := func(label string, n int) tpsbench.Step {
+		return tpsbench.Step{Label: label, Model: "m", Client: cl, Profile: load.Profile{Concurrency: 1, Requests: n}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
+	}
+	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{MaxErrors: 3, Steps: []tpsbench.Step{step("failing", 40), step("after", 6)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 {
+		t.Fatalf("%d steps", len(res.Steps))
+	}
+	first, second := res.Steps[0], res.Steps[1]
+	sent := first.Requests.Completed + first.Requests.Failed
+	if first.StoppedAfterErrors != 3 || first.Requests.Failed < 3 || sent > 3+1 {
+		t.Errorf("the failing step: stopped after %d, %d sent, %d failed", first.StoppedAfterErrors, sent, first.Requests.Failed)
+	}
+	if second.StoppedAfterErrors != 0 || second.Requests.Completed < 3 || int(received.Load()) != sent+second.Requests.Completed+second.Requests.Failed {
+		t.Errorf("the step after: stopped after %d, %d completed; the server received %d requests in all", second.StoppedAfterErrors, second.Requests.Completed, received.Load())
 	}
 }

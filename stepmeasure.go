@@ -23,6 +23,7 @@ type runner struct {
 	writeErr error                       // the first the records file gave
 	views    map[int]servermetrics.View  // the server's view of step i
 	loads    map[int]*metrics.ClientLoad // the client's CPU in step i
+	stopped  map[int]int                 // the failures after which step i stopped early
 }
 
 // step measures plan step i: it sends the step's load, records and adds up
@@ -38,8 +39,18 @@ func (r *runner) step(ctx context.Context, i int) {
 		window.start()
 	}
 	cpu := startCPU()
-	for rec := range load.Run(ctx, step.Profile, r.request(i, window)) {
+	stepCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	failed := 0
+	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window)) {
 		r.keep(rec)
+		if !rec.Warmup && !rec.OK() {
+			failed++
+			if limit := r.plan.MaxErrors; limit > 0 && failed == limit && ctx.Err() == nil {
+				stop() // no request starts after; those in flight get their grace
+				r.stopped[i] = limit
+			}
+		}
 	}
 	if v, ok := window.stop(); ok {
 		r.views[i] = v

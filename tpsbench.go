@@ -59,6 +59,11 @@ type Plan struct {
 	// done, without waiting out their grace (a second Ctrl-C); what they
 	// measured is kept as canceled records.
 	Abort context.Context
+	// MaxErrors, when above 0, stops a step early once that many of its
+	// measured requests have failed (GuideLLM's max_errors): no request
+	// starts after, those in flight get the step's grace. The run goes on
+	// to its next step.
+	MaxErrors int
 	// ServerInProcess says the server runs in this process (the embedded
 	// engine): the process's CPU is then not the client's, and no client
 	// load is reported.
@@ -101,7 +106,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	r := &runner{
 		plan: &plan, runID: res.RunID, clock: clock,
 		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention),
-		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{},
+		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]int{},
 	}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
@@ -116,6 +121,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			res.Steps[j].Server = &v
 		}
 		res.Steps[j].Client = r.loads[j]
+		res.Steps[j].StoppedAfterErrors = r.stopped[j]
 	}
 	res.Interrupted = ctx.Err() != nil
 	if r.writeErr != nil {

@@ -98,8 +98,12 @@ type Summary struct {
 	// Client is the measuring process's own CPU over the step, when the
 	// server runs in another process. It is a figure of the run, not of
 	// its records, so no report (which records alone make) carries it.
-	Client  *ClientLoad `json:"-"`
-	Targets []Verdict   `json:"targets"`
+	Client *ClientLoad `json:"-"`
+	// StoppedAfterErrors, when not 0, is the failed requests after which
+	// the step stopped early (Plan.MaxErrors); a figure of the run, like
+	// Client.
+	StoppedAfterErrors int       `json:"-"`
+	Targets            []Verdict `json:"targets"`
 
 	// Start and End are the window's bounds in Unix ns.
 	Start int64 `json:"start_unix_ns"`

@@ -47,6 +47,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		return err
 	}
 	warnBusyClient(stderr, search.Steps)
+	warnStoppedEarly(stderr, search.Steps)
 	rep := report.New(tpsbench.Version, search.Steps)
 	if search.Found {
 		rep.Note = fmt.Sprintf("Highest concurrency meeting every target: %d (system TPS %.2f, per-request TPS %.2f); %s.",

@@ -284,8 +284,8 @@ func checkCounts(f *runFlags) error {
 	if f.maxTokens < 1 || f.maxTokens > record.MaxTokens {
 		return usagef("--max-tokens %d: want 1 to %d", f.maxTokens, record.MaxTokens)
 	}
-	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 || f.readyTimeout < 0 {
-		return usagef("--requests, --concurrency, --rate, --duration, --timeout, --grace and --ready-check-timeout must not be negative")
+	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 || f.readyTimeout < 0 || f.maxErrors < 0 {
+		return usagef("--requests, --concurrency, --rate, --duration, --timeout, --grace, --ready-check-timeout and --max-errors must not be negative")
 	}
 	return checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
 		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}, {"--trace", f.trace}},

@@ -187,7 +187,8 @@ var resolveRules = []resolveRule{
 	}, ""},
 	{"max-tokens below 1", []string{"--max-tokens", "0"}, nil, "--max-tokens"},
 	{"negative counts", []string{"--requests", "-1"}, nil, "must not be negative"},
-	{"a negative ready check", []string{"--ready-check-timeout", "-1s"}, nil, "--ready-check-timeout must not be negative"},
+	{"a negative ready check", []string{"--ready-check-timeout", "-1s"}, nil, "--ready-check-timeout and --max-errors must not be negative"},
+	{"negative max errors", []string{"--max-errors", "-2"}, nil, "--max-errors must not be negative"},
 }
 
 // TestResolveRules: each rule of resolve, one case a rule, and that the

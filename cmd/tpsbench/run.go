@@ -37,6 +37,7 @@ type runFlags struct {
 	stop                                             []string
 	extraBody                                        string
 	readyTimeout                                     time.Duration
+	maxErrors                                        int
 
 	prompt    string
 	maxTokens int
@@ -122,6 +123,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.Float64Var(&f.presPenalty, "presence-penalty", 0, "send presence_penalty (default: the server's)")
 	fl.Float64Var(&f.repPenalty, "repetition-penalty", 0, "send repetition_penalty (repeat_penalty to llama.cpp and Ollama; default: the server's)")
 	fl.StringArrayVar(&f.stop, "stop", nil, "a stop string to send (repeat for several; stop_sequences to Anthropic's API)")
+	fl.IntVar(&f.maxErrors, "max-errors", 0, "stop a step early once this many of its requests have failed (those in flight get --grace); the run goes on to its next step; 0 never stops")
 	fl.DurationVar(&f.readyTimeout, "ready-check-timeout", 0, "before the first step, wait up to this long for each server to answer (a server loading its model answers 503); 0 does not wait")
 	fl.StringVar(&f.extraBody, "extra-body", "", `a JSON object whose fields go into every request's body, over tpsbench's own, e.g. '{"chat_template_kwargs":{"enable_thinking":false}}'`)
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
@@ -218,7 +220,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer steps.close()
-	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Abort: abort}
+	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Abort: abort, MaxErrors: f.maxErrors}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
 			return err
@@ -291,6 +293,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	rep.Note = note
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)
 	warnBusyClient(stderr, res.Steps)
+	warnStoppedEarly(stderr, res.Steps)
 	switch {
 	case runErr != nil:
 		return runErr

@@ -503,3 +503,15 @@ func TestSamplingFlagsReachTheServer(t *testing.T) {
 		t.Errorf("top_k sent unasked: %s", sent.Request)
 	}
 }
+
+// TestMaxErrorsFlag: --max-errors stops the step and says so on stderr.
+func TestMaxErrorsFlag(t *testing.T) {
+	srv := scripted.New(scripted.Script{Status: 503})
+	defer srv.Close()
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	_, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "30", "--concurrency", "1", "--max-errors", "2", "-q", "--records", recs)
+	data, _ := os.ReadFile(recs)
+	if n := bytes.Count(data, []byte("\n")); n > 3 || !strings.Contains(errs, "stopped early: 2 of its requests had failed") {
+		t.Errorf("%d records; stderr:\n%s", n, errs)
+	}
+}

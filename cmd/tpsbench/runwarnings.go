@@ -18,3 +18,13 @@ func warnBusyClient(w io.Writer, steps []metrics.Summary) {
 		}
 	}
 }
+
+// warnStoppedEarly says on stderr which steps --max-errors stopped early:
+// a figure of the run, which no report of its records carries.
+func warnStoppedEarly(w io.Writer, steps []metrics.Summary) {
+	for _, s := range steps {
+		if n := s.StoppedAfterErrors; n > 0 {
+			fmt.Fprintf(w, "tpsbench: step %s stopped early: %d of its requests had failed (--max-errors %d); the requests in flight had their grace\n", termsafe.String(s.Label), n, n)
+		}
+	}
+}
