@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
@@ -41,16 +42,12 @@ func (r *runner) step(ctx context.Context, i int) {
 	cpu := startCPU()
 	stepCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	failed := 0
-	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window)) {
+	errs := &errorLimit{limit: r.plan.MaxErrors, stop: stop}
+	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window, errs)) {
 		r.keep(rec)
-		if !rec.Warmup && !rec.OK() {
-			failed++
-			if limit := r.plan.MaxErrors; limit > 0 && failed == limit && ctx.Err() == nil {
-				stop() // no request starts after; those in flight get their grace
-				r.stopped[i] = limit
-			}
-		}
+	}
+	if errs.reached.Load() && ctx.Err() == nil {
+		r.stopped[i] = errs.limit
 	}
 	if v, ok := window.stop(); ok {
 		r.views[i] = v
@@ -64,7 +61,7 @@ func (r *runner) step(ctx context.Context, i int) {
 // are offsets on one clock, the client's, which stamps the send and every
 // chunk: the schedule is kept on it too (scheduling on another clock gave
 // a client lag of the two clocks' difference, 301 ms, not 1 ms).
-func (r *runner) request(i int, window *scrapeWindow) func(context.Context, load.Job) *record.Record {
+func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(context.Context, load.Job) *record.Record {
 	plan, step := r.plan, &r.plan.Steps[i]
 	stamps := step.Client.Clock()
 	if stamps == nil {
@@ -99,7 +96,29 @@ func (r *runner) request(i int, window *scrapeWindow) func(context.Context, load
 			req.OnChunk = plan.Observer.Chunk
 		}
 		step.Client.Do(ctx, req, rec)
+		if !job.Warmup && !rec.OK() {
+			errs.failed()
+		}
 		return rec
+	}
+}
+
+// errorLimit stops a step once limit of its measured requests have
+// failed (Plan.MaxErrors; 0 never). It is told on the requests' own
+// goroutines, before the scheduler starts another: told when their
+// records were read, a fast-failing server had 13 requests sent under a
+// limit of 2.
+type errorLimit struct {
+	limit   int
+	stop    func()
+	count   atomic.Int64
+	reached atomic.Bool
+}
+
+func (e *errorLimit) failed() {
+	if e.limit > 0 && e.count.Add(1) == int64(e.limit) {
+		e.reached.Store(true)
+		e.stop() // no request starts after; those in flight get their grace
 	}
 }
 

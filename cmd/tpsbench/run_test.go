@@ -511,7 +511,7 @@ func TestMaxErrorsFlag(t *testing.T) {
 	recs := filepath.Join(t.TempDir(), "r.jsonl")
 	_, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "30", "--concurrency", "1", "--max-errors", "2", "-q", "--records", recs)
 	data, _ := os.ReadFile(recs)
-	if n := bytes.Count(data, []byte("\n")); n > 3 || !strings.Contains(errs, "stopped early: 2 of its requests had failed") {
+	if n := bytes.Count(data, []byte("\n")); n != 2 || !strings.Contains(errs, "stopped early: 2 of its requests had failed") {
 		t.Errorf("%d records; stderr:\n%s", n, errs)
 	}
 }
