@@ -46,7 +46,7 @@ func (r *runner) step(ctx context.Context, i int) {
 	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window, errs)) {
 		r.keep(rec)
 	}
-	if errs.reached.Load() && ctx.Err() == nil {
+	if errs.reached() && ctx.Err() == nil {
 		r.stopped[i] = errs.limit
 	}
 	if v, ok := window.stop(); ok {
@@ -109,18 +109,19 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(con
 // records were read, a fast-failing server had 13 requests sent under a
 // limit of 2.
 type errorLimit struct {
-	limit   int
-	stop    func()
-	count   atomic.Int64
-	reached atomic.Bool
+	limit int
+	stop  func()
+	count atomic.Int64
 }
 
 func (e *errorLimit) failed() {
 	if e.limit > 0 && e.count.Add(1) == int64(e.limit) {
-		e.reached.Store(true)
 		e.stop() // no request starts after; those in flight get their grace
 	}
 }
+
+// reached reports whether the step stopped at its limit.
+func (e *errorLimit) reached() bool { return e.limit > 0 && e.count.Load() >= int64(e.limit) }
 
 // chunksReserved bounds the chunks a record makes room for before its
 // request is sent; longer answers grow the slice as they stream.

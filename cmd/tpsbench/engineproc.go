@@ -23,10 +23,8 @@ const engineChildEnv = "TPSBENCH_ENGINE_PROCESS"
 func (e *engineFlags) serveArgs() []string {
 	// flags bound to a copy, which then takes e's values: the flag values
 	// point at its fields
-	var bound engineFlags
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	bound.define(fs, "")
-	bound = *e
+	fs, bound := engineFlagSet("")
+	*bound = *e
 	var args []string
 	fs.VisitAll(func(f *pflag.Flag) {
 		if v := f.Value.String(); v != f.DefValue || e.changed != nil && e.changed(f.Name) {
@@ -47,4 +45,13 @@ func startEngineProcess(args []string) (*engine.Process, error) {
 	// no bearer token: the run's key is for --url servers
 	cmd.Env = append(os.Environ(), engineChildEnv+"=1", "TPSBENCH_API_KEY=")
 	return engine.StartProcess(cmd)
+}
+
+// engineFlagSet is the engine's flags alone, named with prefix and bound
+// to a fresh engineFlags.
+func engineFlagSet(prefix string) (*pflag.FlagSet, *engineFlags) {
+	e := &engineFlags{}
+	fs := pflag.NewFlagSet("engine", pflag.ContinueOnError)
+	e.define(fs, prefix)
+	return fs, e
 }

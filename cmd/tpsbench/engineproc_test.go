@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/spf13/pflag"
 )
 
 // TestMain lets this test binary be the engine process a run starts: the
@@ -58,15 +56,13 @@ func TestServeArgs(t *testing.T) {
 	for _, c := range cases {
 		f, _ := runFlagsFrom(t, c.args...)
 		args := f.engine.serveArgs()
-		var served engineFlags
-		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-		served.define(fs, "")
+		fs, served := engineFlagSet("")
 		if err := fs.Parse(args); err != nil {
 			t.Fatalf("%v: serve args %q: %v", c.args, args, err)
 		}
 		want := f.engine
 		want.changed = nil
-		if !reflect.DeepEqual(served, want) {
+		if !reflect.DeepEqual(*served, want) {
 			t.Errorf("%v: serve args %q give %+v, want %+v", c.args, args, served, want)
 		}
 		got := strings.Join(args, " ")

@@ -259,8 +259,7 @@ func checkEngine(f *runFlags, changed func(string) bool, c *runConfig) error {
 		return usagef("--factor %s compares engine configurations: drop --url and --target", f.factor)
 	}
 	if !c.embedded {
-		fs := pflag.NewFlagSet("engine", pflag.ContinueOnError)
-		(&engineFlags{}).define(fs, "engine-")
+		fs, _ := engineFlagSet("engine-")
 		var given string
 		fs.VisitAll(func(fl *pflag.Flag) {
 			if given == "" && changed(fl.Name) {
