@@ -80,7 +80,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(con
 		item := step.Workload.Item(job.Seq, job.Warmup)
 		rec := &record.Record{
 			V: record.SchemaVersion, Run: r.runID, Step: step.Label, StepIndex: plan.FirstStep + i,
-			Seq: job.Seq, Warmup: job.Warmup,
+			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model,
 			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
 			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 		}

@@ -6,6 +6,7 @@ package monitor
 
 import (
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +28,11 @@ type Exporter struct {
 	tpot     *prometheus.HistogramVec
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
-	models   modelLabels
+	// the in-flight gauge each request was counted under: a record's
+	// model is filled in after it is sent (the client reads it from the
+	// request), so Observe's labels may differ from Sent's
+	countedUnder sync.Map // *record.Record -> prometheus.Gauge
+	models       modelLabels
 	// records a proxy measured but could not write (the run's are fatal)
 	recordsLost prometheus.Counter
 	lastOutput  atomic.Pointer[labelledCounter]
@@ -73,7 +78,9 @@ func (e *Exporter) Handler() http.Handler { return promhttp.HandlerFor(e.reg, pr
 // Sent counts a request going out.
 func (e *Exporter) Sent(r *record.Record) {
 	if !r.Warmup {
-		e.inFlight.WithLabelValues(e.labels(r)).Inc()
+		g := e.inFlight.WithLabelValues(e.labels(r))
+		g.Inc()
+		e.countedUnder.Store(r, g)
 	}
 }
 
@@ -118,8 +125,10 @@ func (e *Exporter) Observe(r *record.Record) {
 	if r.Warmup {
 		return
 	}
+	if g, ok := e.countedUnder.LoadAndDelete(r); ok {
+		g.(prometheus.Gauge).Dec()
+	}
 	model, step := e.labels(r)
-	e.inFlight.WithLabelValues(model, step).Dec()
 	if !r.OK() {
 		e.requests.WithLabelValues(cleanLabel(r.Error.Kind), model, step).Inc()
 		return

@@ -83,3 +83,51 @@ func TestCleanLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestInFlightMeetsItsLabels: the client learns a request's model after
+// it is sent (the record has none at Sent), and a gauge raised under one
+// label and lowered under another read +89 and -87 in the middle of a run.
+// Every series, not only their sum, is back at 0 when the requests end,
+// and none is ever negative.
+func TestInFlightMeetsItsLabels(t *testing.T) {
+	e := NewExporter()
+	var recs []*record.Record
+	for i := range 5 {
+		r := &record.Record{Step: "c=4", Sent: 0, First: 1e6, Last: 5e6, OutputTokens: 5}
+		e.Sent(r)
+		r.Model = fmt.Sprintf("model-%d", i%2) // as client.HTTP.Do fills it in
+		recs = append(recs, r)
+	}
+	inFlight := func() map[string]float64 {
+		families, err := e.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, fam := range families {
+			if fam.GetName() != "tpsbench_requests_in_flight" {
+				continue
+			}
+			for _, m := range fam.GetMetric() {
+				got[m.GetLabel()[0].GetValue()+"/"+m.GetLabel()[1].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+		return got
+	}
+	for _, r := range recs[:2] {
+		e.Observe(r)
+	}
+	for series, v := range inFlight() {
+		if v < 0 {
+			t.Errorf("%s: %v in flight with 3 requests running", series, v)
+		}
+	}
+	for _, r := range recs[2:] {
+		e.Observe(r)
+	}
+	for series, v := range inFlight() {
+		if v != 0 {
+			t.Errorf("%s: %v in flight after every request ended", series, v)
+		}
+	}
+}
