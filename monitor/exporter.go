@@ -5,6 +5,7 @@
 package monitor
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,7 @@ type Exporter struct {
 	// every output token as it streams, by the second it came: the
 	// rolling and cumulative TPS gauges
 	streamed metrics.SecondBins
+	scrapes  scrapes
 }
 
 // NewExporter makes an exporter with its own registry.
@@ -149,16 +151,26 @@ func (e *Exporter) Observe(r *record.Record) {
 // is called.
 func (e *Exporter) Serve(addr string) (stop func(), url string, err error) {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", e.Handler())
-	return serve(addr, mux)
+	mux.Handle("/metrics", e.scrapes.wrap(e.Handler()))
+	return serve(addr, mux, time.Second)
 }
 
-func serve(addr string, h http.Handler) (func(), string, error) {
+// serve serves h on addr until the returned function is called, which
+// lets answers being written finish for up to grace (a final scrape cut
+// mid-body would be lost as surely as one never served).
+func serve(addr string, h http.Handler, grace time.Duration) (func(), string, error) {
 	ln, err := httpserve.Listen(addr)
 	if err != nil {
 		return nil, "", err
 	}
 	srv := httpserve.Server(h)
 	go func() { _ = srv.Serve(ln) }()
-	return func() { _ = srv.Close() }, "http://" + ln.Addr().String(), nil
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			_ = srv.Close()
+		}
+	}
+	return stop, "http://" + ln.Addr().String(), nil
 }

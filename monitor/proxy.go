@@ -379,5 +379,5 @@ func (p *Proxy) Serve(addr string) (stop func(), url string, err error) {
 		}))
 	}
 	mux.Handle("/", p)
-	return serve(addr, mux)
+	return serve(addr, mux, 0) // streams still passing through end at once
 }

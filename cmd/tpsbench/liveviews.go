@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/monitor"
@@ -12,7 +14,7 @@ import (
 // liveViews are the observers that watch a run as it goes, as the flags
 // ask: the progress line or the dashboard, and the Prometheus exporter.
 // The run's session starts and stops them.
-func (f *runFlags) liveViews(stderr io.Writer, steps int) tpsbench.Observers {
+func (f *runFlags) liveViews(ctx context.Context, stderr io.Writer, steps int) tpsbench.Observers {
 	var views tpsbench.Observers
 	switch {
 	case f.quiet:
@@ -24,19 +26,25 @@ func (f *runFlags) liveViews(stderr io.Writer, steps int) tpsbench.Observers {
 		views = append(views, newProgress(stderr, steps))
 	}
 	if f.metricsAt != "" {
-		views = append(views, &exporterObserver{Exporter: monitor.NewExporter(), addr: f.metricsAt, stderr: stderr, quiet: f.quiet})
+		views = append(views, &exporterObserver{Exporter: monitor.NewExporter(), addr: f.metricsAt, linger: f.metricsLinger,
+			ctx: ctx, stderr: stderr, quiet: f.quiet})
 	}
 	return views
 }
 
 // exporterObserver feeds a run's events to the Prometheus exporter, which
-// serves at addr from its Start to its Stop.
+// serves at addr from its Start to its Stop. A run that something scraped
+// waits at its Stop, up to linger, for the scrape that sees its final
+// counts; an interrupted run (ctx done) does not.
 type exporterObserver struct {
 	*monitor.Exporter
 	addr      string
+	linger    time.Duration
+	ctx       context.Context
 	stderr    io.Writer
 	quiet     bool
 	stopServe func()
+	ended     time.Time
 }
 
 func (o *exporterObserver) Start() error {
@@ -51,7 +59,29 @@ func (o *exporterObserver) Start() error {
 	return nil
 }
 
-func (o *exporterObserver) Stop() { o.stopServe() }
+// Flush notes when the measuring ended.
+func (o *exporterObserver) Flush() { o.ended = time.Now() }
+
+func (o *exporterObserver) Stop() {
+	defer o.stopServe()
+	if o.linger <= 0 || o.ended.IsZero() || o.Scraped() == 0 || o.ctx.Err() != nil {
+		return
+	}
+	final := o.ScrapedSince(o.ended)
+	select {
+	case <-final:
+		return
+	default:
+	}
+	if !o.quiet {
+		fmt.Fprintf(o.stderr, "waiting up to %v for a last scrape of the final counts (--metrics-linger)\n", o.linger)
+	}
+	select {
+	case <-final:
+	case <-time.After(o.linger):
+	case <-o.ctx.Done():
+	}
+}
 
 func (*exporterObserver) StepBegan(int, *tpsbench.Step)        {}
 func (o *exporterObserver) Done(r *record.Record)              { o.Observe(r) }

@@ -60,19 +60,20 @@ type runFlags struct {
 	sweepRates  string
 	grace       time.Duration
 
-	records     string
-	showTokens  bool
-	quiet       bool
-	factor      string
-	shard       string
-	startAt     string
-	findMax     bool
-	maxConc     int
-	maxInFlight int // --max-concurrency: --concurrency under vLLM's name
-	serverMet   string
-	metricsAt   string
-	live        bool
-	tokenizer   string
+	records       string
+	showTokens    bool
+	quiet         bool
+	factor        string
+	shard         string
+	startAt       string
+	findMax       bool
+	maxConc       int
+	maxInFlight   int // --max-concurrency: --concurrency under vLLM's name
+	serverMet     string
+	metricsAt     string
+	metricsLinger time.Duration
+	live          bool
+	tokenizer     string
 
 	trace         string
 	traceFormat   string
@@ -155,6 +156,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.tokenizer, "tokenizer", "", "client-side tokenizer (cl100k or o200k, built in, or the path of a model's Hugging Face tokenizer.json): counts output when the server reports no usage, and sizes synthetic prompts when it has no /tokenize")
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
+	fl.DurationVar(&f.metricsLinger, "metrics-linger", 30*time.Second, "with --metrics-addr, when something scraped during the run: how long to wait after it for the scrape that sees its final counts (0: stop at once)")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "find-max-limit", 256, "with --find-max: the highest concurrency to try")
@@ -234,7 +236,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer closeRecords()
-	observers := f.liveViews(stderr, len(plan.Steps)+autoRates)
+	observers := f.liveViews(ctx, stderr, len(plan.Steps)+autoRates)
 	if steps.tokens != nil {
 		observers = append(observers, steps.tokens)
 	}
