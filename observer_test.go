@@ -50,7 +50,7 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	output := regexp.MustCompile(`gen_ai_client_token_usage\{gen_ai_request_model="m",gen_ai_token_type="output",step="s"\} (\d+)`)
+	output := regexp.MustCompile(`tpsbench_output_tokens_total\{gen_ai_request_model="m",step="s"\} (\d+)`)
 	cumulative := regexp.MustCompile(`tpsbench_output_tokens_per_second_cumulative ([0-9.e+]+)`)
 	var tps float64
 	scrape := func() int {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsbench/tpsbench/internal/promcheck"
+
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/record"
@@ -378,6 +380,10 @@ func TestMetricsEndpoint(t *testing.T) {
 		`vllm:inter_token_latency_seconds_count{model_name="tpsbench-tiny-q8_0"} 6`,
 		`vllm:num_requests_running{model_name="tpsbench-tiny-q8_0"} 0`,
 		`# TYPE vllm:e2e_request_latency_seconds histogram`,
+		// up to vLLM's own top bounds: a 30 s TTFT is not past the scale
+		`vllm:time_to_first_token_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="2560"} 2`,
+		`vllm:inter_token_latency_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="80"} 6`,
+		`vllm:e2e_request_latency_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="7680"} 2`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
@@ -394,6 +400,8 @@ func TestMetricsEndpoint(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
+	// clean to Prometheus's linter, but for the names spelled as vLLM does
+	promcheck.Lint(t, []byte(body), func(name string) bool { return strings.HasPrefix(name, "vllm:") })
 	smp, err := servermetrics.Parse(strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

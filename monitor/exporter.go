@@ -15,17 +15,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tpsbench/tpsbench/internal/httpserve"
+	"github.com/tpsbench/tpsbench/internal/latbuckets"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// Exporter turns records into Prometheus metrics named after the
-// OpenTelemetry GenAI semantic conventions.
+// Exporter turns records into Prometheus metrics: the client-side ones
+// of OpenTelemetry's GenAI semantic conventions (gen_ai.client.token.usage,
+// gen_ai.client.operation.duration, .time_to_first_chunk and
+// .time_per_output_chunk), and tpsbench's own under tpsbench_.
 type Exporter struct {
 	reg      *prometheus.Registry
-	tokens   *prometheus.CounterVec
+	usage    *prometheus.HistogramVec // tokens a request, by type
+	output   *prometheus.CounterVec   // output tokens as they stream
 	requests *prometheus.CounterVec
-	ttft     *prometheus.HistogramVec
+	ttfc     *prometheus.HistogramVec
+	chunkGap *prometheus.HistogramVec
 	tpot     *prometheus.HistogramVec
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
@@ -36,7 +41,7 @@ type Exporter struct {
 	models       modelLabels
 	// records a proxy measured but could not write (the run's are fatal)
 	recordsLost prometheus.Counter
-	lastOutput  atomic.Pointer[labelledCounter]
+	lastLabels  atomic.Pointer[chunkSeries]
 	// every output token as it streams, by the second it came: the
 	// rolling and cumulative TPS gauges
 	streamed metrics.SecondBins
@@ -45,22 +50,28 @@ type Exporter struct {
 
 // NewExporter makes an exporter with its own registry.
 func NewExporter() *Exporter {
-	lat := []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
+	by := []string{"gen_ai_request_model", "step"}
+	histogram := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, append(labels, by...))
+	}
 	e := &Exporter{
 		reg: prometheus.NewRegistry(),
-		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gen_ai_client_token_usage",
-			Help: "Tokens used by completed requests, by type (input, output)."}, []string{"gen_ai_token_type", "gen_ai_request_model", "step"}),
+		usage: histogram("gen_ai_client_token_usage", "Tokens a completed request used, by type (input, output).",
+			latbuckets.Tokens(), "gen_ai_token_type"),
+		output: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_output_tokens_total",
+			Help: "Output tokens, counted as each chunk streams (a rate over it is the system TPS)."}, by),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_requests_total",
-			Help: "Requests ended, by outcome (ok or a failure kind)."}, []string{"outcome", "gen_ai_request_model", "step"}),
-		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_time_to_first_token_seconds",
-			Help: "Time to first token, measured by the client.", Buckets: lat}, []string{"gen_ai_request_model", "step"}),
-		tpot: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_time_per_output_token_seconds",
-			Help:    "Time per output token after the first, measured by the client.",
-			Buckets: []float64{0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.25, 0.5}}, []string{"gen_ai_request_model", "step"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "gen_ai_server_request_duration_seconds",
-			Help: "Request duration to the last token, measured by the client.", Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128}}, []string{"gen_ai_request_model", "step"}),
+			Help: "Requests ended, by outcome (ok or a failure kind)."}, append([]string{"outcome"}, by...)),
+		ttfc: histogram("gen_ai_client_operation_time_to_first_chunk_seconds",
+			"Time to the first output token, from the request's send, measured by the client.", latbuckets.TTFT()),
+		chunkGap: histogram("gen_ai_client_operation_time_per_output_chunk_seconds",
+			"Time between a streamed chunk of output and the one before it, measured by the client.", latbuckets.TokenGap()),
+		tpot: histogram("tpsbench_time_per_output_token_seconds",
+			"A request's time per output token after the first (1 / its decode TPS), measured by the client.", latbuckets.TokenGap()),
+		duration: histogram("gen_ai_client_operation_duration_seconds",
+			"A request's duration, from its send to its last token, measured by the client.", latbuckets.Request()),
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tpsbench_requests_in_flight",
-			Help: "Requests sent and not yet ended."}, []string{"gen_ai_request_model", "step"}),
+			Help: "Requests sent and not yet ended."}, by),
 	}
 	e.recordsLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "tpsbench_records_lost_total",
 		Help: "Records that could not be written to the records file (a full disk); each was measured and counted above."})
@@ -70,7 +81,7 @@ func NewExporter() *Exporter {
 	cumulative := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tpsbench_output_tokens_per_second_cumulative",
 		Help: "Output tokens streamed since the first, over the time since it."},
 		func() float64 { return e.streamed.Cumulative(time.Now()) })
-	e.reg.MustRegister(e.tokens, e.requests, e.ttft, e.tpot, e.duration, e.inFlight, e.recordsLost, rolling, cumulative)
+	e.reg.MustRegister(e.usage, e.output, e.requests, e.ttfc, e.chunkGap, e.tpot, e.duration, e.inFlight, e.recordsLost, rolling, cumulative)
 	return e
 }
 
@@ -92,31 +103,39 @@ func (e *Exporter) labels(r *record.Record) (model, step string) {
 }
 
 // Chunk counts a chunk's output tokens as it streams, so the token counter
-// (and a rate over it) moves during long responses, not only at their end.
+// (and a rate over it) moves during long responses, not only at their end,
+// and times it from the chunk before.
 func (e *Exporter) Chunk(r *record.Record, tokens int) {
-	if !r.Warmup {
-		e.outputCounter(r).Add(float64(tokens))
-		e.streamed.Add(r.T0+r.Last, tokens)
+	if r.Warmup {
+		return
+	}
+	series := e.chunkSeries(r)
+	series.output.Add(float64(tokens))
+	e.streamed.Add(r.T0+r.Last, tokens)
+	if n := len(r.Chunks); n >= 2 && r.ChunksFolded == 0 {
+		series.gap.Observe(float64(r.Chunks[n-1].At-r.Chunks[n-2].At) / 1e9)
 	}
 }
 
-// outputCounter is the output-token counter of r's labels. The last one
-// looked up is kept: resolving labels on every chunk would cost more than
-// the rest of reading it.
-func (e *Exporter) outputCounter(r *record.Record) prometheus.Counter {
-	if c := e.lastOutput.Load(); c != nil && c.model == r.Model && c.step == r.Step {
-		return c.counter
+// chunkSeries are the series of r's labels a chunk adds to. The last ones
+// looked up are kept: resolving labels on every chunk would cost more
+// than the rest of reading it.
+func (e *Exporter) chunkSeries(r *record.Record) *chunkSeries {
+	if c := e.lastLabels.Load(); c != nil && c.model == r.Model && c.step == r.Step {
+		return c
 	}
 	model, step := e.labels(r)
-	c := &labelledCounter{model: r.Model, step: r.Step, counter: e.tokens.WithLabelValues("output", model, step)}
-	e.lastOutput.Store(c)
-	return c.counter
+	c := &chunkSeries{model: r.Model, step: r.Step, output: e.output.WithLabelValues(model, step), gap: e.chunkGap.WithLabelValues(model, step)}
+	e.lastLabels.Store(c)
+	return c
 }
 
-// labelledCounter is a counter with the record fields it was looked up by.
-type labelledCounter struct {
+// chunkSeries are a label set's series with the record fields they were
+// looked up by.
+type chunkSeries struct {
 	model, step string
-	counter     prometheus.Counter
+	output      prometheus.Counter
+	gap         prometheus.Observer
 }
 
 // Observe counts a finished request. Failures count by kind and stay out
@@ -136,11 +155,14 @@ func (e *Exporter) Observe(r *record.Record) {
 		return
 	}
 	e.requests.WithLabelValues("ok", model, step).Inc()
-	e.tokens.WithLabelValues("input", model, step).Add(float64(r.PromptTokens))
+	e.usage.WithLabelValues("input", model, step).Observe(float64(r.PromptTokens))
+	e.usage.WithLabelValues("output", model, step).Observe(float64(r.OutputTokens))
 	if more := r.OutputTokens - r.Streamed; more > 0 {
-		e.tokens.WithLabelValues("output", model, step).Add(float64(more))
+		e.output.WithLabelValues(model, step).Add(float64(more))
 	}
-	e.ttft.WithLabelValues(model, step).Observe(r.TTFT().Seconds())
+	if r.Stream { // as OpenTelemetry asks: a whole response has no first chunk
+		e.ttfc.WithLabelValues(model, step).Observe(r.TTFT().Seconds())
+	}
 	if tpot, ok := r.TPOT(); ok {
 		e.tpot.WithLabelValues(model, step).Observe(tpot.Seconds())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/promcheck"
 	"github.com/tpsbench/tpsbench/internal/scripted"
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -110,6 +112,10 @@ func TestPrometheusScrapesTheProxy(t *testing.T) {
 			t.Fatal(rec.Error)
 		}
 	}
+	// and one the upstream refuses, for the dashboard's errors panel
+	if resp, _ := post(t, proxyURL+"/v1/chat/completions", `{"model":"m","max_tokens":"many"}`, nil); resp.StatusCode < 400 {
+		t.Fatalf("a budget of \"many\" was answered %s", resp.Status)
+	}
 	// The records file is the reference.
 	time.Sleep(100 * time.Millisecond)
 	f, _ := os.Open(filepath.Join(dir, "proxy.jsonl"))
@@ -121,23 +127,72 @@ func TestPrometheusScrapesTheProxy(t *testing.T) {
 		if rd.Next(&r) != nil {
 			break
 		}
-		n++
-		tokens += r.OutputTokens
+		if r.OK() {
+			n++
+			tokens += r.OutputTokens
+		}
 	}
 	if n != 20 || tokens != 140 {
 		t.Fatalf("records: %d requests, %d tokens", n, tokens)
 	}
-	var gotTokens, gotTTFT float64
-	for time.Now().Before(deadline.Add(30 * time.Second)) {
-		gotTokens, _ = promQuery(base, `sum(gen_ai_client_token_usage_total{gen_ai_token_type="output"})`)
-		if gotTokens == 0 {
-			gotTokens, _ = promQuery(base, `sum(gen_ai_client_token_usage{gen_ai_token_type="output"})`)
+	var gotTokens, gotUsage, gotTTFT float64
+	for {
+		gotTokens, _ = promQuery(base, `sum(tpsbench_output_tokens_total)`)
+		gotUsage, _ = promQuery(base, `sum(gen_ai_client_token_usage_sum{gen_ai_token_type="output"})`)
+		gotTTFT, _ = promQuery(base, `sum(gen_ai_client_operation_time_to_first_chunk_seconds_count)`)
+		if int(gotTokens) == tokens && int(gotUsage) == tokens && int(gotTTFT) == n {
+			break
 		}
-		gotTTFT, _ = promQuery(base, `sum(gen_ai_server_time_to_first_token_seconds_count)`)
-		if int(gotTokens) == tokens && int(gotTTFT) == n {
-			return
+		if time.Now().After(deadline.Add(30 * time.Second)) {
+			t.Fatalf("Prometheus has %v output tokens (%v by usage) and %v TTFT observations; the records %d and %d", gotTokens, gotUsage, gotTTFT, tokens, n)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Fatalf("Prometheus has %v output tokens and %v TTFT observations; the records %d and %d", gotTokens, gotTTFT, tokens, n)
+	resp, err := http.Get(proxyURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	promcheck.Lint(t, body, nil)
+	dashboardAnswers(t, base, "tpsbench", time.Now().Add(30*time.Second))
+}
+
+// dashboardAnswers runs every query of the Grafana dashboard against
+// Prometheus, for the job given, and fails on any that errs or selects
+// no series: a renamed metric or label leaves a panel empty, silently.
+func dashboardAnswers(t *testing.T, base, job string, deadline time.Time) {
+	t.Helper()
+	data, err := os.ReadFile("../deploy/grafana/tpsbench.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr, LegendFormat string }
+		}
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatal(err)
+	}
+	queries := 0
+	for _, p := range dash.Panels {
+		for _, q := range p.Targets {
+			queries++
+			expr := strings.ReplaceAll(q.Expr, "$job", job)
+			// a rate needs two scrapes after the traffic
+			_, err := promQuery(base, expr)
+			for err != nil && time.Now().Before(deadline) {
+				time.Sleep(500 * time.Millisecond)
+				_, err = promQuery(base, expr)
+			}
+			if err != nil {
+				t.Errorf("panel %q, %s: %v", p.Title, expr, err)
+			}
+		}
+	}
+	if queries == 0 {
+		t.Fatal("no queries in the dashboard")
+	}
 }

@@ -433,7 +433,7 @@ func TestProxyCountsChunksLive(t *testing.T) {
 		defer close(done)
 		post(t, proxy.URL+"/v1/chat/completions", `{"model":"m","max_tokens":200,"stream":true,"stream_options":{"include_usage":true}}`, nil)
 	}()
-	output := regexp.MustCompile(`gen_ai_client_token_usage\{gen_ai_request_model="m",gen_ai_token_type="output",step="proxy"\} (\d+)`)
+	output := regexp.MustCompile(`tpsbench_output_tokens_total\{gen_ai_request_model="m",step="proxy"\} (\d+)`)
 	for {
 		rec := httptest.NewRecorder()
 		exp.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/engine/sched"
+	"github.com/tpsbench/tpsbench/internal/latbuckets"
 )
 
 // histogram is a Prometheus histogram with fixed buckets.
@@ -66,12 +67,11 @@ type metrics struct {
 }
 
 func newMetrics() *metrics {
-	lat := []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 	return &metrics{
 		finished:   map[string]uint64{},
-		ttft:       newHistogram(lat...),
-		itl:        newHistogram(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5),
-		e2e:        newHistogram(0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60),
+		ttft:       newHistogram(latbuckets.TTFT()...),
+		itl:        newHistogram(latbuckets.TokenGap()...),
+		e2e:        newHistogram(latbuckets.Request()...),
 		promptHist: newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
 		genHist:    newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
 	}
@@ -114,8 +114,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 		usage = float64(st.CacheBytes) / float64(st.CacheCapacity)
 	}
 	gauge("vllm:kv_cache_usage_perc", "KV cache usage: 1 means full.", usage)
-	gauge("tpsbench:kv_cache_bytes", "Bytes held by KV caches.", float64(st.CacheBytes))
-	gauge("tpsbench:prefix_cache_bytes", "Bytes held by the prefix cache.", float64(st.PrefixBytes))
+	gauge("tpsbench_kv_cache_bytes", "Bytes held by KV caches.", float64(st.CacheBytes))
+	gauge("tpsbench_prefix_cache_bytes", "Bytes held by the prefix cache.", float64(st.PrefixBytes))
 	counter("vllm:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", st.PrefixQueries)
 	counter("vllm:prefix_cache_hits_total", "Prompt tokens found in the prefix cache.", st.PrefixHits)
 	m.mu.Lock()
