@@ -264,6 +264,13 @@ func TestBadRequests(t *testing.T) {
 		{"/v1/completions", `{"prompt":["a","b"]}`, "prompt", 0},
 		{"/v1/completions", `{"prompt":[1,2,100000]}`, "prompt", 0},
 		{"/tokenize", `{"messages":[{"role":"user"}]}`, "messages[0].content", 0},
+		// a budget past the context (256) is refused in chat as in
+		// completions, as vLLM does: it was clipped, the answer stopping
+		// short as "length"
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":250}`, "max_tokens", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":250}`, "max_tokens", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"assistant","content":null}]}`, "messages[0].content", 0},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":null,"tool_calls":[{"id":"c"}]}]}`, "messages[0].content", 0},
 	}
 	for _, c := range cases {
 		resp, body := post(t, url+c.path, c.body)
@@ -282,6 +289,17 @@ func TestBadRequests(t *testing.T) {
 		}
 		if c.param != "" && (e.Error.Param == nil || *e.Error.Param != c.param) {
 			t.Errorf("%.60s: param %v, want %q", c.body, e.Error.Param, c.param)
+		}
+	}
+	// Served: a chat without a budget (it gets the room its prompt
+	// leaves), and an agent transcript whose assistant turn called a tool
+	// with no content, as OpenAI's API takes it.
+	for _, body := range []string{
+		`{"messages":[{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"sunny"}],"max_tokens":3}`,
+	} {
+		if resp, got := post(t, url+"/v1/chat/completions", body); resp.StatusCode != 200 {
+			t.Errorf("%.60s: %d %s", body, resp.StatusCode, got)
 		}
 	}
 	// Still serving.

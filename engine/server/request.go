@@ -70,6 +70,21 @@ func (req *request) unsupported() string {
 type message struct {
 	Role    string   `json:"role"`
 	Content *content `json:"content"`
+	// an assistant turn that called tools may have no content (OpenAI
+	// makes content optional then): agent transcripts replay such turns
+	ToolCalls    json.RawMessage `json:"tool_calls"`
+	FunctionCall json.RawMessage `json:"function_call"`
+}
+
+// calls is the tool or function calls an assistant message made, as its
+// JSON, or nil.
+func (m *message) calls() json.RawMessage {
+	for _, c := range []json.RawMessage{m.ToolCalls, m.FunctionCall} {
+		if len(c) > 0 && string(c) != "null" && string(c) != "[]" {
+			return c
+		}
+	}
+	return nil
 }
 
 // roles are the chat roles a message may have.
@@ -148,10 +163,11 @@ func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 	if req.MaxTokens == nil {
 		req.MaxTokens = req.MaxCompletion
 	}
-	if req.MaxTokens == nil {
+	asked := req.MaxTokens != nil
+	if !asked {
 		n := 16 // OpenAI's default for completions
 		if chat {
-			n = s.model.Context
+			n = s.model.Context // as vLLM: what room the prompt leaves
 		}
 		req.MaxTokens = &n
 	}
@@ -170,7 +186,10 @@ func (s *Server) parseBody(body []byte, chat bool) (*checked, error) {
 	case room <= 0:
 		return nil, badRequest{"prompt", fmt.Sprintf("the prompt has %d tokens; the context holds %d", len(prompt), s.model.Context)}
 	case *req.MaxTokens > room:
-		if req.MaxCompletion == nil && !chat || *req.MaxTokens > s.model.Context {
+		// a budget asked for that does not fit is refused, as vLLM does
+		// for both APIs: clipped, a chat answer stopped short as "length"
+		// with no word that the budget was never possible
+		if asked {
 			return nil, badRequest{"max_tokens", fmt.Sprintf("max_tokens %d plus the prompt's %d tokens exceed the context of %d", *req.MaxTokens, len(prompt), s.model.Context)}
 		}
 		*req.MaxTokens = room
@@ -200,8 +219,8 @@ func checkMessages(msgs []message) error {
 			return badRequest{fmt.Sprintf("messages[%d].role", i), fmt.Sprintf("messages[%d].role is missing", i)}
 		case !roles[m.Role]:
 			return badRequest{fmt.Sprintf("messages[%d].role", i), fmt.Sprintf("messages[%d].role %q: want system, developer, user, assistant or tool", i, httpserve.Shorten(m.Role, 32))}
-		case m.Content == nil:
-			return badRequest{fmt.Sprintf("messages[%d].content", i), fmt.Sprintf("messages[%d].content is missing", i)}
+		case m.Content == nil && (m.Role != "assistant" || m.calls() == nil):
+			return badRequest{fmt.Sprintf("messages[%d].content", i), fmt.Sprintf("messages[%d].content is missing (only an assistant message with tool_calls may have none)", i)}
 		}
 	}
 	return nil
@@ -247,7 +266,16 @@ func (s *Server) promptOf(raw json.RawMessage) (text string, ids []int, err erro
 func (s *Server) chatPrompt(msgs []message) string {
 	conv := make([]chatfmt.Message, len(msgs))
 	for i, m := range msgs {
-		conv[i] = chatfmt.Message{Role: m.Role, Content: string(*m.Content)}
+		var text string
+		if m.Content != nil {
+			text = string(*m.Content)
+		}
+		if calls := m.calls(); calls != nil {
+			// the calls are part of the turn's text, as a model's chat
+			// template writes them: the prompt is as long as what was sent
+			text = strings.TrimSpace(text + "\n" + string(calls))
+		}
+		conv[i] = chatfmt.Message{Role: m.Role, Content: text}
 	}
 	return s.Chat.Apply(conv)
 }
