@@ -111,8 +111,14 @@ func newInfoCmd() *cobra.Command {
 			}
 			defer m.Close()
 			fmt.Fprintf(w, "Parameters: %d (%.1f M)\n", m.Params(), float64(m.Params())/1e6)
-			fmt.Fprintf(w, "Bytes read per generated token: %d (%s), plus the KV cache: %d bytes a position\n",
-				m.BytesPerToken(), mib(m.BytesPerToken()), 2*4*c.Layers*c.KVDim())
+			read, file := m.BytesPerToken(), m.FileBytesPerToken()
+			fmt.Fprintf(w, "Bytes read per generated token: %d (%s)", read, mib(read))
+			if read != file {
+				// packed or repacked for this CPU's kernels
+				fmt.Fprintf(w, " as the engine lays the weights out on this CPU; %d (%s) in the file's formats", file, mib(file))
+			}
+			kv := 2 * c.Layers * c.KVDim() // keys and values, each position
+			fmt.Fprintf(w, "\nKV cache: %d bytes a position in F32 (the engine's default), %d in F16 (--kv-cache-dtype f16, llama.cpp's default)\n", 4*kv, 2*kv)
 			return nil
 		},
 	}

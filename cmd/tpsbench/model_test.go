@@ -23,7 +23,9 @@ func TestModelSynthAndInfo(t *testing.T) {
 		t.Error("same shape and seed wrote different bytes")
 	}
 	code, out, errs := cli(t, "model", "info", a)
-	if code != 0 || !strings.Contains(out, "Q4_0") || !strings.Contains(out, "Bytes read per generated token") || !strings.Contains(out, "Layers        2") {
+	if code != 0 || !strings.Contains(out, "Q4_0") || !strings.Contains(out, "Bytes read per generated token") || !strings.Contains(out, "Layers        2") ||
+		// keys and values of 2 layers of 2 heads of 16: 128 values
+		!strings.Contains(out, "KV cache: 512 bytes a position in F32 (the engine's default), 256 in F16") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	code, out, _ = cli(t, "run", "--engine-model", a, "--max-tokens", "3", "-q")

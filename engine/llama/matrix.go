@@ -99,6 +99,9 @@ func (m *Matrix) Bytes() int {
 	return m.Rows * m.rowBytes
 }
 
+// FileBytes is the size of the matrix's data in the file's format.
+func (m *Matrix) FileBytes() int { return m.Rows * m.Type.RowBytes(m.Cols) }
+
 // vecInput is an activation vector prepared for a matrix's format.
 type vecInput struct {
 	f   []float32 // as is (F32 weights), or rounded to F16 or BF16
