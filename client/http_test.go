@@ -254,3 +254,34 @@ func TestTokenizerCountKeptWithUsage(t *testing.T) {
 		t.Errorf("output %d from %s, tokenizer %q counted %d", rec.OutputTokens, rec.TokenSource, rec.Tokenizer, rec.TokenizerTokens)
 	}
 }
+
+// TestTokenizerBelowChunksCountsTokensOnce: a tokenizer (another model's)
+// that counts fewer tokens than the chunks that streamed is raised to
+// them, each having carried one; so the output count, the chunks' tokens
+// and the ITL samples agree: one ITL a token after the first (176 ITL
+// samples for 164 tokens was reported when they did not).
+func TestTokenizerBelowChunksCountsTokensOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 5 {
+			fmt.Fprint(w, chunk("a"))
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	one := func(string) int { return 1 } // "aaaaa" is one token to it
+	cl := newClient(t, srv.URL, func(c *HTTPConfig) { c.Tokenizer = TextCounter{Name: "one", Count: one} })
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p"}, &rec)
+	inChunks, itls := 0, 0
+	for _, c := range rec.Chunks {
+		inChunks += c.Tokens
+	}
+	rec.ITLs(func(_ time.Duration, n int) { itls += n })
+	first := rec.Chunks[0].Tokens
+	if rec.TokenizerTokens != 1 || rec.OutputTokens != 5 || inChunks != 5 || itls != rec.OutputTokens-first {
+		t.Errorf("tokenizer %d, output %d, in chunks %d, ITL samples %d (first arrival %d tokens)", rec.TokenizerTokens, rec.OutputTokens, inChunks, itls, first)
+	}
+}

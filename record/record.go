@@ -274,11 +274,16 @@ func (r *Record) Arrivals(fn func(at int64, tokens, chunks int)) {
 // the one before it, carrying k tokens (in one chunk or in several read
 // at once), gives k samples of g/k, passed as one call with count k (a
 // chunk that claims a billion tokens costs one call, not a billion).
-// Tokens of the first arrival give none: TTFT covers them.
+// Tokens of the first arrival give none: TTFT covers them. An arrival
+// without tokens gives none and is not an arrival a gap is timed from:
+// the samples add up to the time from the first token to the last.
 func (r *Record) ITLs(fn func(d time.Duration, count int)) {
 	prev, first := int64(0), true
 	r.Arrivals(func(at int64, tokens, _ int) {
-		if !first && tokens > 0 {
+		if tokens <= 0 {
+			return
+		}
+		if !first {
 			fn(time.Duration((at-prev)/int64(tokens)), tokens)
 		}
 		prev, first = at, false
