@@ -29,6 +29,7 @@ type Accumulator struct {
 	chunks   int64
 	batched  int64
 	short    int
+	long     int
 
 	start, end          int64 // window: first sent, last done (absolute ns)
 	firstScheduled      int64 // vLLM's window starts at the schedule's start
@@ -189,6 +190,9 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	if r.MaxTokens > 0 && endedEarly(r) {
 		s.short++
 	}
+	if r.MaxTokens > 0 && r.OutputTokens > r.MaxTokens {
+		s.long++ // the server did not hold to the budget
+	}
 	if last := r.Abs(r.Last); r.OutputTokens > 0 && last > s.lastToken {
 		s.lastToken = last
 	}
@@ -267,7 +271,7 @@ func (s *Accumulator) Summary() Summary {
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
-		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short,
+		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
 		Chunks: s.chunks, BatchedChunks: s.batched,
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},

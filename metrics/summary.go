@@ -76,6 +76,7 @@ type Summary struct {
 
 	TokenSources  map[string]int `json:"token_sources"`
 	ShortOutputs  int            `json:"short_outputs"`           // completed requests that made fewer tokens than their max_tokens
+	LongOutputs   int            `json:"long_outputs,omitempty"`  // completed requests that made more tokens than their max_tokens
 	TokenMismatch int            `json:"token_mismatch"`          // requests whose usage count differs from their token-bearing chunks
 	UsageSuspect  int            `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
 	Retried       int            `json:"retried,omitempty"`       // requests sent again on a fresh connection (record.Retries)

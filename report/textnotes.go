@@ -62,6 +62,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if s.ShortOutputs > 0 {
 		ew.printf("%sOutput lengths: %d of %s ended before their max_tokens (send --ignore-eos if the server honours it)\n", prefix, s.ShortOutputs, requests(s.Requests.Completed))
 	}
+	if s.LongOutputs > 0 {
+		ew.printf("%sOutput lengths: %d of %s made more tokens than their max_tokens: the server did not hold to it, so the outputs are longer than asked\n", prefix, s.LongOutputs, requests(s.Requests.Completed))
+	}
 	// Lag matters when it is large against the requests themselves.
 	if s.ClientLag.P99 > 10 && s.ClientLag.P99 > 0.05*s.E2E.P50 {
 		ew.printf("%sWarning: the client started requests late (lag p99 %s): the client, not the server, may be the limit\n", prefix, ms(s.ClientLag.P99))

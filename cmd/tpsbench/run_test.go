@@ -382,6 +382,24 @@ func TestLyingUsage(t *testing.T) {
 	}
 }
 
+// TestServerIgnoringMaxTokens: a server that makes 41 tokens for
+// --max-tokens 32 was reported without a word; the report says so.
+func TestServerIgnoringMaxTokens(t *testing.T) {
+	srv := scripted.New(scripted.Script{Tokens: 41, Usage: true})
+	defer srv.Close()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "3", "--max-tokens", "32", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Output lengths: 3 of 3 requests made more tokens than their max_tokens") {
+		t.Errorf("report:\n%s", out)
+	}
+	code, out, _ = cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "3", "--max-tokens", "41", "-q")
+	if code != 0 || strings.Contains(out, "more tokens than their max_tokens") {
+		t.Errorf("a budget held to is reported as passed:\n%s", out)
+	}
+}
+
 // TestNoStreamWithoutUsage: a whole response from a server that reports
 // no usage counted as 1 token (40 times too few) and was claimed to end
 // before its max_tokens. Its text is now counted with the default
