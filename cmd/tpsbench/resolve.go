@@ -65,6 +65,10 @@ var engineFactors = map[string]bool{"quantization": true, "prefix-cache": true, 
 
 // resolve applies run's rules to the flags; changed tells which flags were
 // given. Every rule is here, in order, and table-tested (resolve_test.go).
+// startAtStale is how long past --start-at may be: a pod may start a
+// little late (it is warned), a setting from another day is refused.
+const startAtStale = time.Minute
+
 func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	c := &runConfig{requests: f.requests, prompt: f.prompt}
 	if f.factor == "prefix-cache" && !changed("prompt") {
@@ -146,6 +150,12 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	}
 	if c.startAt, err = parseStartAt(f.startAt); err != nil {
 		return nil, err
+	}
+	if ago := time.Since(c.startAt); !c.startAt.IsZero() && ago > startAtStale {
+		// a time long past is a stale setting (an example's, a Job run
+		// again), not a pod that started late: shards would not overlap
+		return nil, usagef("--start-at %s was %v ago: give a time to come, such as $(date -u -d '+2 min' +%%Y-%%m-%%dT%%H:%%M:%%SZ)",
+			c.startAt.Format(time.RFC3339), ago.Round(time.Second))
 	}
 	if c.shardI, c.shardN, err = parseShard(f.shard); err != nil {
 		return nil, err

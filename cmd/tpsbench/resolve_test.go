@@ -96,11 +96,13 @@ var resolveRules = []resolveRule{
 	{"an engine factor with a URL", []string{"--factor", "quantization", "--url", "http://127.0.0.1:1"}, nil, "compares engine configurations"},
 	{"server metrics of an engine that does not run", []string{"--url", "http://127.0.0.1:1", "--server-metrics", "engine"}, nil, "no embedded engine runs"},
 	{"server metrics at no URL", []string{"--server-metrics", "metrics"}, nil, "want the URL of a Prometheus endpoint"},
-	{"start-at", []string{"--start-at", "1700000000"}, func(t *testing.T, c *runConfig) {
-		if c.startAt.Unix() != 1700000000 {
+	{"start-at", []string{"--start-at", "4102444800"}, func(t *testing.T, c *runConfig) {
+		if c.startAt.Unix() != 4102444800 { // 2100-01-01
 			t.Errorf("start at %v", c.startAt)
 		}
 	}, ""},
+	// the Kubernetes example once shipped a time already passed
+	{"start-at long past", []string{"--start-at", "2026-12-01T12:00:00Z"}, nil, "--start-at 2026-12-01T12:00:00Z was"},
 	{"start-at unreadable", []string{"--start-at", "noon"}, nil, "--start-at"},
 	{"shard", []string{"--shard", "1/3"}, func(t *testing.T, c *runConfig) {
 		if c.shardI != 1 || c.shardN != 3 {

@@ -18,6 +18,11 @@ func (f *runFlags) waitForStart(ctx context.Context, startAt time.Time, stderr i
 		return
 	}
 	d := time.Until(startAt)
+	if d <= -time.Second {
+		// within startAtStale (resolve refuses older): a pod that started late
+		fmt.Fprintf(stderr, "tpsbench: warning: starting %v after --start-at %s: this run does not start with the others\n",
+			(-d).Round(time.Millisecond), startAt.Format(time.RFC3339))
+	}
 	if d <= 0 {
 		return
 	}
