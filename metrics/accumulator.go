@@ -43,6 +43,7 @@ type Accumulator struct {
 
 	lag, ttft, tpot, itl, gaps, e2e *histogram
 	reqTPS, decTPS                  *histogram
+	guidellm                        []guidellmEvent // its token events, for its output TPS
 	reasoning                       reasoningAcc
 	replay                          replayAcc
 
@@ -214,8 +215,8 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
-	if f.hasTPS && s.convention != ConventionGuideLLM { // GuideLLM's is to the response's end
-		s.reqTPS.add(f.tps)
+	if f.hasTPS && s.convention != ConventionGuideLLM && s.convention != ConventionGenAIPerf {
+		s.reqTPS.add(f.tps) // those two have their own (convention.go)
 	}
 	s.conventionSamples(r, f)
 	s.reasoning.add(r)
@@ -320,6 +321,11 @@ func (s *Accumulator) rates(sum *Summary, window float64) {
 		sum.SystemTPS = float64(s.outTok) / window
 		sum.TotalTPS = float64(s.outTok+s.inTok) / window
 		sum.RequestThroughput = float64(s.req.Completed) / window
+		if s.convention == ConventionGenAIPerf {
+			// it divides every request sent, those whose responses were
+			// all empty included
+			sum.RequestThroughput = float64(s.req.Completed+s.req.Failures[record.KindEmpty]) / window
+		}
 		sum.AchievedConcurrency = s.e2eSum / 1e9 / window
 	}
 	if sum.AchievedConcurrency > 0 {
@@ -370,6 +376,17 @@ func (s *Accumulator) distributions(sum *Summary) {
 	sum.InterChunk = s.gaps.summary(ms)
 	sum.E2E = s.e2e.summary(ms)
 	sum.RequestTPS = s.reqTPS.summary(1)
+	if s.convention == ConventionVLLM && s.req.Completed > 0 {
+		// vLLM's np.mean(x or 0): an empty list is the one value 0
+		for _, d := range []*Dist{&sum.TPOT, &sum.ITL} {
+			if d.Count == 0 {
+				*d = Dist{Count: 1}
+			}
+		}
+	}
+	if s.convention == ConventionGuideLLM {
+		sum.RequestTPS = guidellmRates(s.guidellm, s.start, s.end)
+	}
 	sum.DecodeTPS = s.decTPS.summary(1)
 }
 

@@ -80,38 +80,38 @@ func (s *Accumulator) vllmSamples(r *record.Record) {
 }
 
 // guidellmSamples are a record's figures as GuideLLM computes them
-// (src/guidellm/schemas/request_stats.py; GenerativeMetrics.compile):
-// TTFT to the first token; TPOT (last token - start) / n, the first token
-// included; ITL (last - first) / (n - 1), and 0 when n is 1 (GuideLLM
-// puts "or 0.0" for a request without one); latency to the end of the
-// response, not to its last token; n from usage, else one a streamed
-// iteration (chunk). Unweighted; percentiles by rank (newRank).
+// (src/guidellm/schemas/request_stats.py; benchmark/schemas/metrics.py,
+// GenerativeMetrics.compile): TTFT to the first token; TPOT (last token -
+// start) / n, the first token included, weighted by n; ITL (last - first)
+// / (n - 1) weighted by n - 1, so a one-token request has none; latency to
+// the end of the response, not to its last token; n from usage, else one a
+// streamed iteration (chunk). Percentiles by rank over the weights
+// (newRank); its output tokens per second is not a request's figure but a
+// rate over every token event of the step (guidellm.go).
 func (s *Accumulator) guidellmSamples(r *record.Record) {
-	n := r.OutputTokens
+	n := guidellmTokens(r)
 	if n <= 0 || r.First < r.Sent {
 		return
 	}
 	s.ttft.add(float64(r.First - r.Sent))
 	s.e2e.add(float64(r.Done - r.Sent))
-	s.tpot.add(float64(r.Last-r.Sent) / float64(n))
-	itl := 0.0
+	s.tpot.addN(float64(r.Last-r.Sent)/float64(n), int64(n))
 	if n > 1 {
-		itl = float64(r.Last-r.First) / float64(n-1)
+		s.itl.addN(float64(r.Last-r.First)/float64(n-1), int64(n-1))
 	}
-	s.itl.add(itl)
-	if latency := r.Done - r.Sent; latency > 0 {
-		s.reqTPS.add(float64(n) / (float64(latency) / 1e9)) // its output_tokens_per_second
-	}
+	s.guidellm = append(s.guidellm, guidellmTimings(r, n)...)
 }
 
 // genaiPerfSamples are a record's figures as GenAI-Perf computes them
-// (genai_perf/profile_data_parser/llm_profile_data_parser.py,
-// metrics/statistics.py): TTFT to the first response with content, request
-// latency to the last one, ITL per request (latency - TTFT) / (n - 1)
-// rounded to the ns, for n > 1; no TPOT. np.mean, np.percentile (linear),
-// np.std (population) over every sample; an ITL of only zeros (responses
-// not streamed) is left out, as GenAI-Perf skips it. GenAI-Perf reads no
-// reasoning_content: its content, times and count are the answer's.
+// (genai_perf/profile_data_parser/llm_profile_data_parser.py
+// _parse_requests, metrics/statistics.py): TTFT to the first response with
+// content, request latency to the last one; for a request of more than
+// one response and n > 1, ITL (latency - TTFT) / (n - 1) rounded to the ns
+// as Python's round does (half to even), and its output TPS per user 1 /
+// that ITL; no TPOT. Responses read at once are one response (it merges
+// them). np.mean, np.percentile (linear), np.std (population) over every
+// sample. GenAI-Perf reads no reasoning_content: its content, times and
+// count are the answer's.
 func (s *Accumulator) genaiPerfSamples(r *record.Record) {
 	n := r.OutputTokens
 	if r.TokenizerTokens > 0 {
@@ -125,9 +125,26 @@ func (s *Accumulator) genaiPerfSamples(r *record.Record) {
 	ttft, latency := first-r.Sent, last-r.Sent
 	s.ttft.add(float64(ttft))
 	s.e2e.add(float64(latency))
-	if n > 1 {
-		s.itl.add(math.Round(float64(latency-ttft) / float64(n-1)))
+	if n > 1 && answerResponses(r) > 1 {
+		itl := math.RoundToEven(float64(latency-ttft) / float64(n-1))
+		s.itl.add(itl)
+		if itl > 0 {
+			s.reqTPS.add(1e9 / itl)
+		}
 	}
+}
+
+// answerResponses counts the moments answer text arrived: GenAI-Perf's
+// responses with content, those read together merged into one.
+func answerResponses(r *record.Record) int {
+	n, last := 0, int64(-1)
+	for _, c := range r.Chunks {
+		if c.Kind != record.ChunkReasoning && c.At != last {
+			n++
+			last = c.At
+		}
+	}
+	return n
 }
 
 // setConvention makes the step report under convention c: every sample
@@ -135,11 +152,14 @@ func (s *Accumulator) genaiPerfSamples(r *record.Record) {
 func (s *Accumulator) setConvention(c string) {
 	s.convention = c
 	switch c {
-	case ConventionVLLM, ConventionGenAIPerf:
+	case ConventionVLLM:
 		s.ttft, s.tpot, s.itl, s.e2e = newExact(), newExact(), newExact(), newExact()
+		s.lag = newExact()
+	case ConventionGenAIPerf:
+		s.ttft, s.tpot, s.itl, s.e2e = newExact(), newExact(), newExact(), newExact()
+		s.reqTPS = keepSamples(newRate(), false) // its output TPS per user
 	case ConventionGuideLLM:
 		s.ttft, s.tpot, s.itl, s.e2e = newRank(), newRank(), newRank(), newRank()
-		s.reqTPS = keepSamples(newRate(), true)
 	}
 }
 

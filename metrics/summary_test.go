@@ -203,7 +203,7 @@ func TestConventions(t *testing.T) {
 	}{
 		{ConventionTpsbench, 80.0 / 6, 1, 80.0 / 6, 6},
 		{ConventionVLLM, 80.0 / 6, 1, 20, 4},
-		{ConventionGuideLLM, 180.0 / 7, 1, 80.0 / 6, 1},
+		{ConventionGuideLLM, 180.0 / 7, 7, 80.0 / 6, 6}, // weighted by n and n - 1
 		{ConventionGenAIPerf, 0, 0, 80.0 / 6, 1},
 	}
 	for _, c := range cases {
@@ -335,11 +335,13 @@ func checkDists(t *testing.T, convention string, cases []wantDist) {
 }
 
 // TestGuideLLMConvention: figures as GuideLLM computes them
-// (schemas/request_stats.py, GenerativeMetrics.compile, statistics.py
-// DistributionSummary), worked by hand: TPOT (last - start) / n; ITL
-// (last - first) / (n - 1), 0 for one token; latency to the response's
-// end; per-request output TPS n / latency; percentiles are the first value
-// whose cumulative share reaches p; standard deviation the population's.
+// (schemas/request_stats.py, benchmark/schemas/metrics.py
+// GenerativeMetrics.compile, schemas/statistics.py DistributionSummary),
+// worked by hand: TPOT (last - start) / n weighted by n; ITL (last -
+// first) / (n - 1) weighted by n - 1 (a one-token request has none);
+// latency to the response's end; percentiles are the first value whose
+// cumulative weight share reaches p; standard deviation the population's.
+// Its output tokens per second is a rate over the step's token events.
 func TestGuideLLMConvention(t *testing.T) {
 	ss := NewSteps(Targets{}).WithConvention(ConventionGuideLLM)
 	for _, r := range peerRecords() {
@@ -349,15 +351,33 @@ func TestGuideLLMConvention(t *testing.T) {
 	checkDists(t, "guidellm", []wantDist{
 		// 100, 50, 20
 		{"TTFT", s.TTFT, 3, 170.0 / 3, math.Sqrt((math.Pow(100-170.0/3, 2) + math.Pow(50-170.0/3, 2) + math.Pow(20-170.0/3, 2)) / 3), 50, 100, 100, 20, 100},
-		// 300/3, 50/1, 40/2
-		{"TPOT", s.TPOT, 3, 170.0 / 3, math.Sqrt((math.Pow(100-170.0/3, 2) + math.Pow(50-170.0/3, 2) + math.Pow(20-170.0/3, 2)) / 3), 50, 100, 100, 20, 100},
-		// 100, 0 (one token), 20
-		{"ITL", s.ITL, 3, 40, math.Sqrt(5600.0 / 3), 20, 100, 100, 0, 100},
+		// 300/3 three times, 50/1 once, 40/2 twice: 20 20 50 100 100 100
+		{"TPOT", s.TPOT, 6, 65, math.Sqrt((2*45*45 + 15*15 + 3*35*35) / 6.0), 50, 100, 100, 20, 100},
+		// 200/2 twice, 20/1 once; the one-token request none: 20 100 100
+		{"ITL", s.ITL, 3, 220.0 / 3, math.Sqrt((math.Pow(20-220.0/3, 2) + 2*math.Pow(100-220.0/3, 2)) / 3), 100, 100, 100, 20, 100},
 		// to the end: 350, 60, 40
 		{"E2E", s.E2E, 3, 150, math.Sqrt((200*200 + 90*90 + 110*110) / 3.0), 60, 350, 350, 40, 350},
-		// 3/0.35, 1/0.06, 2/0.04 tokens/s
-		{"request TPS", s.RequestTPS, 3, (3/0.35 + 1/0.06 + 50) / 3, math.Sqrt((math.Pow(3/0.35-(3/0.35+1/0.06+50)/3, 2) + math.Pow(1/0.06-(3/0.35+1/0.06+50)/3, 2) + math.Pow(50-(3/0.35+1/0.06+50)/3, 2)) / 3), 1 / 0.06, 50, 50, 3 / 0.35, 50},
+		// Token events (s): 0.02, 0.04, 0.05, 0.1, 0.2, 0.3, one token
+		// each, in the window 0-0.35 (its ends add none). Each rate is its
+		// tokens over the time between the midpoints around it: 0 (0.01 and
+		// 0.025 s), 50 (0.02), 66.7 (0.015), 33.3 (0.03), 13.3 (0.075 twice),
+		// 10 (0.1). The mean is 6 tokens / 0.35 s. The share up to 33.3 is
+		// 0.9 exactly, a little under it in floating point (as in numpy's
+		// sums), so p90 is the next rate, 50.
+		{"request TPS", s.RequestTPS, 6, 6 / 0.35, guidellmRateSD(), 40.0 / 3, 50, 200.0 / 3, 0, 200.0 / 3},
 	})
+}
+
+// guidellmRateSD is the standard deviation of TestGuideLLMConvention's
+// rates under their time weights.
+func guidellmRateSD() float64 {
+	mean := 6 / 0.35
+	rates := []struct{ v, w float64 }{{0, 0.035}, {50, 0.02}, {200.0 / 3, 0.015}, {100.0 / 3, 0.03}, {40.0 / 3, 0.15}, {10, 0.1}}
+	v := 0.0
+	for _, r := range rates {
+		v += (r.v - mean) * (r.v - mean) * r.w / 0.35
+	}
+	return math.Sqrt(v)
 }
 
 // TestGenAIPerfConvention: figures as GenAI-Perf computes them
