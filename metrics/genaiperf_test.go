@@ -77,3 +77,35 @@ func TestGenAIPerfRequestThroughput(t *testing.T) {
 	s := genaiPerfStep(a, b, empty)
 	near(t, "request throughput", s.RequestThroughput, 3/0.3)
 }
+
+// TestGenAIPerfOwnCase is GenAI-Perf's own test_openai_llm_profile_data
+// (tests/test_llm_profile_data_parser.py): requests at 1 and 2 ns with
+// responses with content at 5, 8, 12 and 7, 11, 15 ns, of 3 and 6 tokens
+// by its tokenizer. Its expected values: latencies 11 and 13 ns, TTFT 4
+// and 5, ITL 4 and 2 (3.5 and 1.6 rounded), output TPS per user 1 / 4 ns
+// and 1 / 2 ns, output throughput 9 tokens / 14 ns, request throughput 2 /
+// 14 ns.
+func TestGenAIPerfOwnCase(t *testing.T) {
+	mk := func(sent int64, at []int64, tokens int) *record.Record {
+		r := &record.Record{V: 1, Stream: true, T0: 1_700_000_000e9, Sent: sent, TokenSource: record.SourceUsage}
+		for _, a := range at {
+			r.Chunks = append(r.Chunks, record.Chunk{At: a - sent, Tokens: 1})
+		}
+		r.OutputTokens, r.UsageTokens, r.TokenizerTokens = len(at), len(at), tokens
+		r.First, r.Last, r.Done = at[0], at[len(at)-1], at[len(at)-1]
+		return r
+	}
+	s := genaiPerfStep(mk(1, []int64{5, 8, 12}, 3), mk(2, []int64{7, 11, 15}, 6))
+	inNS := func(d Dist) Dist { // ms to ns, so that the tolerance is a millionth of a ns
+		return Dist{Mean: d.Mean * 1e6, Stddev: d.Stddev * 1e6, Min: d.Min * 1e6, P50: d.P50 * 1e6, P90: d.P90 * 1e6,
+			P95: d.P95 * 1e6, P99: d.P99 * 1e6, P999: d.P999 * 1e6, Max: d.Max * 1e6, Count: d.Count}
+	}
+	checkDists(t, "genai-perf", []wantDist{
+		{"E2E", inNS(s.E2E), 2, 12, 1, 12, 11 + 2*0.9, 11 + 2*0.99, 11, 13},
+		{"TTFT", inNS(s.TTFT), 2, 4.5, 0.5, 4.5, 4.9, 4.99, 4, 5},
+		{"ITL", inNS(s.ITL), 2, 3, 1, 3, 3.8, 3.98, 2, 4},
+		{"TPS per user", s.RequestTPS, 2, 3.75e8, 1.25e8, 3.75e8, 2.5e8 + 2.5e8*0.9, 2.5e8 + 2.5e8*0.99, 2.5e8, 5e8},
+	})
+	near(t, "output throughput", s.SystemTPS, 9/14e-9)
+	near(t, "request throughput", s.RequestThroughput, 2/14e-9)
+}
