@@ -43,7 +43,7 @@ func (r *runner) step(ctx context.Context, i int) {
 	stepCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	errs := &errorLimit{limit: r.plan.MaxErrors, stop: stop}
-	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window, errs)) {
+	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window, errs, &sessionHistory{})) {
 		r.keep(rec)
 	}
 	if errs.reached() && ctx.Err() == nil {
@@ -61,7 +61,7 @@ func (r *runner) step(ctx context.Context, i int) {
 // are offsets on one clock, the client's, which stamps the send and every
 // chunk: the schedule is kept on it too (scheduling on another clock gave
 // a client lag of the two clocks' difference, 301 ms, not 1 ms).
-func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(context.Context, load.Job) *record.Record {
+func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions *sessionHistory) func(context.Context, load.Job) *record.Record {
 	plan, step := r.plan, &r.plan.Steps[i]
 	stamps := step.Client.Clock()
 	if stamps == nil {
@@ -80,7 +80,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(con
 		item := step.Workload.Item(job.Seq, job.Warmup)
 		rec := &record.Record{
 			V: record.SchemaVersion, Run: r.runID, Step: step.Label, StepIndex: plan.FirstStep + i,
-			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model,
+			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model, Session: job.Session, Turn: job.Turn,
 			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
 			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 		}
@@ -91,11 +91,17 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit) func(con
 			rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
 		}
 		req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
+		if job.Turn > 0 {
+			sessions.prepare(job, item, req)
+		}
 		if plan.Observer != nil {
 			plan.Observer.Sent(rec)
 			req.OnChunk = plan.Observer.Chunk
 		}
 		step.Client.Do(ctx, req, rec)
+		if job.Turn > 0 {
+			sessions.answered(job, req)
+		}
 		if !job.Warmup && !rec.OK() {
 			errs.failed()
 		}

@@ -5,6 +5,7 @@ package client
 
 import (
 	"context"
+	"strings"
 
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
@@ -24,6 +25,9 @@ type Request struct {
 	// with the tokens it carries by then (rec.Streamed adds them up). It
 	// runs on the reading goroutine: it must be quick.
 	OnChunk func(rec *record.Record, tokens int)
+	// Answer, when set, receives the answer's text (not its reasoning) as
+	// it is read: a session sends it back as the next turn's history.
+	Answer *strings.Builder
 }
 
 // Client sends one request and fills rec with its timeline, counts and

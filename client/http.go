@@ -223,7 +223,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
 		return
 	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, tokenizer: c.cfg.Tokenizer}
+	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, answer: req.Answer, tokenizer: c.cfg.Tokenizer}
 	st.useAPI(c.cfg.API)
 	if f := tr.arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes

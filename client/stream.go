@@ -18,6 +18,7 @@ type streamState struct {
 	clock   *record.Clock
 	onToken TokenFunc
 	onChunk func(*record.Record, int) // the request's live observer, if any
+	answer  *strings.Builder          // the request's answer text, if asked
 	stamp   func() time.Time          // arrival time of the bytes last read; nil: now
 
 	tokenizer TextCounter     // a client-side tokenizer, when configured
@@ -241,6 +242,9 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	rec.Streamed += tokens
 	if st.onChunk != nil {
 		st.onChunk(rec, tokens)
+	}
+	if st.answer != nil {
+		st.answer.WriteString(ci.textOf(true, false))
 	}
 	if st.onToken != nil || st.tokenizer.Count != nil {
 		text := ci.text()

@@ -48,6 +48,15 @@ type Profile struct {
 	// arrivals), open loop; Concurrency then caps the requests in flight
 	// (0 for none), and Requests and Duration, when set, end it early.
 	Schedule Schedule
+	// Turns, above 1, makes every start a session of that many requests
+	// (sessions.go): each turn is sent a think time after the answer to
+	// the one before. Requests and Warmup count turns; Concurrency is
+	// then the sessions at once (users), and Rate sessions started a
+	// second.
+	Turns int
+	// ThinkTime is the mean time between a turn's answer and the next
+	// turn; ThinkStddev spreads it normally (cut at 0), drawn from Seed.
+	ThinkTime, ThinkStddev time.Duration
 }
 
 // Schedule gives an open loop's starts in advance: each call of Next
@@ -63,6 +72,10 @@ type Job struct {
 	Seq       int       // index among the step's requests of its kind (warm-up or measured)
 	Warmup    bool      // excluded from figures
 	Scheduled time.Time // when the profile wanted it sent
+	// Session and Turn place a request of a session (Profile.Turns),
+	// both from 1; 0 outside sessions. LastTurn marks a session's last.
+	Session, Turn int
+	LastTurn      bool
 }
 
 // Func makes one request and returns its record. ctx ends when the request
@@ -71,6 +84,9 @@ type Func func(ctx context.Context, job Job) *record.Record
 
 // Validate checks a profile before anything is sent.
 func (p Profile) Validate() error {
+	if err := p.validateSessions(); err != nil {
+		return err
+	}
 	if p.Schedule != nil {
 		switch {
 		case p.Concurrency < 0 || p.Requests < 0 || p.Duration < 0:
@@ -149,6 +165,10 @@ func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, war
 	var deadline time.Time
 	if dur > 0 {
 		deadline = start.Add(dur)
+	}
+	if p.Turns > 1 {
+		sessions(ctx, reqCtx, p, n, start, deadline, warm, do, out)
+		return
 	}
 	if p.Rate == 0 && p.Schedule == nil {
 		closedLoop(ctx, reqCtx, p.Concurrency, n, deadline, warm, do, out)

@@ -46,6 +46,7 @@ type Accumulator struct {
 	guidellm                        []guidellmEvent // its token events, for its output TPS
 	reasoning                       reasoningAcc
 	replay                          replayAcc
+	sessions                        sessionAcc
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -67,7 +68,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		reasoning: newReasoningAcc(), replay: newReplayAcc(),
+		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(),
 		met: make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
@@ -113,6 +114,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.addWindow(r)
 	s.lag.add(float64(r.ClientLag()))
 	s.replay.add(r)
+	s.sessions.add(r)
 	if r.Retries > 0 {
 		s.retried++
 	}
@@ -354,6 +356,7 @@ func (s *Accumulator) charts(sum *Summary) {
 	}
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Replay = s.replay.summary()
+	sum.Sessions = s.sessions.summary()
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, w1, sum.DurationS)
 	sum.PeakTPS60 = peak(ch.Rolling60s, w60, sum.DurationS)

@@ -91,6 +91,9 @@ type Summary struct {
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
 	// Replay says how faithfully the step replayed a trace, when it did.
 	Replay *Replay `json:"replay,omitempty"`
+	// Sessions are the step's multi-turn sessions' figures, when it ran
+	// sessions.
+	Sessions *Sessions `json:"sessions,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics

@@ -107,6 +107,11 @@ func (c *checker) counts(r *Record) {
 			r.CachedTokens = min(max(r.CachedTokens, 0), r.PromptTokens)
 		}
 	}
+	if r.Session < 0 || r.Turn < 0 || (r.Session == 0) != (r.Turn == 0) {
+		if c.broke("session", fmt.Errorf("record %d: session %d, turn %d: both from 1, or both 0 outside sessions", r.Seq, r.Session, r.Turn)) {
+			r.Session, r.Turn = 0, 0
+		}
+	}
 	if r.Retries < 0 || r.Retries > maxRetries {
 		if c.broke("retries", fmt.Errorf("record %d: %d retries out of range", r.Seq, r.Retries)) {
 			r.Retries = min(max(r.Retries, 0), maxRetries)

@@ -59,15 +59,19 @@ type Record struct {
 	V int `json:"v"`
 
 	// Where the request belongs.
-	Run         string  `json:"run,omitempty"`  // run id, shared by every record of one run
-	Step        string  `json:"step,omitempty"` // step label (a sweep level, a compared model)
-	StepIndex   int     `json:"step_index"`
-	Seq         int     `json:"seq"` // index of the request within its step
-	Warmup      bool    `json:"warmup,omitempty"`
-	Model       string  `json:"model,omitempty"`
-	URL         string  `json:"url,omitempty"` // the endpoint, never with credentials
-	API         string  `json:"api,omitempty"` // "chat", "completions"
-	Stream      bool    `json:"stream"`
+	Run       string `json:"run,omitempty"`  // run id, shared by every record of one run
+	Step      string `json:"step,omitempty"` // step label (a sweep level, a compared model)
+	StepIndex int    `json:"step_index"`
+	Seq       int    `json:"seq"` // index of the request within its step
+	Warmup    bool   `json:"warmup,omitempty"`
+	Model     string `json:"model,omitempty"`
+	URL       string `json:"url,omitempty"` // the endpoint, never with credentials
+	API       string `json:"api,omitempty"` // "chat", "completions"
+	Stream    bool   `json:"stream"`
+	// Session and Turn place a turn of a multi-turn session, both from 1
+	// (0 outside sessions); a session's turns carry the history before.
+	Session     int     `json:"session,omitempty"`
+	Turn        int     `json:"turn,omitempty"`
 	Concurrency int     `json:"concurrency,omitempty"` // the step's concurrency limit
 	Rate        float64 `json:"rate,omitempty"`        // the step's asked request rate, requests/s
 

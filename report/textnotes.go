@@ -40,6 +40,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if g := s.Replay; g != nil {
 		replayLine(ew, prefix, g)
 	}
+	if v := s.Sessions; v != nil {
+		sessionsLine(ew, prefix, v)
+	}
 	if s.Chunks > 0 && float64(s.BatchedChunks) >= batchedWorthNoting*float64(s.Chunks) {
 		// a few chunks read together is the machine's scheduling; many
 		// is a server or network that batches, and shapes ITL
@@ -182,6 +185,17 @@ func replayLine(ew *errWriter, prefix string, g *metrics.Replay) {
 	ew.printf("; outputs of the trace's length: %d of %d completed", g.OutputExact, g.Completed)
 	if g.TraceInputTokens > 0 {
 		ew.printf("; prefix reuse in the trace: %.1f%% of its prompt tokens", 100*float64(g.ReusableTokens)/float64(g.TraceInputTokens))
+	}
+	ew.printf("\n")
+}
+
+// sessionsLine gives a step's multi-turn sessions: their length in time,
+// and how a turn carrying the conversation so far waits for its first
+// token against a session's first turn.
+func sessionsLine(ew *errWriter, prefix string, v *metrics.Sessions) {
+	ew.printf("%sSessions: %d of %d turns; a session lasted p50 %.2f s, p90 %.2f s (think times included)", prefix, v.Sessions, v.Turns, v.Duration.P50, v.Duration.P90)
+	if v.FirstTTFT.Count > 0 && v.LaterTTFT.Count > 0 {
+		ew.printf("; TTFT p50 %s on first turns, %s on later ones (with the conversation so far)", ms(v.FirstTTFT.P50), ms(v.LaterTTFT.P50))
 	}
 	ew.printf("\n")
 }

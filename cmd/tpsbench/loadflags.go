@@ -39,23 +39,26 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 	p := load.Profile{
 		Concurrency: concurrency, Rate: rate, Arrivals: cfg.arrivals, Burstiness: cfg.burstiness,
 		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
+		Turns: f.turns, ThinkTime: f.thinkTime, ThinkStddev: f.thinkStddev,
 	}
 	if p.Rate == 0 && p.Concurrency == 0 {
 		p.Concurrency = 1
 	}
+	turns := max(p.Turns, 1)                               // requests count turns
 	if p.Requests == 0 && p.Duration == 0 && p.Rate == 0 { // a rate's bound is resolve's rule
-		p.Requests = p.Concurrency
+		p.Requests = p.Concurrency * turns // one batch: a session a user
 		if cfg.sweeping || f.factor != "" {
-			p.Requests = levelRequests(p.Concurrency)
+			p.Requests = levelRequests(p.Concurrency) * turns
 		}
 	}
 	if p.Warmup < 0 {
 		p.Warmup = 0
 		// a sweep's levels, and the embedded engine (whose first steps
 		// page its weights in and grow its buffers: one run read 256 and
-		// the next 690 tok/s), start warm: one request per slot
+		// the next 690 tok/s), start warm: one request (or session) per
+		// slot
 		if cfg.sweeping || cfg.embedded {
-			p.Warmup = max(p.Concurrency, 1)
+			p.Warmup = max(p.Concurrency, 1) * turns
 		}
 	}
 	if err := p.Validate(); err != nil {

@@ -31,7 +31,7 @@ func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) 
 		}
 		return nil, nil
 	}
-	for _, name := range []string{"sweep", "sweep-rates", "rate", "arrivals", "burstiness", "prompt", "prompts", "input-tokens", "max-tokens", "warmup", "find-max", "factor", "show-tokens", "multi-turn"} {
+	for _, name := range []string{"sweep", "sweep-rates", "rate", "arrivals", "burstiness", "prompt", "prompts", "input-tokens", "max-tokens", "warmup", "find-max", "factor", "show-tokens", "multi-turn", "turns", "think-time", "think-time-stddev"} {
 		if changed(name) {
 			return nil, usagef("--trace sets each request's arrival, prompt and budget: drop --%s", name)
 		}

@@ -47,6 +47,8 @@ type runFlags struct {
 	inputTokens, inputStddev  float64
 	outputTokens, outputStdev float64
 	prefixTokens, prefixGroup int
+	turns                     int
+	thinkTime, thinkStddev    time.Duration
 
 	requests    int
 	concurrency int
@@ -130,6 +132,9 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
+	fl.IntVar(&f.turns, "turns", 0, "synthetic sessions of this many turns: each turn is sent with the turns before it and the server's answers to them, a think time after the last answer; --requests counts turns, --concurrency is the sessions at once (users), --rate sessions started a second")
+	fl.DurationVar(&f.thinkTime, "think-time", 0, "with --turns: the mean time from a turn's answer to the session's next turn")
+	fl.DurationVar(&f.thinkStddev, "think-time-stddev", 0, "with --turns: the standard deviation of think times (normal, cut at 0; drawn from --seed)")
 	fl.BoolVar(&f.multiTurn, "multi-turn", false, "with a ShareGPT file: every human turn is a request carrying the conversation so far (turns in order)")
 	fl.BoolVar(&f.replyLength, "sharegpt-output-len", false, "with a ShareGPT file: each request's budget is its reference reply's length (4 characters a token)")
 	fl.Float64Var(&f.inputTokens, "input-tokens", 0, "synthetic prompts of this many tokens on average (common words, one token each)")

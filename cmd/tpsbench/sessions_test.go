@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// TestSessionsAsTheServerSawThem: --turns 3 --think-time 40ms by two
+// users, held to the scripted server's log. Each session's turn k carries
+// the 2k-1 messages of the conversation so far, the server's own answers
+// among them word for word; each later turn reached the server no sooner
+// than the think time after the server sent the last token of the turn
+// before; and the records place every request in its session.
+func TestSessionsAsTheServerSawThem(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 2 * time.Millisecond, Gap: time.Millisecond, Word: " hi", Usage: true})
+	defer srv.Close()
+	const think = 40 * time.Millisecond
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, stdout, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompt", "Tell me more", "--max-tokens", "4",
+		"--turns", "3", "--think-time", think.String(), "--concurrency", "2", "--requests", "6", "--records", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(stdout, "Sessions: 2 of 3 turns") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	rd := record.NewReader(f, out)
+	byTurn := map[[2]int]record.Record{}
+	for {
+		var r record.Record
+		if rd.Next(&r) != nil {
+			break
+		}
+		byTurn[[2]int{r.Session, r.Turn}] = r
+	}
+	if len(byTurn) != 6 {
+		t.Fatalf("%d session turns recorded, want 6: %v", len(byTurn), byTurn)
+	}
+	for key, r := range byTurn {
+		session, turn := key[0], key[1]
+		if session < 1 || session > 2 || turn < 1 || turn > 3 {
+			t.Fatalf("session %d turn %d", session, turn)
+		}
+		log, ok := srv.Log(r.ResponseID)
+		if !ok {
+			t.Fatalf("no server log of %s", r.ResponseID)
+		}
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
+		if err := json.Unmarshal(log.Request, &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Messages) != 2*turn-1 {
+			t.Errorf("session %d turn %d sent %d messages, want %d", session, turn, len(body.Messages), 2*turn-1)
+			continue
+		}
+		for i, m := range body.Messages {
+			want := "user"
+			if i%2 == 1 {
+				want = "assistant"
+			}
+			if m.Role != want || (want == "user" && m.Content != "Tell me more") {
+				t.Errorf("session %d turn %d message %d: %s %q", session, turn, i, m.Role, m.Content)
+			}
+			if want == "assistant" && m.Content != strings.Repeat(" hi", 4) {
+				t.Errorf("session %d turn %d: answer %q sent back, the server sent %q", session, turn, m.Content, strings.Repeat(" hi", 4))
+			}
+		}
+		if turn > 1 {
+			prev, _ := srv.Log(byTurn[[2]int{session, turn - 1}].ResponseID)
+			lastToken := prev.Events[len(prev.Events)-1]
+			if gap := log.Received.Sub(lastToken); gap < think {
+				t.Errorf("session %d turn %d reached the server %v after the last token before it, under the think time %v", session, turn, gap, think)
+			}
+		}
+	}
+}

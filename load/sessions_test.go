@@ -1,0 +1,127 @@
+package load
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// turnLog records each job and when its request ended.
+type turnLog struct {
+	mu   sync.Mutex
+	jobs map[int]Job       // by seq
+	ends map[int]time.Time // by seq
+}
+
+func (l *turnLog) do(d time.Duration) Func {
+	return func(ctx context.Context, job Job) *record.Record {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+		end := time.Now()
+		l.mu.Lock()
+		l.jobs[job.Seq], l.ends[job.Seq] = job, end
+		l.mu.Unlock()
+		return &record.Record{Seq: job.Seq, Warmup: job.Warmup, Scheduled: job.Scheduled.UnixNano(), Sent: end.UnixNano(), Done: end.UnixNano()}
+	}
+}
+
+// TestSessionsTurnInOrder: 7 turns in sessions of 3 by 2 users are
+// sessions 1 and 2 whole and session 3's first turn (its last, as the
+// count ends there); every turn after a session's first goes out no
+// sooner than the think time after the answer before it, in order.
+func TestSessionsTurnInOrder(t *testing.T) {
+	for _, rate := range []float64{0, 50} {
+		log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
+		const think = 15 * time.Millisecond
+		p := Profile{Concurrency: 2, Rate: rate, Arrivals: Constant, Requests: 7, Turns: 3, ThinkTime: think}
+		recs := collect(Run(context.Background(), p, log.do(2*time.Millisecond)))
+		if len(recs) != 7 {
+			t.Fatalf("rate %v: %d records, want 7", rate, len(recs))
+		}
+		for seq := range 7 {
+			j := log.jobs[seq]
+			wantSession, wantTurn := seq/3+1, seq%3+1
+			if j.Session != wantSession || j.Turn != wantTurn || j.LastTurn != (wantTurn == 3 || seq == 6) {
+				t.Errorf("rate %v, seq %d: session %d turn %d last %v", rate, seq, j.Session, j.Turn, j.LastTurn)
+			}
+			if j.Turn > 1 {
+				if prev := log.ends[seq-1]; j.Scheduled.Before(prev.Add(think)) {
+					t.Errorf("rate %v, seq %d: scheduled %v after the answer before it, under the think time %v", rate, seq, j.Scheduled.Sub(prev), think)
+				}
+			}
+		}
+	}
+}
+
+// TestSessionsThinkTimesSeeded: think times spread by a deviation are
+// drawn per session from the seed: the same seed, the same gaps, whatever
+// the interleaving; never negative.
+func TestSessionsThinkTimesSeeded(t *testing.T) {
+	p := Profile{Seed: 7, ThinkTime: time.Second, ThinkStddev: 2 * time.Second}
+	draws := func() []time.Duration {
+		var out []time.Duration
+		for s := range 3 {
+			rng := sessionRNG(p, s)
+			for range 4 {
+				out = append(out, p.think(rng))
+			}
+		}
+		return out
+	}
+	a, b := draws(), draws()
+	for i := range a {
+		if a[i] != b[i] || a[i] < 0 {
+			t.Fatalf("draw %d: %v and %v", i, a[i], b[i])
+		}
+	}
+	sorted := append([]time.Duration(nil), a...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	if sorted[0] == sorted[len(sorted)-1] {
+		t.Errorf("every draw the same: %v", a)
+	}
+}
+
+// TestSessionsValidate: a think time without sessions, or sessions under a
+// trace's schedule, are refused.
+func TestSessionsValidate(t *testing.T) {
+	for _, p := range []Profile{
+		{Concurrency: 1, Requests: 2, ThinkTime: time.Second},
+		{Concurrency: 1, Requests: 2, Turns: -1},
+		{Concurrency: 1, Requests: 2, Turns: 2, ThinkTime: -time.Second},
+		{Schedule: &offsets{}, Turns: 2},
+	} {
+		if p.Validate() == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+}
+
+// TestSessionsDurationEnds: with a duration, no turn starts past it and
+// the sessions in progress stop there.
+func TestSessionsDurationEnds(t *testing.T) {
+	log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
+	p := Profile{Concurrency: 2, Duration: 60 * time.Millisecond, Turns: 4, ThinkTime: 10 * time.Millisecond}
+	recs := collect(Run(context.Background(), p, log.do(time.Millisecond)))
+	if len(recs) == 0 {
+		t.Fatal("no turn sent")
+	}
+	// the phase began no later than its first turn was scheduled, so its
+	// end is no later than that plus the duration
+	start := log.jobs[0].Scheduled
+	for _, j := range log.jobs {
+		if j.Scheduled.Before(start) {
+			start = j.Scheduled
+		}
+	}
+	for _, j := range log.jobs {
+		if !j.Scheduled.Before(start.Add(p.Duration)) {
+			t.Errorf("session %d turn %d scheduled %v after the start, past the duration", j.Session, j.Turn, j.Scheduled.Sub(start))
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// TestSessionFigures: two sessions, worked by hand. Session 1: turns sent
+// at 0 and 1.5 s (after a think time), their first tokens 100 and 300 ms
+// after, the last done at 2 s. Session 2: one turn at 0.5 s (TTFT 200 ms,
+// done at 1 s) and a second that failed (done at 3 s). Durations 2 s and
+// 2.5 s; first-turn TTFTs 100 and 200 ms; later turns' 300 ms (the failed
+// turn has none); the most turns 2.
+func TestSessionFigures(t *testing.T) {
+	turn := func(session, n int, sent, first, done int64) *record.Record {
+		r := rec(sent, []int64{first}, []int{1})
+		r.Session, r.Turn, r.Done = session, n, (sent+done)*ms
+		return r
+	}
+	failed := &record.Record{V: 1, Session: 2, Turn: 2, Sent: 2500 * ms, Done: 3000 * ms}
+	failed.Fail(record.KindHTTPStatus, "HTTP 500")
+	s := NewAccumulator(Targets{})
+	for _, r := range []*record.Record{
+		turn(1, 1, 0, 100, 400), turn(1, 2, 1500, 300, 500),
+		turn(2, 1, 500, 200, 500), failed,
+	} {
+		s.Add(r)
+	}
+	v := s.Summary().Sessions
+	if v == nil || v.Sessions != 2 || v.Turns != 2 {
+		t.Fatalf("sessions %+v", v)
+	}
+	near(t, "shortest session", v.Duration.Min, 2)
+	near(t, "longest session", v.Duration.Max, 2.5)
+	near(t, "first turns' TTFT mean", v.FirstTTFT.Mean, 150)
+	if v.LaterTTFT.Count != 1 || v.LaterTTFT.Mean != 300 {
+		t.Errorf("later turns' TTFT %+v, want the one 300 ms", v.LaterTTFT)
+	}
+	plain := NewAccumulator(Targets{})
+	plain.Add(rec(0, []int64{10}, []int{1}))
+	if plain.Summary().Sessions != nil {
+		t.Error("a step without sessions reports sessions")
+	}
+}
