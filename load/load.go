@@ -171,30 +171,42 @@ func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, war
 		return
 	}
 	if p.Rate == 0 && p.Schedule == nil {
-		closedLoop(ctx, reqCtx, p.Concurrency, n, deadline, warm, do, out)
+		closedLoop(ctx, reqCtx, p, n, deadline, warm, do, out)
 		return
 	}
 	openLoop(ctx, reqCtx, p, n, start, deadline, warm, do, out)
 }
 
-func closedLoop(ctx, reqCtx context.Context, workers, n int, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
+// closedLoop runs Concurrency users, each starting a request as its last
+// ends, or a think time after it (AIPerf's user-centric load).
+func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	workers := p.Concurrency
 	if n > 0 {
 		workers = min(workers, n)
 	}
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
-			for {
+			rng := sessionRNG(p, w) // a user's think times are its own
+			timer := time.NewTimer(time.Hour)
+			defer timer.Stop()
+			for first := true; ; first = false {
+				at := time.Now()
+				if !first && p.ThinkTime+p.ThinkStddev > 0 {
+					at = at.Add(p.think(rng))
+					if !deadline.IsZero() && !at.Before(deadline) || !sleepUntil(ctx, timer, at) {
+						return
+					}
+				}
 				i := int(next.Add(1) - 1)
 				if (n > 0 && i >= n) || ctx.Err() != nil {
 					return
 				}
-				now := time.Now()
-				if !deadline.IsZero() && !now.Before(deadline) {
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
 					return
 				}
-				out <- do(reqCtx, Job{Seq: i, Warmup: warm, Scheduled: now})
+				out <- do(reqCtx, Job{Seq: i, Warmup: warm, Scheduled: at})
 			}
 		})
 	}

@@ -18,8 +18,8 @@ func (p Profile) validateSessions() error {
 		return errors.New("turns must not be negative")
 	case p.ThinkTime < 0 || p.ThinkStddev < 0:
 		return errors.New("think time must not be negative")
-	case p.Turns <= 1 && (p.ThinkTime > 0 || p.ThinkStddev > 0):
-		return errors.New("a think time is the time between a session's turns: give turns above 1")
+	case p.Turns <= 1 && (p.ThinkTime > 0 || p.ThinkStddev > 0) && (p.Rate > 0 || p.Schedule != nil):
+		return errors.New("a think time is a user's, between an answer and its next request: it goes with sessions (turns above 1) or a closed loop (no rate)")
 	case p.Turns > 1 && p.Schedule != nil:
 		return errors.New("a schedule (a trace) times every request itself: it has no sessions")
 	}

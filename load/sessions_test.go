@@ -87,11 +87,14 @@ func TestSessionsThinkTimesSeeded(t *testing.T) {
 	}
 }
 
-// TestSessionsValidate: a think time without sessions, or sessions under a
-// trace's schedule, are refused.
+// TestSessionsValidate: a think time in an open loop without sessions,
+// or sessions under a trace's schedule, are refused.
 func TestSessionsValidate(t *testing.T) {
+	if err := (Profile{Concurrency: 1, Requests: 2, ThinkTime: time.Second}).Validate(); err != nil {
+		t.Errorf("users with a think time refused: %v", err)
+	}
 	for _, p := range []Profile{
-		{Concurrency: 1, Requests: 2, ThinkTime: time.Second},
+		{Rate: 5, Requests: 2, ThinkTime: time.Second},
 		{Concurrency: 1, Requests: 2, Turns: -1},
 		{Concurrency: 1, Requests: 2, Turns: 2, ThinkTime: -time.Second},
 		{Schedule: &offsets{}, Turns: 2},
@@ -122,6 +125,27 @@ func TestSessionsDurationEnds(t *testing.T) {
 	for _, j := range log.jobs {
 		if !j.Scheduled.Before(start.Add(p.Duration)) {
 			t.Errorf("session %d turn %d scheduled %v after the start, past the duration", j.Session, j.Turn, j.Scheduled.Sub(start))
+		}
+	}
+}
+
+// TestUsersThink: in a closed loop with a think time (AIPerf's
+// user-centric load) a user's next request goes out no sooner than the
+// think time after its answer: one user, so each request follows the one
+// before it.
+func TestUsersThink(t *testing.T) {
+	log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
+	const think = 15 * time.Millisecond
+	recs := collect(Run(context.Background(), Profile{Concurrency: 1, Requests: 4, ThinkTime: think}, log.do(time.Millisecond)))
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for seq := 1; seq < 4; seq++ {
+		if gap := log.jobs[seq].Scheduled.Sub(log.ends[seq-1]); gap < think {
+			t.Errorf("request %d scheduled %v after the answer before it, under %v", seq, gap, think)
+		}
+		if log.jobs[seq].Session != 0 {
+			t.Errorf("request %d in a session", seq)
 		}
 	}
 }

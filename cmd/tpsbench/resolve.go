@@ -197,8 +197,8 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--turns, --think-time and --think-time-stddev must not be negative")
 	case f.turns == 1:
 		return usagef("--turns 1 is a session of one request, as every request is: give 2 or more")
-	case f.turns == 0 && (f.thinkTime > 0 || f.thinkStddev > 0):
-		return usagef("--think-time is the time between a session's turns: give --turns")
+	case f.turns == 0 && (f.thinkTime > 0 || f.thinkStddev > 0) && (f.rate != 0 || f.sweepRates != ""):
+		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
 	case f.turns > 0 && f.multiTurn:
 		return usagef("--multi-turn replays a ShareGPT file's own conversations: --turns makes synthetic ones, give one of them")
 	}

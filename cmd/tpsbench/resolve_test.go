@@ -103,7 +103,8 @@ var resolveRules = []resolveRule{
 	}, ""},
 	{"a session of one turn", []string{"--turns", "1"}, nil, "--turns 1"},
 	{"negative turns", []string{"--turns", "-2"}, nil, "must not be negative"},
-	{"a think time without sessions", []string{"--think-time", "2s"}, nil, "give --turns"},
+	{"a think time with a rate", []string{"--think-time", "2s", "--rate", "3", "--requests", "5"}, nil, "no --rate"},
+	{"users with a think time", []string{"--think-time", "2s", "--concurrency", "4"}, func(t *testing.T, c *runConfig) {}, ""},
 	{"synthetic sessions and ShareGPT's", []string{"--turns", "3", "--multi-turn", "--prompts", "f.json"}, nil, "give one of them"},
 	// the Kubernetes example once shipped a time already passed
 	{"start-at long past", []string{"--start-at", "2026-12-01T12:00:00Z"}, nil, "--start-at 2026-12-01T12:00:00Z was"},

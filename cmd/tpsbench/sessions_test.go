@@ -85,3 +85,39 @@ func TestSessionsAsTheServerSawThem(t *testing.T) {
 		}
 	}
 }
+
+// TestUsersThinkAsTheServerSawThem: --think-time without --turns (one
+// user here): each request reached the server no sooner than the think
+// time after it sent the last token of the one before, and carried no
+// history.
+func TestUsersThinkAsTheServerSawThem(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 2 * time.Millisecond, Gap: time.Millisecond, Usage: true})
+	defer srv.Close()
+	const think = 30 * time.Millisecond
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "3", "--think-time", think.String(),
+		"--requests", "3", "--records", out, "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	rd := record.NewReader(f, out)
+	bySeq := map[int]record.Record{}
+	for {
+		var r record.Record
+		if rd.Next(&r) != nil {
+			break
+		}
+		bySeq[r.Seq] = r
+	}
+	for seq := 1; seq < 3; seq++ {
+		prev, _ := srv.Log(bySeq[seq-1].ResponseID)
+		cur, _ := srv.Log(bySeq[seq].ResponseID)
+		if gap := cur.Received.Sub(prev.Events[len(prev.Events)-1]); gap < think {
+			t.Errorf("request %d reached the server %v after the last token before it, under %v", seq, gap, think)
+		}
+		if strings.Contains(string(cur.Request), "assistant") {
+			t.Errorf("request %d carried history: %s", seq, cur.Request)
+		}
+	}
+}
