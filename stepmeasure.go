@@ -98,11 +98,11 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			plan.Observer.Sent(rec)
 			req.OnChunk = plan.Observer.Chunk
 		}
-		step.Client.Do(ctx, req, rec)
+		doPlanned(ctx, job, step.Client, req, rec)
 		if job.Turn > 0 {
 			sessions.answered(job, req)
 		}
-		if !job.Warmup && !rec.OK() {
+		if !job.Warmup && !rec.OK() && !rec.CancelledByPlan() {
 			errs.failed()
 		}
 		return rec

@@ -359,6 +359,18 @@ func TestDisconnectFreesSequence(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// /metrics counts it as vLLM does, an aborted request, its cache freed
+	for {
+		_, body := get(t, url+"/metrics")
+		if strings.Contains(body, `finished_reason="abort"} 1`) && strings.Contains(body, "vllm:kv_cache_usage_perc{") &&
+			strings.Contains(body, "vllm:num_requests_running{model_name=\"tpsbench-15m-q4_0\"} 0") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics does not count the abort:\n%s", body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestConcurrentRequestsDoNotCorruptEachOther(t *testing.T) {

@@ -57,6 +57,11 @@ type Profile struct {
 	// ThinkTime is the mean time between a turn's answer and the next
 	// turn; ThinkStddev spreads it normally (cut at 0), drawn from Seed.
 	ThinkTime, ThinkStddev time.Duration
+	// CancelShare of the measured requests (0 to 1, drawn from Seed) are
+	// to be cancelled CancelAfter their send, as users who leave
+	// mid-answer (Job.CancelAfter).
+	CancelShare float64
+	CancelAfter time.Duration
 }
 
 // Schedule gives an open loop's starts in advance: each call of Next
@@ -76,6 +81,9 @@ type Job struct {
 	// both from 1; 0 outside sessions. LastTurn marks a session's last.
 	Session, Turn int
 	LastTurn      bool
+	// CancelAfter, when above 0, is when after its send the request is to
+	// be cancelled (Profile.CancelShare).
+	CancelAfter time.Duration
 }
 
 // Func makes one request and returns its record. ctx ends when the request
@@ -85,6 +93,9 @@ type Func func(ctx context.Context, job Job) *record.Record
 // Validate checks a profile before anything is sent.
 func (p Profile) Validate() error {
 	if err := p.validateSessions(); err != nil {
+		return err
+	}
+	if err := p.validateCancel(); err != nil {
 		return err
 	}
 	if p.Schedule != nil {
@@ -148,6 +159,7 @@ func Run(ctx context.Context, p Profile, do Func) <-chan *record.Record {
 			}
 			graceMu.Unlock()
 		}()
+		do = p.withCancels(do)
 		if p.Warmup > 0 {
 			phase(ctx, reqCtx, p, p.Warmup, 0, true, do, out)
 		}

@@ -118,6 +118,10 @@ func (s *Accumulator) Add(r *record.Record) {
 	if r.Retries > 0 {
 		s.retried++
 	}
+	if r.CancelledByPlan() {
+		s.req.Cancelled++
+		return
+	}
 	if !r.OK() {
 		s.req.Failed++
 		s.req.Failures[r.Error.Kind]++

@@ -12,6 +12,9 @@ type Requests struct {
 	Completed int            `json:"completed"`
 	Failed    int            `json:"failed"`
 	Failures  map[string]int `json:"failures"`
+	// Cancelled counts the requests the run cancelled as planned (a share
+	// of users leaving mid-answer): neither completed nor failed.
+	Cancelled int `json:"cancelled,omitempty"`
 	// Reasons are why they failed, most frequent first; OtherReasons
 	// counts failures for reasons past the first 16 distinct ones.
 	Reasons      []FailureReason `json:"reasons,omitempty"`

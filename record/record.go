@@ -48,6 +48,10 @@ const (
 	KindServerError = "server_error" // the server sent an error object in the stream
 	KindEmpty       = "empty"        // the response completed without a single output token
 	KindCanceled    = "canceled"     // tpsbench itself stopped the request (Ctrl-C past the grace period)
+	// KindClientCancel is a request the run cancelled as it planned to
+	// (a share of requests, as users who leave mid-answer): not a
+	// failure, counted apart and kept out of the figures.
+	KindClientCancel = "client_cancel"
 )
 
 // Kinds lists every failure kind, for reports that show all of them.
@@ -221,6 +225,10 @@ type Error struct {
 
 // OK reports whether the request completed and counts in latency and TPS figures.
 func (r *Record) OK() bool { return r.Error == nil }
+
+// CancelledByPlan reports whether the run cancelled r as planned
+// (KindClientCancel).
+func (r *Record) CancelledByPlan() bool { return r.Error != nil && r.Error.Kind == KindClientCancel }
 
 // Fail marks the record failed, keeping the first failure only.
 func (r *Record) Fail(kind, msg string) {

@@ -33,6 +33,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		prefix = s.Label + ": "
 	}
 	failureNote(ew, prefix, s)
+	if n := s.Requests.Cancelled; n > 0 {
+		ew.printf("%sCancelled as planned: %s, left mid-answer as users do (--request-cancellation-rate); neither completed nor failed, and out of every figure\n", prefix, requests(n))
+	}
 	tokenSourceNote(ew, prefix, s, named)
 	if s.Reasoning != nil && named {
 		reasoningLine(ew, prefix, s)

@@ -40,6 +40,7 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 		Concurrency: concurrency, Rate: rate, Arrivals: cfg.arrivals, Burstiness: cfg.burstiness,
 		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 		Turns: f.turns, ThinkTime: f.thinkTime, ThinkStddev: f.thinkStddev,
+		CancelShare: f.cancelRate / 100, CancelAfter: f.cancelDelay,
 	}
 	if p.Rate == 0 && p.Concurrency == 0 {
 		p.Concurrency = 1

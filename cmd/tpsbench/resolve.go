@@ -199,6 +199,12 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--turns 1 is a session of one request, as every request is: give 2 or more")
 	case f.turns == 0 && (f.thinkTime > 0 || f.thinkStddev > 0) && (f.rate != 0 || f.sweepRates != ""):
 		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
+	case !(f.cancelRate >= 0 && f.cancelRate <= 100):
+		return usagef("--request-cancellation-rate is a percent, from 0 to 100")
+	case f.cancelRate > 0 && f.cancelDelay <= 0:
+		return usagef("--request-cancellation-rate needs --request-cancellation-delay, how long after its send a request is cancelled")
+	case f.cancelRate == 0 && f.cancelDelay != 0:
+		return usagef("--request-cancellation-delay goes with --request-cancellation-rate")
 	case f.turns > 0 && f.multiTurn:
 		return usagef("--multi-turn replays a ShareGPT file's own conversations: --turns makes synthetic ones, give one of them")
 	}

@@ -101,6 +101,9 @@ var resolveRules = []resolveRule{
 			t.Errorf("start at %v", c.startAt)
 		}
 	}, ""},
+	{"cancellations past 100%", []string{"--request-cancellation-rate", "150", "--request-cancellation-delay", "1s"}, nil, "from 0 to 100"},
+	{"cancellations without a delay", []string{"--request-cancellation-rate", "10"}, nil, "needs --request-cancellation-delay"},
+	{"a cancellation delay alone", []string{"--request-cancellation-delay", "1s"}, nil, "goes with --request-cancellation-rate"},
 	{"a session of one turn", []string{"--turns", "1"}, nil, "--turns 1"},
 	{"negative turns", []string{"--turns", "-2"}, nil, "must not be negative"},
 	{"a think time with a rate", []string{"--think-time", "2s", "--rate", "3", "--requests", "5"}, nil, "no --rate"},

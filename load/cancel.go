@@ -1,0 +1,48 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// validateCancel checks the planned cancellations of a profile.
+func (p Profile) validateCancel() error {
+	switch {
+	case !(p.CancelShare >= 0 && p.CancelShare <= 1):
+		return errors.New("the share of requests to cancel is from 0 to 1")
+	case p.CancelAfter < 0:
+		return errors.New("the delay before a planned cancellation must not be negative")
+	case p.CancelShare > 0 && p.CancelAfter == 0:
+		return errors.New("a planned cancellation needs a delay after the send")
+	}
+	return nil
+}
+
+// withCancels marks the jobs do is given with their planned cancellation.
+func (p Profile) withCancels(do Func) Func {
+	if p.CancelShare <= 0 {
+		return do
+	}
+	return func(ctx context.Context, job Job) *record.Record {
+		job.CancelAfter = p.cancelAfter(job.Seq, job.Warmup)
+		return do(ctx, job)
+	}
+}
+
+// cancelAfter is when the request seq is to be cancelled, or 0: each
+// measured request is drawn from Seed and its seq alone, so the same
+// requests are cancelled whatever order they run in; warm-up ones never.
+func (p Profile) cancelAfter(seq int, warm bool) time.Duration {
+	if warm {
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(p.Seed^0xc2b2ae3d27d4eb4f, uint64(seq)))
+	if rng.Float64() < p.CancelShare {
+		return p.CancelAfter
+	}
+	return 0
+}
