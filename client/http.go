@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type HTTPConfig struct {
 	Sampling    Sampling       // top_p and the like, each sent when set
 	Extra       map[string]any // more body fields, sent as given, over the API's own
 	Concurrency int            // sizes the connection pool
+	TLS         *tls.Config    // how an https server is trusted (TLSOptions.Config); nil: the system's roots
 	Clock       *record.Clock
 	OnToken     TokenFunc
 	// Tokenizer, when set, counts the generated text of a response whose
@@ -86,6 +88,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		WriteBufferSize:     64 << 10,
 		ForceAttemptHTTP2:   false,
 		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{}, // HTTP/1.1: one stream a connection
+		TLSClientConfig:     cfg.TLS.Clone(),
 	}
 	return &HTTP{
 		cfg:      cfg,
@@ -327,11 +330,18 @@ func classify(ctx context.Context, err error, fallback string) string {
 // describe returns an error's message without the request URL, which may
 // carry credentials in its query.
 func describe(err error) string {
+	msg := err.Error()
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Op + ": " + ue.Err.Error()
+		msg = ue.Op + ": " + ue.Err.Error()
 	}
-	return err.Error()
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) {
+		msg += " (--ca-cert FILE trusts the server's CA; --insecure accepts any certificate)"
+	}
+	return msg
 }
 
 // errorBody reads a failed response's body for its OpenAI-style error message.

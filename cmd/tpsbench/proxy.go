@@ -17,6 +17,7 @@ import (
 func newProxyCmd() *cobra.Command {
 	var upstream, listen, records, apiKeyEnv, tokenizer string
 	var recordPrompts bool
+	var tlsOpts client.TLSOptions
 	cmd := &cobra.Command{
 		Use:   "proxy --upstream URL",
 		Short: "Measure real traffic: a proxy in front of an OpenAI-compatible server (or Ollama) exporting TTFT, TPOT, ITL and TPS on /metrics, and recording a trace to replay",
@@ -26,6 +27,11 @@ func newProxyCmd() *cobra.Command {
   tpsbench compare traffic.jsonl replay.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			upstreamTLS, err := tlsOpts.Config()
+			if err != nil {
+				return usagef("TLS: %v", err)
+			}
+			client.UseTLS(upstreamTLS) // before the proxy's transport copies the default one
 			var sink monitor.RecordSink
 			if records != "" {
 				w, cut, err := record.OpenFile(records)
@@ -66,6 +72,7 @@ func newProxyCmd() *cobra.Command {
 			return nil
 		},
 	}
+	addTLSFlags(cmd.Flags(), &tlsOpts)
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the server to forward to, e.g. http://127.0.0.1:8000")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "listen address (loopback unless told otherwise)")
 	cmd.Flags().StringVar(&records, "records", "", "append a record of every measured request to this JSONL file")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 type runConfig struct {
 	targets metrics.Targets
 	headers http.Header
+	tls     *tls.Config // --insecure, --ca-cert, --client-cert and --client-key
 	// levels are the concurrency levels; levelSweep says they sweep
 	// (--sweep, or --factor batch's 1, 4, 8, 16, 32), and sweeping that
 	// the run has several steps of one target (levels or --sweep-rates)
@@ -147,6 +149,9 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	c.apiKeyEnv = f.apiKeyEnv
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
+	}
+	if c.tls, err = f.tls.Config(); err != nil {
+		return nil, usagef("TLS: %v", err)
 	}
 	if c.startAt, err = parseStartAt(f.startAt); err != nil {
 		return nil, err

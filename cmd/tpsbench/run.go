@@ -27,6 +27,7 @@ type runFlags struct {
 	api       string
 	noStream  bool
 	apiKeyEnv string
+	tls       client.TLSOptions
 	headers   []string
 	timeout   time.Duration
 	ignoreEOS bool
@@ -115,6 +116,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")
 	fl.StringVar(&f.api, "api", "chat", "API: "+client.APIHelp()+", or auto: ask the server")
 	fl.BoolVar(&f.noStream, "no-stream", false, "ask for whole responses instead of streams (TTFT is then the full latency)")
+	addTLSFlags(fl, &f.tls)
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (sent as the API sends it, never printed or recorded; with --api anthropic the default is ANTHROPIC_API_KEY)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K:V; repeatable")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "per-request timeout (0 for none)")
@@ -204,6 +206,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if (cfg.levelSweep || f.factor != "") && cfg.requests == 0 && f.duration == 0 && !f.quiet {
 		fmt.Fprintf(stderr, "each level: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
 	}
+	client.UseTLS(cfg.tls) // detection, model lists, /tokenize and scrapes too
 	key := os.Getenv(cfg.apiKeyEnv)
 	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()

@@ -97,7 +97,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	cc := client.HTTPConfig{
 		URL: t.url, API: t.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
 		Timeout: f.timeout, IgnoreEOS: b.cfg.ignoreEOS, Temperature: temp, Sampling: b.cfg.sampling, Extra: b.cfg.extra,
-		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter,
+		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter, TLS: b.cfg.tls,
 	}
 	if b.tokens != nil {
 		cc.OnToken = b.tokens.token
