@@ -129,6 +129,9 @@ func meta(r *Report) map[string]string {
 	if start > 0 {
 		m["start"] = time.Unix(0, start).UTC().Format(time.RFC3339)
 	}
+	if len(r.Sent) > 0 {
+		m["sent with every request"] = sentLine(r.Sent)
+	}
 	m["url"] = joinKeys(urls)
 	m["model"] = joinKeys(models)
 	var prof []string

@@ -34,6 +34,9 @@ func Markdown(w io.Writer, r *Report) error {
 	if r.Note != "" {
 		ew.printf("\n%s\n", r.Note)
 	}
+	if len(r.Sent) > 0 {
+		ew.printf("\nSent with every request: %s\n", mdEscape(sentLine(r.Sent)))
+	}
 	for _, g := range groups {
 		ew.printf("\n## %s\n\n", g)
 		head := []string{"step"}

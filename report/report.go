@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/tpsbench/tpsbench/metrics"
@@ -26,6 +27,28 @@ type Report struct {
 	// Note is a conclusion printed after the figures (the answer of a
 	// --find-max search).
 	Note string `json:"note,omitempty"`
+	// Sent is what every request carried besides its prompt and budget
+	// (sampling parameters, ignore_eos, --extra-body's fields), by body
+	// field name: what a figure was measured under.
+	Sent map[string]any `json:"sent,omitempty"`
+}
+
+// sentLine is Sent as one line, fields in order, values as JSON.
+func sentLine(sent map[string]any) string {
+	keys := make([]string, 0, len(sent))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v, err := json.Marshal(sent[k])
+		if err != nil {
+			v = []byte(fmt.Sprint(sent[k]))
+		}
+		parts = append(parts, k+" "+string(v))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // New builds a report of steps.

@@ -29,6 +29,9 @@ func Text(w io.Writer, r *Report) error {
 			ratios(ew, r.Steps)
 		}
 	}
+	if len(r.Sent) > 0 {
+		ew.printf("Sent with every request: %s\n", sentLine(r.Sent))
+	}
 	if len(r.Steps) > 0 && r.Steps[0].Convention != "" {
 		ew.printf("Convention: %s (%s)\n", r.Steps[0].Convention, conventionNote[r.Steps[0].Convention])
 	}

@@ -77,6 +77,7 @@ type runFlags struct {
 	serverMet     string
 	metricsAt     string
 	metricsLinger time.Duration
+	sent          map[string]any // what every request carried besides its prompt, for the report
 	live          bool
 	tokenizer     string
 
@@ -273,6 +274,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, tgts[0], autoRates)
 	}
 	sess.Finish() // the live view ends before the report prints
+	f.sent = steps.sent
 	return f.finish(cmd, res, note, runErr, steps.tokens, caught)
 }
 
@@ -303,6 +305,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 		tokens.summary()
 	}
 	rep := report.New(tpsbench.Version, res.Steps)
+	rep.Sent = f.sent
 	rep.Interrupted = res.Interrupted
 	rep.Note = note
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)

@@ -121,3 +121,27 @@ func TestUsersThinkAsTheServerSawThem(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSaysWhatWasSent: the report says what every request carried
+// besides its prompt, in the body's own names, and it is what the server
+// received.
+func TestReportSaysWhatWasSent(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "chat", "--max-tokens", "3", "--requests", "2",
+		"--temperature", "0.5", "--top-p", "0.9", "--extra-body", `{"priority":1}`, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := `Sent with every request: priority 1, stream true, stream_options {"include_usage":true}, temperature 0.5, top_p 0.9`
+	if !strings.Contains(out, want) {
+		t.Errorf("report lacks %q:\n%s", want, out)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(srv.All()[0].Request, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body["priority"] != 1.0 || body["temperature"] != 0.5 || body["top_p"] != 0.9 {
+		t.Errorf("the server received %v", body)
+	}
+}

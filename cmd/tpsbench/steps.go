@@ -27,7 +27,8 @@ type stepBuilder struct {
 	shardI  int
 	shardN  int // 0: no --shard
 	clients []*client.HTTP
-	replays []*replayStep // --trace's, a step each
+	sent    map[string]any // what the first client sends besides prompts (report.Report.Sent)
+	replays []*replayStep  // --trace's, a step each
 	// contexts are the targets' contexts (contextOf), by target
 	contexts map[string]int
 	stderr   io.Writer
@@ -107,6 +108,9 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 		return tpsbench.Step{}, usageError{err}
 	}
 	b.clients = append(b.clients, cl)
+	if b.sent == nil {
+		b.sent = cl.Sent()
+	}
 	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: cl, Profile: prof, Workload: src}, nil
 }
 
