@@ -134,6 +134,7 @@ func columns() []column {
 		realCol("rate", "steps", "requests/s", func(s *metrics.Summary) float64 { return s.Rate }),
 		countCol("completed", "throughput", func(s *metrics.Summary) int64 { return int64(s.Requests.Completed) }),
 		countCol("failed", "throughput", func(s *metrics.Summary) int64 { return int64(s.Requests.Failed) }),
+		countCol("cancelled", "throughput", func(s *metrics.Summary) int64 { return int64(s.Requests.Cancelled) }),
 		realCol("error_rate", "throughput", "", func(s *metrics.Summary) float64 { return s.ErrorRate }),
 		realCol("duration_s", "throughput", "s", func(s *metrics.Summary) float64 { return s.DurationS }),
 		countCol("input_tokens", "throughput", func(s *metrics.Summary) int64 { return s.InputTokens }),
@@ -168,6 +169,7 @@ func columns() []column {
 	}
 	cols = append(cols, reasoningColumns()...)
 	cols = append(cols, replayColumns()...)
+	cols = append(cols, sessionColumns()...)
 	for _, k := range record.Kinds {
 		cols = append(cols, countCol("failures_"+k, "counts", func(s *metrics.Summary) int64 { return int64(s.Requests.Failures[k]) }))
 	}

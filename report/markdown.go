@@ -20,9 +20,10 @@ func Markdown(w io.Writer, r *Report) error {
 	for _, s := range r.Steps {
 		present[reasoningGroup] = present[reasoningGroup] || s.Reasoning != nil
 		present[replayGroup] = present[replayGroup] || s.Replay != nil
+		present[sessionsGroup] = present[sessionsGroup] || s.Sessions != nil
 	}
 	for _, c := range cols {
-		if optional := c.group == reasoningGroup || c.group == replayGroup; optional && !present[c.group] {
+		if optional := c.group == reasoningGroup || c.group == replayGroup || c.group == sessionsGroup; optional && !present[c.group] {
 			continue
 		}
 		if c.group != "steps" && !seen[c.group] {
@@ -43,7 +44,7 @@ func Markdown(w io.Writer, r *Report) error {
 		for _, c := range cols {
 			if c.group == g {
 				name := c.name
-				if g != reasoningGroup && g != replayGroup { // reasoning_tps would lose what it is
+				if g != reasoningGroup && g != replayGroup && g != sessionsGroup { // reasoning_tps would lose what it is
 					name = strings.TrimPrefix(name, g+"_")
 				}
 				head = append(head, name)

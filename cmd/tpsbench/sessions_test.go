@@ -31,6 +31,9 @@ func TestSessionsAsTheServerSawThem(t *testing.T) {
 	if !strings.Contains(stdout, "Sessions: 2 of 3 turns") {
 		t.Errorf("report:\n%s", stdout)
 	}
+	if _, md, _ := cli(t, "report", out, "--format", "markdown"); !strings.Contains(md, "## sessions") || !strings.Contains(md, "| sessions | session_turns |") {
+		t.Errorf("markdown report has no sessions table:\n%s", md)
+	}
 	f, _ := os.Open(out)
 	defer f.Close()
 	rd := record.NewReader(f, out)
