@@ -37,6 +37,9 @@ type Plan struct {
 	// Convention reports TPOT and ITL under another tool's definitions
 	// (metrics.Conventions); empty is tpsbench's own.
 	Convention string
+	// Percentiles are reported besides the usual ones (vLLM's
+	// --metric-percentiles; metrics.Dist.Percentiles).
+	Percentiles []float64
 	// Clock stamps the records of clients that have none of their own
 	// (made when nil); a client that stamps with its own clock
 	// (Client.Clock) has its records scheduled on it too, so a
@@ -105,7 +108,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	res := &Result{RunID: newRunID()}
 	r := &runner{
 		plan: &plan, runID: res.RunID, clock: clock,
-		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention),
+		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles),
 		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]int{},
 	}
 	for i := range plan.Steps {

@@ -12,8 +12,9 @@ const maxRuns = 1 << 16
 
 // Accumulator takes the records of one step and gives its Summary.
 type Accumulator struct {
-	targets    Targets
-	convention string
+	targets     Targets
+	convention  string
+	percentiles []float64 // asked for besides the usual ones
 
 	label, model, url, api string
 	concurrency            int     // of every run the step's records came from
@@ -395,6 +396,14 @@ func (s *Accumulator) distributions(sum *Summary) {
 		sum.RequestTPS = guidellmRates(s.guidellm, s.start, s.end)
 	}
 	sum.DecodeTPS = s.decTPS.summary(1)
+	for _, d := range []struct {
+		dist *Dist
+		h    *histogram
+		unit float64
+	}{{&sum.ClientLag, s.lag, ms}, {&sum.TTFT, s.ttft, ms}, {&sum.TPOT, s.tpot, ms}, {&sum.ITL, s.itl, ms}, {&sum.InterChunk, s.gaps, ms},
+		{&sum.E2E, s.e2e, ms}, {&sum.RequestTPS, s.reqTPS, 1}, {&sum.DecodeTPS, s.decTPS, 1}} {
+		withPercentiles(d.dist, d.h, d.unit, s.percentiles)
+	}
 }
 
 // verdicts checks the step against its targets, and sets its goodput

@@ -24,6 +24,9 @@ type Dist struct {
 	P999   float64 `json:"p999"`
 	Max    float64 `json:"max"`
 	Count  int64   `json:"count"`
+	// Percentiles are those asked for besides the ones above
+	// (Steps.WithPercentiles), by PercentileKey.
+	Percentiles map[string]float64 `json:"percentiles,omitempty"`
 }
 
 // MarshalJSON writes a distribution without samples as null: a figure

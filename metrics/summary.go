@@ -133,9 +133,10 @@ func Pass(steps []Summary) bool {
 
 // Steps groups records by step index, in index order.
 type Steps struct {
-	targets    Targets
-	convention string
-	byIndex    map[int]*Accumulator
+	targets     Targets
+	convention  string
+	percentiles []float64
+	byIndex     map[int]*Accumulator
 }
 
 // NewSteps returns an empty grouping.
@@ -156,6 +157,7 @@ func (ss *Steps) Add(r *record.Record) {
 	if s == nil {
 		s = NewAccumulator(ss.targets)
 		s.setConvention(ss.convention)
+		s.percentiles = ss.percentiles
 		ss.byIndex[r.StepIndex] = s
 	}
 	s.Add(r)

@@ -100,8 +100,15 @@ var distStats = []struct {
 // distColumns are a distribution's statistics (of stats, all when nil),
 // named name_stat, in group; all but the count are absent when the
 // distribution has no sample, and so are all when present says none.
-func distColumns(name, group, unit string, stats []string, get func(s *metrics.Summary) (metrics.Dist, bool)) []column {
+func distColumns(name, group, unit string, stats []string, get func(s *metrics.Summary) (metrics.Dist, bool), extra ...string) []column {
 	var cols []column
+	for _, key := range extra { // the percentiles asked for (metrics.Dist.Percentiles)
+		cols = append(cols, column{name: name + "_" + key, group: group, unit: unit, num: func(s *metrics.Summary) (float64, bool) {
+			d, ok := get(s)
+			v, has := d.Percentiles[key]
+			return v, ok && has
+		}})
+	}
 	for _, st := range distStats {
 		if stats != nil && !slices.Contains(stats, st.name) {
 			continue
@@ -124,7 +131,9 @@ func stepDist(get func(s *metrics.Summary) metrics.Dist) func(s *metrics.Summary
 	return func(s *metrics.Summary) (metrics.Dist, bool) { return get(s), true }
 }
 
-func columns() []column {
+// columns are every figure, with extra percentiles (keys of
+// metrics.Dist.Percentiles, percentileKeys) for each distribution.
+func columns(extra ...string) []column {
 	cols := []column{
 		textCol("label", "steps", func(s *metrics.Summary) string { return s.Label }),
 		textCol("model", "steps", func(s *metrics.Summary) string { return s.Model }),
@@ -165,7 +174,7 @@ func columns() []column {
 		{"decode_tps", "tokens/s", func(s *metrics.Summary) metrics.Dist { return s.DecodeTPS }},
 		{"client_lag_ms", "ms", func(s *metrics.Summary) metrics.Dist { return s.ClientLag }},
 	} {
-		cols = append(cols, distColumns(d.name, d.name, d.unit, nil, stepDist(d.get))...)
+		cols = append(cols, distColumns(d.name, d.name, d.unit, nil, stepDist(d.get), extra...)...)
 	}
 	cols = append(cols, reasoningColumns()...)
 	cols = append(cols, replayColumns()...)
@@ -194,6 +203,26 @@ func columns() []column {
 		}},
 		textCol("targets", "counts", func(s *metrics.Summary) string { return targetCell(s.Targets) }),
 	)
+}
+
+// percentileKeys are the extra percentiles the steps' distributions
+// carry (metrics.Dist.Percentiles), in rising order.
+func percentileKeys(steps []metrics.Summary) []string {
+	seen := map[string]float64{}
+	for _, s := range steps {
+		for _, d := range []metrics.Dist{s.TTFT, s.TPOT, s.ITL, s.InterChunk, s.E2E, s.RequestTPS, s.DecodeTPS, s.ClientLag} {
+			for k := range d.Percentiles {
+				q, _ := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64)
+				seen[k] = q
+			}
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return seen[keys[i]] < seen[keys[j]] })
+	return keys
 }
 
 // reasoningGroup is the Markdown table of reasoning figures, left out

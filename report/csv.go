@@ -9,7 +9,7 @@ import (
 
 // CSV writes one header row and one row per step.
 func CSV(w io.Writer, r *Report) error {
-	cols := columns()
+	cols := columns(percentileKeys(r.Steps)...)
 	cw := csv.NewWriter(termsafe.Writer(w)) // names and kinds come from servers and files
 	row := make([]string, len(cols))
 	for i, c := range cols {

@@ -12,7 +12,7 @@ import (
 func Markdown(w io.Writer, r *Report) error {
 	w = termsafe.Writer(w) // names and kinds come from servers and files
 	ew := &errWriter{w: w}
-	cols := columns()
+	cols := columns(percentileKeys(r.Steps)...)
 	var groups []string
 	seen := map[string]bool{}
 	// the reasoning and replay tables only when a step has their figures

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tpsbench/tpsbench/internal/termsafe"
@@ -178,9 +179,28 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	}
 	ew.printf("\n")
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\tmean\tp50\tp90\tp99\tmax\t\n")
+	// the percentiles asked for (--percentiles) replace p50, p90 and p99
+	keys := percentileKeys([]metrics.Summary{*s})
+	cells := func(d metrics.Dist) []string {
+		if len(keys) == 0 {
+			return []string{dms(d, d.P50), dms(d, d.P90), dms(d, d.P99)}
+		}
+		out := make([]string, len(keys))
+		for i, k := range keys {
+			out[i] = "-"
+			if v, ok := d.Percentiles[k]; ok {
+				out[i] = dms(d, v)
+			}
+		}
+		return out
+	}
+	heads := keys
+	if len(heads) == 0 {
+		heads = []string{"p50", "p90", "p99"}
+	}
+	fmt.Fprintf(tw, "\tmean\t%s\tmax\t\n", strings.Join(heads, "\t"))
 	row := func(name string, d metrics.Dist) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", name, dms(d, d.Mean), dms(d, d.P50), dms(d, d.P90), dms(d, d.P99), dms(d, d.Max))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, dms(d, d.Mean), strings.Join(cells(d), "\t"), dms(d, d.Max))
 	}
 	row("TTFT", s.TTFT)
 	row("TPOT", s.TPOT)

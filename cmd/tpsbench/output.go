@@ -19,7 +19,10 @@ type outputFlags struct {
 	slo        string
 	sloShare   float64
 	convention string
-	force      bool
+	// percentiles are --percentiles as given, and as read
+	percentiles    string
+	percentileList []float64
+	force          bool
 	// maxErrorRate: a step whose share of failed requests is over it (or
 	// whose every request failed) makes the run unusable, exit code 4
 	maxErrorRate float64
@@ -29,6 +32,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
 	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
+	f.StringVar(&o.percentiles, "percentiles", "", "percentiles to report besides p50, p90, p95, p99 and p99.9, e.g. 75,99.99 (vLLM's --metric-percentiles): in JSON every distribution's percentiles, in CSV and Markdown a column each, in text in place of p50, p90 and p99")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
@@ -44,6 +48,10 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	if err := metrics.CheckConvention(o.convention); err != nil {
 		return metrics.Targets{}, usageError{fmt.Errorf("--convention: %w", err)}
+	}
+	var err error
+	if o.percentileList, err = metrics.ParsePercentiles(o.percentiles); err != nil {
+		return metrics.Targets{}, usageError{fmt.Errorf("--percentiles: %w", err)}
 	}
 	if o.sloShare <= 0 || o.sloShare > 1 {
 		return metrics.Targets{}, usagef("--slo-share %v: want a share above 0 and at most 1", o.sloShare)
@@ -69,7 +77,7 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 
 // steps returns an empty grouping of steps under the flags' convention.
 func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
-	return metrics.NewSteps(targets).WithConvention(o.convention)
+	return metrics.NewSteps(targets).WithConvention(o.convention).WithPercentiles(o.percentileList)
 }
 
 // render writes the report where asked, then turns too many failed
