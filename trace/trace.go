@@ -1,8 +1,9 @@
 // Package trace reads request traces for replay: when each request of a
 // production log arrived, how long its prompt and its answer were, and
 // which prompt blocks it shared with others. It reads Mooncake's JSONL
-// traces (the format AIPerf and inference-perf replay) and tpsbench's own
-// records (from `run` or `proxy`), streaming: a trace of a million
+// traces (the format AIPerf and inference-perf replay), BurstGPT's CSV
+// (Azure's ChatGPT and GPT-4 logs, vLLM's burstgpt dataset) and tpsbench's
+// own records (from `run` or `proxy`), streaming: a trace of a million
 // requests is never held whole.
 package trace
 
@@ -43,10 +44,13 @@ const (
 	FormatAuto     = "auto"     // told apart by the first line
 	FormatMooncake = "mooncake" // {"timestamp": ms, "input_length", "output_length", "hash_ids"}
 	FormatRecords  = "records"  // tpsbench records: arrival, prompt and output tokens, prefix
+	// FormatBurstGPT is BurstGPT's CSV: Timestamp (s), Model, Request
+	// tokens, Response tokens, Total tokens, Log Type
+	FormatBurstGPT = "burstgpt"
 )
 
 // Formats lists the formats Options.Format accepts.
-var Formats = []string{FormatAuto, FormatMooncake, FormatRecords}
+var Formats = []string{FormatAuto, FormatMooncake, FormatRecords, FormatBurstGPT}
 
 // MooncakeBlockTokens is the tokens of a Mooncake hash id's block.
 const MooncakeBlockTokens = 512
@@ -158,8 +162,14 @@ func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
 		rd.src = newMooncake(br, name)
 	case FormatRecords:
 		rd.src = newRecords(br, name, &rd.stats, rd.bad)
+	case FormatBurstGPT:
+		src, err := newBurstGPT(br, name, &rd.stats)
+		if err != nil {
+			return nil, err
+		}
+		rd.src = src
 	default:
-		return nil, fmt.Errorf("trace format %q: want auto, mooncake or records", format)
+		return nil, fmt.Errorf("trace format %q: want auto, mooncake, records or burstgpt", format)
 	}
 	return rd, nil
 }
@@ -180,8 +190,10 @@ func sniff(br *bufio.Reader, name string) (string, error) {
 		return FormatRecords, nil
 	} else if bytes.Contains(line, []byte(`"input_length"`)) || bytes.Contains(line, []byte(`"timestamp"`)) {
 		return FormatMooncake, nil
+	} else if lower := bytes.ToLower(line); bytes.Contains(lower, []byte("timestamp")) && bytes.Contains(lower, []byte("request tokens")) {
+		return FormatBurstGPT, nil
 	}
-	return "", fmt.Errorf("%s: neither tpsbench records nor a Mooncake trace (JSON lines of timestamp, input_length, output_length, hash_ids)", name)
+	return "", fmt.Errorf("%s: neither tpsbench records, a Mooncake trace (JSON lines of timestamp, input_length, output_length, hash_ids) nor BurstGPT's CSV (Timestamp, Request tokens, Response tokens)", name)
 }
 
 // Next gives the next entry in arrival order, io.EOF after the last.

@@ -66,7 +66,7 @@ func TestBadTraces(t *testing.T) {
 	good := `{"timestamp": 0, "input_length": 5, "output_length": 2}` + "\n"
 	cases := []struct{ name, in, want string }{
 		{"empty", "\n \n", "an empty trace"},
-		{"neither", "hello\n", "neither tpsbench records nor a Mooncake trace"},
+		{"neither", "hello\n", "neither tpsbench records, a Mooncake trace"},
 		{"not JSON", good + `{"timestamp": 1, "input_length": 5,` + "\n", "t.jsonl:2: not a Mooncake trace line"},
 		{"no output", good + `{"timestamp": 1, "input_length": 5}` + "\n", "t.jsonl:2: a Mooncake trace line needs"},
 		{"negative time", good + `{"timestamp": -1, "input_length": 5, "output_length": 2}` + "\n", "t.jsonl:2: timestamp -1"},

@@ -129,7 +129,7 @@ func replayErrors(replays []*replayStep, stderr io.Writer, quiet bool) error {
 	for _, r := range replays {
 		st := r.Stats()
 		if !quiet && (st.Skipped > 0 || st.Late > 0) {
-			fmt.Fprintf(stderr, "trace: %d requests replayed, %d records skipped (warm-up, or no prompt or output count), %d out of arrival order by more than the reorder window (sent at once)\n",
+			fmt.Fprintf(stderr, "trace: %d requests replayed, %d skipped (records of warm-up or without a prompt or output count, rows failed in a BurstGPT log), %d out of arrival order by more than the reorder window (sent at once)\n",
 				st.Entries, st.Skipped, st.Late)
 		}
 		if st.Bad > 0 {

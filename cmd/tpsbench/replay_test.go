@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,5 +194,38 @@ func TestTraceFitsTheContext(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("scale %s: inputs replayed %v, want %v", c.scale, got, want)
 		}
+	}
+}
+
+// TestReplayBurstGPT: BurstGPT's CSV replays as a trace: the server
+// receives each logged request's response length as its budget, the row
+// that failed in the log is left out, and the report says so.
+func TestReplayBurstGPT(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	tr := filepath.Join(t.TempDir(), "burst.csv")
+	os.WriteFile(tr, []byte("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"+
+		"5,ChatGPT,40,7,47,Conversation log\n45,ChatGPT,108,0,108,Conversation log\n46.5,GPT-4,41,9,50,API log\n"), 0o644)
+	code, stdout, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--trace", tr, "--trace-speed", "1000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "2 requests replayed, 1 skipped") {
+		t.Errorf("stderr does not count the row left out:\n%s", errs)
+	}
+	var budgets []int
+	for _, s := range srv.All() {
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		json.Unmarshal(s.Request, &body)
+		budgets = append(budgets, body.MaxTokens)
+	}
+	sort.Ints(budgets)
+	if len(budgets) != 2 || budgets[0] != 7 || budgets[1] != 9 {
+		t.Errorf("the server received budgets %v, want 7 and 9", budgets)
+	}
+	if !strings.Contains(stdout, "Replay of a trace, 2 requests") {
+		t.Errorf("report:\n%s", stdout)
 	}
 }
