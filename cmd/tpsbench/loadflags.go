@@ -109,8 +109,17 @@ func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []ta
 
 // workload builds the prompt source the flags describe (resolve has
 // checked them).
-func (f *runFlags) workload(prompt string) (workload.Source, error) {
+func (f *runFlags) workload(prompt string, stderr io.Writer) (workload.Source, error) {
 	switch {
+	case f.prompts != "" && f.columns.Prompt != "":
+		items, stats, err := workload.LoadDataset(f.prompts, f.columns, f.maxTokens)
+		if err != nil {
+			return nil, err
+		}
+		if !f.quiet || stats.Kept < stats.Rows {
+			fmt.Fprintf(stderr, "prompts: %s of %s\n", stats, f.prompts)
+		}
+		return workload.NewList(items, f.seed)
 	case f.inputTokens > 0:
 		out := f.outputTokens
 		if out == 0 {

@@ -198,6 +198,12 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--prefix-tokens and --output-tokens go with --input-tokens")
 	case f.multiTurn && (f.prompts == "" || f.inputTokens > 0):
 		return usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
+	case f.columns.Prompt != "" && f.prompts == "":
+		return usagef("--prompt-column reads a dataset: give it with --prompts FILE")
+	case f.columns.Prompt == "" && (f.columns.System != "" || f.columns.Output != ""):
+		return usagef("--system-column and --output-column map a dataset's columns: give --prompt-column too")
+	case f.columns.Prompt != "" && (f.multiTurn || f.replyLength):
+		return usagef("--prompt-column maps a dataset's own columns: --multi-turn and --sharegpt-output-len read ShareGPT files")
 	case f.turns < 0 || f.thinkTime < 0 || f.thinkStddev < 0:
 		return usagef("--turns, --think-time and --think-time-stddev must not be negative")
 	case f.turns == 1:

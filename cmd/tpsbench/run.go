@@ -13,6 +13,7 @@ import (
 	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // runFlags are the run command's flags, as parsed.
@@ -48,6 +49,7 @@ type runFlags struct {
 	inputTokens, inputStddev  float64
 	outputTokens, outputStdev float64
 	prefixTokens, prefixGroup int
+	columns                   workload.Columns
 	turns                     int
 	thinkTime, thinkStddev    time.Duration
 	cancelRate                float64
@@ -137,6 +139,9 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
+	fl.StringVar(&f.columns.Prompt, "prompt-column", "", "--prompts is a dataset (JSON lines, a JSON array of objects, or a .csv with a header) whose prompts are in this column: text, or a messages array (GuideLLM's --data-column-mapper); rows without one are dropped and counted")
+	fl.StringVar(&f.columns.System, "system-column", "", "with --prompt-column: the column of a system message to send first")
+	fl.StringVar(&f.columns.Output, "output-column", "", "with --prompt-column: the column of each row's expected output length, a count of tokens or a reference answer (4 characters a token), sent as max_tokens")
 	fl.IntVar(&f.turns, "turns", 0, "synthetic sessions of this many turns: each turn is sent with the turns before it and the server's answers to them, a think time after the last answer; --requests counts turns, --concurrency is the sessions at once (users), --rate sessions started a second")
 	fl.DurationVar(&f.thinkTime, "think-time", 0, "the mean time from a turn's answer to the session's next (--turns); without --turns, each --concurrency user waits it between an answer and its next request (AIPerf's user-centric load)")
 	fl.DurationVar(&f.thinkStddev, "think-time-stddev", 0, "the standard deviation of think times (normal, cut at 0; drawn from --seed)")

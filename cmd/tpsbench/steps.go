@@ -165,7 +165,7 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	if f.showTokens {
 		b.tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
-	src, err := f.workload(cfg.prompt)
+	src, err := f.workload(cfg.prompt, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+)
+
+// TestDatasetAsTheServerSawIt: --prompts with --prompt-column,
+// --system-column and --output-column sends each kept row as the server
+// then received it (its system message first, its output length as
+// max_tokens), and stderr says how many rows were kept and why the others
+// were dropped.
+func TestDatasetAsTheServerSawIt(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	data := filepath.Join(t.TempDir(), "data.csv")
+	os.WriteFile(data, []byte("question,sys,answer\nWhat is TPS?,Be brief.,4\nWhy?,,2\n,,9\n"), 0o644)
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "chat", "--prompts", data,
+		"--prompt-column", "question", "--system-column", "sys", "--output-column", "answer", "--requests", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "prompts: 2 of 3 rows kept; 1 without a prompt") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	var got []string
+	for _, s := range srv.All() {
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+			Messages  []struct{ Role, Content string }
+		}
+		json.Unmarshal(s.Request, &body)
+		var parts []string
+		for _, m := range body.Messages {
+			parts = append(parts, m.Role+": "+m.Content)
+		}
+		got = append(got, strings.Join(parts, " | ")+" ("+strings.Repeat("x", body.MaxTokens)+")")
+	}
+	sort.Strings(got)
+	want := []string{"system: Be brief. | user: What is TPS? (xxxx)", "user: Why? (xx)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the server received\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", data, "--prompt-column", "nothing"); code == 0 || !strings.Contains(errs, `the prompt column is "nothing"`) {
+		t.Errorf("a column that is not there: exit %d %s", code, errs)
+	}
+}

@@ -1,0 +1,224 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/internal/fileread"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Columns maps a dataset's fields onto requests, as GuideLLM's
+// --data-column-mapper does: the prompt (text, or a messages array), an
+// optional system message, and an optional expected output length (a
+// count of tokens, or the reference answer, whose length at 4 characters
+// a token sets the budget).
+type Columns struct {
+	Prompt, System, Output string
+}
+
+// DatasetStats says what a dataset gave: its rows, the prompts kept, and
+// the rows dropped by reason.
+type DatasetStats struct {
+	Rows, Kept int
+	Dropped    map[string]int
+}
+
+// String tells the stats as a sentence.
+func (s DatasetStats) String() string {
+	out := fmt.Sprintf("%d of %d rows kept", s.Kept, s.Rows)
+	reasons := make([]string, 0, len(s.Dropped))
+	for r := range s.Dropped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		out += fmt.Sprintf("; %d %s", s.Dropped[r], r)
+	}
+	return out
+}
+
+// Reasons a dataset row is dropped.
+const (
+	dropNoPrompt = "without a prompt"
+	dropBadText  = "whose prompt or system is not text (or messages)"
+	dropBadCount = "whose output length is not a count from 1 to 2^30 or a text"
+)
+
+// LoadDataset reads a dataset's rows, mapped by cols: JSON lines of
+// objects, a JSON array of objects, or (a .csv file) CSV with a header.
+// Rows that cannot make a request are dropped and counted by reason;
+// items without an output length get maxTokens.
+func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats, error) {
+	if cols.Prompt == "" {
+		return nil, DatasetStats{}, errors.New("a dataset needs the column of its prompts")
+	}
+	data, err := fileread.AtMost(path, maxFile)
+	if err != nil {
+		return nil, DatasetStats{}, fmt.Errorf("opening the dataset: %w", err)
+	}
+	items, stats, err := parseDataset(data, strings.EqualFold(filepath.Ext(path), ".csv"), cols, maxTokens)
+	if err != nil {
+		return nil, stats, fmt.Errorf("%s: %w", path, err)
+	}
+	return items, stats, nil
+}
+
+// parseDataset reads a dataset's contents (see LoadDataset).
+func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item, DatasetStats, error) {
+	stats := DatasetStats{Dropped: map[string]int{}}
+	var items []Item
+	add := func(row map[string]json.RawMessage) {
+		stats.Rows++
+		it, reason := cols.item(row, maxTokens)
+		if reason != "" {
+			stats.Dropped[reason]++
+			return
+		}
+		stats.Kept++
+		items = append(items, it)
+	}
+	var err error
+	if isCSV {
+		err = csvRows(data, add)
+	} else {
+		err = jsonRows(data, add)
+	}
+	if err != nil {
+		return nil, stats, err
+	}
+	if len(items) == 0 {
+		return nil, stats, fmt.Errorf("no prompts (%s; the prompt column is %q)", stats, cols.Prompt)
+	}
+	return items, stats, nil
+}
+
+// jsonRows gives each object of a JSON array or of JSON lines.
+func jsonRows(data []byte, add func(map[string]json.RawMessage)) error {
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\uFEFF")))
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var rows []map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &rows); err != nil {
+			return fmt.Errorf("not a JSON array of objects: %w", err)
+		}
+		for _, r := range rows {
+			add(r)
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(trimmed))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(line, &row); err != nil {
+			return fmt.Errorf("line %d: not a JSON object: %w", n, err)
+		}
+		add(row)
+	}
+	return sc.Err()
+}
+
+// csvRows gives each row of a CSV file with a header, its fields as JSON
+// strings.
+func csvRows(data []byte, add func(map[string]json.RawMessage)) error {
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return fmt.Errorf("reading the CSV header: %w", err)
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		row := make(map[string]json.RawMessage, len(head))
+		for i, h := range head {
+			if i < len(rec) {
+				row[strings.TrimSpace(h)], _ = json.Marshal(rec[i])
+			}
+		}
+		add(row)
+	}
+}
+
+// item maps a row to a request, or says why it cannot.
+func (c Columns) item(row map[string]json.RawMessage, maxTokens int) (Item, string) {
+	it := Item{MaxTokens: maxTokens}
+	raw, ok := row[c.Prompt]
+	if !ok || isNull(raw) {
+		return it, dropNoPrompt
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		if strings.TrimSpace(text) == "" {
+			return it, dropNoPrompt
+		}
+		it.Prompt = text
+	} else if json.Unmarshal(raw, &it.Messages) != nil || len(it.Messages) == 0 {
+		return it, dropBadText
+	}
+	if c.System != "" {
+		if raw, ok := row[c.System]; ok && !isNull(raw) {
+			var system string
+			if json.Unmarshal(raw, &system) != nil {
+				return it, dropBadText
+			}
+			if system != "" {
+				if it.Messages == nil {
+					it.Messages = []Message{{Role: "user", Content: it.Prompt}}
+					it.Prompt = ""
+				}
+				it.Messages = append([]Message{{Role: "system", Content: system}}, it.Messages...)
+			}
+		}
+	}
+	if c.Output != "" {
+		if raw, ok := row[c.Output]; ok && !isNull(raw) {
+			n, ok := outputLength(raw)
+			if !ok {
+				return it, dropBadCount
+			}
+			it.MaxTokens = n
+		}
+	}
+	return it, ""
+}
+
+// outputLength reads an expected output length: a count (a number, or a
+// string of one), or a reference answer's text at 4 characters a token.
+func outputLength(raw json.RawMessage) (int, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return int(f), f == float64(int64(f)) && f >= 1 && f <= record.MaxTokens
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+		return n, n >= 1 && n <= record.MaxTokens
+	}
+	if strings.TrimSpace(s) == "" {
+		return 0, false
+	}
+	return min(max(1, (len(s)+3)/4), record.MaxTokens), true
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

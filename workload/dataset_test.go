@@ -1,0 +1,75 @@
+package workload
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDatasetColumns: rows of JSON lines, a JSON array or CSV become
+// requests through the column mapping; the prompt may be a messages
+// array; a system column leads the messages; an output column is a count
+// (a number or a string of one) or a reference text at 4 characters a
+// token; rows that cannot be a request are dropped and counted by reason.
+func TestDatasetColumns(t *testing.T) {
+	cols := Columns{Prompt: "question", System: "sys", Output: "answer"}
+	jsonl := `{"question": "What is TPS?", "answer": 12}
+{"question": "Why?", "sys": "Be brief.", "answer": "twelve chars"}
+{"question": [{"role": "user", "content": "hi"}], "answer": "7"}
+{"question": "", "answer": 3}
+{"other": "no question"}
+{"question": 5}
+{"question": "x", "answer": 0}
+{"question": "y", "answer": 2.5}
+`
+	items, stats, err := parseDataset([]byte(jsonl), false, cols, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Item{
+		{Prompt: "What is TPS?", MaxTokens: 12},
+		{Messages: []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Why?"}}, MaxTokens: 3},
+		{Messages: []Message{{Role: "user", Content: "hi"}}, MaxTokens: 7},
+	}
+	if !reflect.DeepEqual(items, want) {
+		t.Errorf("items %+v\nwant %+v", items, want)
+	}
+	if stats.Rows != 8 || stats.Kept != 3 || stats.Dropped[dropNoPrompt] != 2 || stats.Dropped[dropBadText] != 1 || stats.Dropped[dropBadCount] != 2 {
+		t.Errorf("stats %+v", stats)
+	}
+	if s := stats.String(); !strings.HasPrefix(s, "3 of 8 rows kept; 2 whose output length") {
+		t.Errorf("stats read %q", s)
+	}
+
+	array := `[{"question": "a", "answer": 4}, {"question": "b"}]`
+	if items, _, err := parseDataset([]byte(array), false, cols, 64); err != nil || len(items) != 2 || items[0].MaxTokens != 4 || items[1].MaxTokens != 64 {
+		t.Errorf("JSON array: %+v %v", items, err)
+	}
+	csvData := "\uFEFFid,question,answer\n1,\"Hello, world\",5\n2,,3\n"
+	items, stats, err = parseDataset([]byte(csvData), true, cols, 64)
+	if err != nil || len(items) != 1 || items[0].Prompt != "Hello, world" || items[0].MaxTokens != 5 || stats.Dropped[dropNoPrompt] != 1 {
+		t.Errorf("CSV: %+v %+v %v", items, stats, err)
+	}
+	if _, _, err := parseDataset([]byte(`{"other": 1}`), false, cols, 64); err == nil || !strings.Contains(err.Error(), `the prompt column is "question"`) {
+		t.Errorf("no prompts: %v", err)
+	}
+}
+
+// FuzzDataset: any file and mapping give requests with a prompt and a
+// budget in range, or an error; never a panic.
+func FuzzDataset(f *testing.F) {
+	f.Add([]byte(`{"q": "a", "n": 3}`+"\n"+`{"q": [{"role":"user","content":"x"}], "n": "12"}`), false)
+	f.Add([]byte("q,n\n\"a\"\"b\",1e300\n"), true)
+	f.Add([]byte(`[{"q": null, "n": -1}, {"q": "z", "s": "sys", "n": "long answer"}]`), false)
+	f.Fuzz(func(t *testing.T, data []byte, isCSV bool) {
+		items, _, err := parseDataset(data, isCSV, Columns{Prompt: "q", System: "s", Output: "n"}, 16)
+		if err != nil {
+			return
+		}
+		for _, it := range items {
+			if (it.Prompt == "" && len(it.Messages) == 0) || it.MaxTokens < 1 || it.MaxTokens > 1<<30 {
+				t.Fatalf("item %+v", it)
+			}
+		}
+	})
+}
