@@ -84,6 +84,9 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
 			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 		}
+		if job.Rate > 0 {
+			rec.Rate = job.Rate // a ramp's: the rate this request went out at
+		}
 		if item.MaxTokens > 0 {
 			// room for the chunks a budget allows, as far as a typical
 			// answer goes: a budget is the request's claim, not what

@@ -57,6 +57,12 @@ type Profile struct {
 	// ThinkTime is the mean time between a turn's answer and the next
 	// turn; ThinkStddev spreads it normally (cut at 0), drawn from Seed.
 	ThinkTime, ThinkStddev time.Duration
+	// RampStrategy, when set (RampLinear, RampExponential), takes the
+	// rate of each measured request from RampStartRate to RampEndRate by
+	// its index, open loop, as vLLM's --ramp-up-strategy does; Requests
+	// must be given, Rate not.
+	RampStrategy               string
+	RampStartRate, RampEndRate float64
 	// CancelShare of the measured requests (0 to 1, drawn from Seed) are
 	// to be cancelled CancelAfter their send, as users who leave
 	// mid-answer (Job.CancelAfter).
@@ -84,6 +90,9 @@ type Job struct {
 	// CancelAfter, when above 0, is when after its send the request is to
 	// be cancelled (Profile.CancelShare).
 	CancelAfter time.Duration
+	// Rate is the request rate this request was started at, under a
+	// ramp (Profile.RampStrategy); 0 otherwise.
+	Rate float64
 }
 
 // Func makes one request and returns its record. ctx ends when the request
@@ -96,6 +105,9 @@ func (p Profile) Validate() error {
 		return err
 	}
 	if err := p.validateCancel(); err != nil {
+		return err
+	}
+	if err := p.validateRamp(); err != nil {
 		return err
 	}
 	if p.Schedule != nil {
@@ -114,7 +126,7 @@ func (p Profile) Validate() error {
 		return errors.New("concurrency must not be negative")
 	case p.Rate < 0 || math.IsNaN(p.Rate) || math.IsInf(p.Rate, 0):
 		return errors.New("rate must be a positive number of requests per second")
-	case p.Rate == 0 && p.Concurrency == 0:
+	case p.Rate == 0 && p.Concurrency == 0 && p.RampStrategy == "":
 		return errors.New("a closed-loop profile needs a concurrency of at least 1")
 	case p.Requests < 0 || p.Warmup < 0:
 		return errors.New("request counts must not be negative")
@@ -182,7 +194,10 @@ func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, war
 		sessions(ctx, reqCtx, p, n, start, deadline, warm, do, out)
 		return
 	}
-	if p.Rate == 0 && p.Schedule == nil {
+	if p.Rate == 0 && p.Schedule == nil && (p.RampStrategy == "" || warm) {
+		if warm {
+			p.Concurrency = max(p.Concurrency, 1) // a ramp's warm-up: one by one unless capped
+		}
 		closedLoop(ctx, reqCtx, p, n, deadline, warm, do, out)
 		return
 	}
@@ -235,7 +250,11 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 			return p.Schedule.Next()
 		}
 		if i > 0 {
-			offset += p.gap(rng)
+			rate := p.Rate
+			if p.RampStrategy != "" {
+				rate = p.rampRate(i, n) // the gap before request i, at its rate
+			}
+			offset += p.gapAt(rng, rate)
 		}
 		return time.Duration(offset * float64(time.Second)), true
 	}
@@ -274,6 +293,9 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 			}
 		}
 		job := Job{Seq: i, Warmup: warm, Scheduled: at}
+		if p.RampStrategy != "" {
+			job.Rate = p.rampRate(i, n)
+		}
 		wg.Go(func() {
 			rec := do(reqCtx, job)
 			if slots != nil {
@@ -286,15 +308,18 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 
 // gap is the time in seconds from one start to the next: its mean is
 // 1/Rate whatever the arrivals.
-func (p Profile) gap(rng *rand.Rand) float64 {
+func (p Profile) gap(rng *rand.Rand) float64 { return p.gapAt(rng, p.Rate) }
+
+// gapAt is a gap at rate, drawn as the profile's arrivals are.
+func (p Profile) gapAt(rng *rand.Rand, rate float64) float64 {
 	switch p.Arrivals {
 	case Poisson:
-		return rng.ExpFloat64() / p.Rate
+		return rng.ExpFloat64() / rate
 	case Gamma:
 		// shape k and scale 1/(rate k), as vLLM draws them
-		return gamma(rng, p.Burstiness) / (p.Rate * p.Burstiness)
+		return gamma(rng, p.Burstiness) / (rate * p.Burstiness)
 	}
-	return 1 / p.Rate
+	return 1 / rate
 }
 
 // gamma draws from the gamma distribution of shape k and scale 1

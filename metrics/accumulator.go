@@ -32,9 +32,10 @@ type Accumulator struct {
 	short    int
 	long     int
 
-	start, end          int64 // window: first sent, last done (absolute ns)
-	firstScheduled      int64 // vLLM's window starts at the schedule's start
-	lastToken           int64 // GenAI-Perf's ends at the last token (absolute ns)
+	start, end          int64   // window: first sent, last done (absolute ns)
+	rateLo, rateHi      float64 // the rates requests were started at (a ramp's differ)
+	firstScheduled      int64   // vLLM's window starts at the schedule's start
+	lastToken           int64   // GenAI-Perf's ends at the last token (absolute ns)
 	firstSent, lastSent int64
 	sentCount           int
 	inTok, outTok       int64
@@ -113,6 +114,10 @@ func (s *Accumulator) Add(r *record.Record) {
 		return
 	}
 	s.addWindow(r)
+	if s.sentCount == 1 || r.Rate < s.rateLo {
+		s.rateLo = r.Rate
+	}
+	s.rateHi = max(s.rateHi, r.Rate)
 	s.lag.add(float64(r.ClientLag()))
 	s.replay.add(r)
 	s.sessions.add(r)
@@ -343,6 +348,9 @@ func (s *Accumulator) rates(sum *Summary, window float64) {
 	// from a burst of simultaneous starts said nothing
 	if s.rate > 0 && s.sentCount > 1 && s.lastSent > s.firstSent {
 		sum.AchievedRate = float64(s.sentCount-1) / (float64(s.lastSent-s.firstSent) / 1e9)
+	}
+	if s.rateHi > s.rateLo && len(s.runs) <= 1 { // shards' rates differ by design, and add up
+		sum.RampFrom, sum.RampTo = s.rateLo, s.rateHi
 	}
 }
 

@@ -51,10 +51,15 @@ type Summary struct {
 	CachedShare  float64 `json:"cached_share,omitempty"`
 	OutputTokens int64   `json:"output_tokens"`
 
-	SystemTPS           float64 `json:"system_tps"`
-	TotalTPS            float64 `json:"total_tps"`
-	RequestThroughput   float64 `json:"request_throughput"`
-	AchievedRate        float64 `json:"achieved_rate,omitempty"` // requests sent per second, in an open-loop (rate) step only
+	SystemTPS         float64 `json:"system_tps"`
+	TotalTPS          float64 `json:"total_tps"`
+	RequestThroughput float64 `json:"request_throughput"`
+	AchievedRate      float64 `json:"achieved_rate,omitempty"` // requests sent per second, in an open-loop (rate) step only
+	// RampFrom and RampTo are the lowest and highest rates a step's
+	// requests were started at, when they differ (a ramp: the records
+	// carry each request's own rate); Rate is then not a figure.
+	RampFrom            float64 `json:"ramp_from,omitempty"`
+	RampTo              float64 `json:"ramp_to,omitempty"`
 	AchievedConcurrency float64 `json:"achieved_concurrency"`
 	PerRequestTPS       float64 `json:"per_request_tps"` // system TPS / achieved concurrency
 	// PeakTPS and PeakTPS60 are the highest system TPS over any 1 s and

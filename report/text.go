@@ -140,6 +140,9 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	}
 	if s.Rate > 0 {
 		load = fmt.Sprintf("rate %.2f requests/s asked, %.2f achieved", s.Rate, s.AchievedRate)
+		if s.RampTo > 0 {
+			load = fmt.Sprintf("rate ramped from %.2f to %.2f requests/s, %.2f achieved over the step", s.RampFrom, s.RampTo, s.AchievedRate)
+		}
 		if s.Concurrency > 0 {
 			load += fmt.Sprintf(", at most %d in flight", s.Concurrency)
 		}

@@ -41,8 +41,9 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 		Turns: f.turns, ThinkTime: f.thinkTime, ThinkStddev: f.thinkStddev,
 		CancelShare: f.cancelRate / 100, CancelAfter: f.cancelDelay,
+		RampStrategy: f.rampStrategy, RampStartRate: f.rampStart, RampEndRate: f.rampEnd,
 	}
-	if p.Rate == 0 && p.Concurrency == 0 {
+	if p.Rate == 0 && p.Concurrency == 0 && p.RampStrategy == "" { // a ramp's concurrency is a cap, as a rate's
 		p.Concurrency = 1
 	}
 	turns := max(p.Turns, 1)                               // requests count turns

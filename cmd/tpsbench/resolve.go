@@ -210,6 +210,16 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--turns 1 is a session of one request, as every request is: give 2 or more")
 	case f.turns == 0 && (f.thinkTime > 0 || f.thinkStddev > 0) && (f.rate != 0 || f.sweepRates != ""):
 		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
+	case f.rampStrategy != "" && f.rampStrategy != load.RampLinear && f.rampStrategy != load.RampExponential:
+		return usagef("--ramp-up-strategy %q: want linear or exponential", f.rampStrategy)
+	case f.rampStrategy == "" && (f.rampStart != 0 || f.rampEnd != 0):
+		return usagef("--ramp-up-start-rps and --ramp-up-end-rps go with --ramp-up-strategy")
+	case f.rampStrategy != "" && !(f.rampStart > 0 && f.rampEnd > 0 && !math.IsInf(f.rampStart, 0) && !math.IsInf(f.rampEnd, 0)):
+		return usagef("--ramp-up-strategy goes from --ramp-up-start-rps to --ramp-up-end-rps: give both, above 0")
+	case f.rampStrategy != "" && (f.rate != 0 || f.sweepRates != "" || f.sweep != "" || f.trace != "" || f.turns > 0 || f.findMax):
+		return usagef("--ramp-up-strategy sets each request's rate itself: not with --rate, --sweep, --sweep-rates, --trace, --turns or --find-max")
+	case f.rampStrategy != "" && f.requests == 0:
+		return usagef("--ramp-up-strategy goes from the first request to the last: give --requests")
 	case !(f.cancelRate >= 0 && f.cancelRate <= 100):
 		return usagef("--request-cancellation-rate is a percent, from 0 to 100")
 	case f.cancelRate > 0 && f.cancelDelay <= 0:

@@ -101,6 +101,10 @@ var resolveRules = []resolveRule{
 			t.Errorf("start at %v", c.startAt)
 		}
 	}, ""},
+	{"a ramp without requests", []string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5"}, nil, "give --requests"},
+	{"a ramp beside a rate", []string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--requests", "9", "--rate", "3"}, nil, "not with --rate"},
+	{"a ramp of one rate", []string{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "1", "--requests", "9"}, nil, "give both, above 0"},
+	{"a ramp strategy unknown", []string{"--ramp-up-strategy", "sideways"}, nil, "want linear or exponential"},
 	{"cancellations past 100%", []string{"--request-cancellation-rate", "150", "--request-cancellation-delay", "1s"}, nil, "from 0 to 100"},
 	{"cancellations without a delay", []string{"--request-cancellation-rate", "10"}, nil, "needs --request-cancellation-delay"},
 	{"a cancellation delay alone", []string{"--request-cancellation-delay", "1s"}, nil, "goes with --request-cancellation-rate"},

@@ -123,6 +123,8 @@ func (b *stepBuilder) label(t target, ph phase) string {
 		return ph.label
 	case ph.rate > 0:
 		level = fmt.Sprintf("r=%g/s", ph.rate)
+	case b.f.rampStrategy != "":
+		level = fmt.Sprintf("r=%g-%g/s %s", b.f.rampStart, b.f.rampEnd, b.f.rampStrategy)
 	case b.cfg.sweeping:
 		level = fmt.Sprintf("c=%d", ph.concurrency)
 	default:
