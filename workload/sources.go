@@ -220,7 +220,10 @@ type Synthetic struct {
 	InputTokens, InputStddev   float64
 	OutputTokens, OutputStddev float64
 	PrefixTokens, PrefixGroups int
-	Seed                       uint64
+	// Modes, when given, replace the lengths above: each request draws
+	// its lengths from one mode, chosen by weight (ParseSeqDist).
+	Modes []LengthMode
+	Seed  uint64
 	// Calibration, from the server's tokenizer (see Calibrate): tokens
 	// the request adds around the prompt, and tokens a word. Zero values
 	// mean a word a token and nothing added.
@@ -316,8 +319,12 @@ func (s Synthetic) Item(seq int, warmup bool) Item {
 		stream |= 1 << 62
 	}
 	r := rand.New(rand.NewPCG(s.Seed, stream))
+	lengths := LengthMode{Input: s.InputTokens, InputStddev: s.InputStddev, Output: s.OutputTokens, OutputStddev: s.OutputStddev}
+	if len(s.Modes) > 0 {
+		lengths = pick(s.Modes, r.Float64())
+	}
 	// the drawn length is of the whole prompt as the server counts it
-	n := float64(draw(r, s.InputTokens, s.InputStddev, MaxPromptTokens)) - s.Overhead
+	n := float64(draw(r, lengths.Input, lengths.InputStddev, MaxPromptTokens)) - s.Overhead
 	var prompt string
 	if s.PrefixTokens > 0 && s.PrefixGroups > 0 {
 		group := seq % s.PrefixGroups
@@ -325,5 +332,5 @@ func (s Synthetic) Item(seq int, warmup bool) Item {
 		prompt = s.text(pr, s.words(float64(min(s.PrefixTokens, MaxPromptTokens)))) + " "
 	}
 	prompt += s.text(r, s.words(n))
-	return Item{Prompt: prompt, MaxTokens: draw(r, s.OutputTokens, s.OutputStddev, record.MaxTokens)}
+	return Item{Prompt: prompt, MaxTokens: draw(r, lengths.Output, lengths.OutputStddev, record.MaxTokens)}
 }

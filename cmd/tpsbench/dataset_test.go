@@ -51,3 +51,28 @@ func TestDatasetAsTheServerSawIt(t *testing.T) {
 		t.Errorf("a column that is not there: exit %d %s", code, errs)
 	}
 }
+
+// TestSeqDistAsTheServerSawIt: --seq-dist '8,3:1;16,5:1' sends every
+// request with one mode's budget (the scripted server received 3 or 5,
+// both), and refuses being given beside --input-tokens.
+func TestSeqDistAsTheServerSawIt(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--seq-dist", "8,3:1;16,5:1", "--requests", "24", "--concurrency", "4", "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	seen := map[int]int{}
+	for _, s := range srv.All() {
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		json.Unmarshal(s.Request, &body)
+		seen[body.MaxTokens]++
+	}
+	if len(seen) != 2 || seen[3] == 0 || seen[5] == 0 {
+		t.Errorf("budgets received %v, want 3 and 5", seen)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--seq-dist", "8,3", "--input-tokens", "9"); code != exitUsage || !strings.Contains(errs, "--seq-dist") {
+		t.Errorf("beside --input-tokens: exit %d %s", code, errs)
+	}
+}

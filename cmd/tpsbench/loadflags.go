@@ -110,7 +110,7 @@ func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []ta
 
 // workload builds the prompt source the flags describe (resolve has
 // checked them).
-func (f *runFlags) workload(prompt string, stderr io.Writer) (workload.Source, error) {
+func (f *runFlags) workload(cfg *runConfig, stderr io.Writer) (workload.Source, error) {
 	switch {
 	case f.prompts != "" && f.columns.Prompt != "":
 		items, stats, err := workload.LoadDataset(f.prompts, f.columns, f.maxTokens)
@@ -121,13 +121,13 @@ func (f *runFlags) workload(prompt string, stderr io.Writer) (workload.Source, e
 			fmt.Fprintf(stderr, "prompts: %s of %s\n", stats, f.prompts)
 		}
 		return workload.NewList(items, f.seed)
-	case f.inputTokens > 0:
+	case f.inputTokens > 0 || len(cfg.modes) > 0:
 		out := f.outputTokens
 		if out == 0 {
 			out = float64(f.maxTokens)
 		}
 		return workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: out, OutputStddev: f.outputStdev,
-			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Seed: f.seed}, nil
+			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Modes: cfg.modes, Seed: f.seed}, nil
 	case f.prompts != "" && f.multiTurn:
 		items, err := workload.Conversations(f.prompts, f.maxTokens, f.replyLength, f.seed)
 		if err != nil {
@@ -141,7 +141,7 @@ func (f *runFlags) workload(prompt string, stderr io.Writer) (workload.Source, e
 		}
 		return workload.NewList(items, f.seed)
 	}
-	return workload.Fixed{Prompt: prompt, MaxTokens: f.maxTokens}, nil
+	return workload.Fixed{Prompt: cfg.prompt, MaxTokens: f.maxTokens}, nil
 }
 
 // parseShard reads "I/N" (I from 0); empty means no sharding (N = 0).

@@ -26,7 +26,8 @@ import (
 type runConfig struct {
 	targets metrics.Targets
 	headers http.Header
-	tls     *tls.Config // --insecure, --ca-cert, --client-cert and --client-key
+	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
+	modes   []workload.LengthMode // --seq-dist
 	// levels are the concurrency levels; levelSweep says they sweep
 	// (--sweep, or --factor batch's 1, 4, 8, 16, 32), and sweeping that
 	// the run has several steps of one target (levels or --sweep-rates)
@@ -150,6 +151,11 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
 	}
+	if f.seqDist != "" {
+		if c.modes, err = workload.ParseSeqDist(f.seqDist); err != nil {
+			return nil, usagef("--seq-dist: %v", err)
+		}
+	}
 	if c.tls, err = f.tls.Config(); err != nil {
 		return nil, usagef("TLS: %v", err)
 	}
@@ -192,9 +198,11 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
 	case f.outputTokens > record.MaxTokens:
 		return usagef("--output-tokens: at most %d", record.MaxTokens)
+	case f.seqDist != "" && (f.inputTokens > 0 || f.outputTokens > 0 || f.inputStddev > 0 || f.outputStdev > 0 || f.prompts != ""):
+		return usagef("--seq-dist gives every length: not with --input-tokens, --output-tokens, their deviations or --prompts")
 	case f.inputTokens > 0 && f.prompts != "":
 		return usagef("give --prompts or --input-tokens, not both")
-	case f.inputTokens == 0 && (f.prefixTokens > 0 || f.outputTokens > 0):
+	case f.inputTokens == 0 && f.seqDist == "" && (f.prefixTokens > 0 || f.outputTokens > 0):
 		return usagef("--prefix-tokens and --output-tokens go with --input-tokens")
 	case f.multiTurn && (f.prompts == "" || f.inputTokens > 0):
 		return usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")

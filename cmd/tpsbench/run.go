@@ -50,6 +50,7 @@ type runFlags struct {
 	outputTokens, outputStdev float64
 	prefixTokens, prefixGroup int
 	columns                   workload.Columns
+	seqDist                   string
 	turns                     int
 	thinkTime, thinkStddev    time.Duration
 	cancelRate                float64
@@ -141,6 +142,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.prompt, "prompt", "Explain AI", "prompt to send")
 	fl.IntVar(&f.maxTokens, "max-tokens", 100, "output token budget per request")
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
+	fl.StringVar(&f.seqDist, "seq-dist", "", "synthetic prompts from a mixture of lengths, as AIPerf's --seq-dist: INPUT,OUTPUT:WEIGHT modes joined by ';', each length MEAN or MEAN|STDDEV, e.g. '256|32,128:60;1024,256:40' (in place of --input-tokens and --output-tokens)")
 	fl.StringVar(&f.columns.Prompt, "prompt-column", "", "--prompts is a dataset (JSON lines, a JSON array of objects, or a .csv with a header) whose prompts are in this column: text, or a messages array (GuideLLM's --data-column-mapper); rows without one are dropped and counted")
 	fl.StringVar(&f.columns.System, "system-column", "", "with --prompt-column: the column of a system message to send first")
 	fl.StringVar(&f.columns.Output, "output-column", "", "with --prompt-column: the column of each row's expected output length, a count of tokens or a reference answer (4 characters a token), sent as max_tokens")

@@ -167,7 +167,7 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	if f.showTokens {
 		b.tokens = &tokenPrinter{w: stdout, clock: clock}
 	}
-	src, err := f.workload(cfg.prompt, stderr)
+	src, err := f.workload(cfg, stderr)
 	if err != nil {
 		return nil, err
 	}
