@@ -94,6 +94,9 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
 		}
 		req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens}
+		if item.Model != "" {
+			req.Model, rec.Model = item.Model, item.Model
+		}
 		if job.Turn > 0 {
 			sessions.prepare(job, item, req)
 		}

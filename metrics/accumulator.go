@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -49,6 +50,7 @@ type Accumulator struct {
 	reasoning                       reasoningAcc
 	replay                          replayAcc
 	sessions                        sessionAcc
+	models                          byModel
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -70,7 +72,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(),
+		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byModel{},
 		met: make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
@@ -128,6 +130,7 @@ func (s *Accumulator) Add(r *record.Record) {
 		s.req.Cancelled++
 		return
 	}
+	s.models.add(r, figures(r))
 	if !r.OK() {
 		s.req.Failed++
 		s.req.Failures[r.Error.Kind]++
@@ -370,6 +373,9 @@ func (s *Accumulator) charts(sum *Summary) {
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Replay = s.replay.summary()
 	sum.Sessions = s.sessions.summary()
+	if sum.Models = s.models.figures(); len(sum.Models) > 0 {
+		sum.Model = fmt.Sprintf("%d models", len(sum.Models)) // each apart in Models
+	}
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, w1, sum.DurationS)
 	sum.PeakTPS60 = peak(ch.Rolling60s, w60, sum.DurationS)

@@ -102,6 +102,9 @@ type Summary struct {
 	// Sessions are the step's multi-turn sessions' figures, when it ran
 	// sessions.
 	Sessions *Sessions `json:"sessions,omitempty"`
+	// Models are each model's figures, when the step sent to several (a
+	// mix of LoRA adapters or of served models).
+	Models []ModelFigures `json:"models,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics

@@ -46,6 +46,10 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if v := s.Sessions; v != nil {
 		sessionsLine(ew, prefix, v)
 	}
+	for _, m := range s.Models {
+		ew.printf("%sModel %s: %d completed, %d failed, %d tokens; TTFT p50 %s, TPOT p50 %s, request TPS mean %.2f tokens/s\n",
+			prefix, m.Model, m.Completed, m.Failed, m.OutputTokens, dms(m.TTFT, m.TTFT.P50), dms(m.TPOT, m.TPOT.P50), m.RequestTPS.Mean)
+	}
 	if s.Chunks > 0 && float64(s.BatchedChunks) >= batchedWorthNoting*float64(s.Chunks) {
 		// a few chunks read together is the machine's scheduling; many
 		// is a server or network that batches, and shapes ITL

@@ -17,6 +17,9 @@ type Item struct {
 	Prompt    string
 	Messages  []Message // for chat; when empty, Prompt is sent as one user message
 	MaxTokens int
+	// Model, when set, is the model the request asks for in place of its
+	// step's (a ModelMix's: a LoRA adapter, say).
+	Model string
 	// Trace is what a replayed trace asked of the request, kept in its
 	// record.
 	Trace *record.TraceRef

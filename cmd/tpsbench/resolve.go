@@ -28,6 +28,9 @@ type runConfig struct {
 	headers http.Header
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
+	// lora are --lora-modules' models and weights
+	lora        []string
+	loraWeights []float64
 	// levels are the concurrency levels; levelSweep says they sweep
 	// (--sweep, or --factor batch's 1, 4, 8, 16, 32), and sweeping that
 	// the run has several steps of one target (levels or --sweep-rates)
@@ -150,6 +153,17 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	c.apiKeyEnv = f.apiKeyEnv
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
+	}
+	if f.loraModules != "" {
+		if c.lora, c.loraWeights, err = workload.ParseModelMix(f.loraModules); err != nil {
+			return nil, usagef("--lora-modules: %v", err)
+		}
+	}
+	if f.loraAssign != workload.AssignRandom && f.loraAssign != workload.AssignRoundRobin {
+		return nil, usagef("--lora-assignment %q: want random or round-robin", f.loraAssign)
+	}
+	if f.loraModules != "" && (f.trace != "" || len(f.models) > 1 || len(f.targets) > 0) {
+		return nil, usagef("--lora-modules mixes models in one step: not with --trace, several --model or --target")
 	}
 	if f.seqDist != "" {
 		if c.modes, err = workload.ParseSeqDist(f.seqDist); err != nil {

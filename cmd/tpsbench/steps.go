@@ -177,6 +177,9 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	}
 	b.counter = cfg.counter
 	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
+	if len(cfg.lora) > 0 {
+		b.src = workload.ModelMix{Source: b.src, Models: cfg.lora, Weights: cfg.loraWeights, Assign: f.loraAssign, Seed: f.seed}
+	}
 	b.shardI, b.shardN = cfg.shardI, cfg.shardN
 	return b, nil
 }
