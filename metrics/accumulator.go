@@ -50,7 +50,7 @@ type Accumulator struct {
 	reasoning                       reasoningAcc
 	replay                          replayAcc
 	sessions                        sessionAcc
-	models                          byModel
+	models, urls                    byPart // the step's figures by model and by server
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -72,7 +72,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byModel{},
+		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byPart{}, urls: byPart{},
 		met: make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
@@ -130,7 +130,9 @@ func (s *Accumulator) Add(r *record.Record) {
 		s.req.Cancelled++
 		return
 	}
-	s.models.add(r, figures(r))
+	f := figures(r)
+	s.models.add(r.Model, r, f)
+	s.urls.add(r.URL, r, f)
 	if !r.OK() {
 		s.req.Failed++
 		s.req.Failures[r.Error.Kind]++
@@ -375,6 +377,9 @@ func (s *Accumulator) charts(sum *Summary) {
 	sum.Sessions = s.sessions.summary()
 	if sum.Models = s.models.figures(); len(sum.Models) > 0 {
 		sum.Model = fmt.Sprintf("%d models", len(sum.Models)) // each apart in Models
+	}
+	if sum.URLs = s.urls.figures(); len(sum.URLs) > 0 {
+		sum.URL = fmt.Sprintf("%d servers", len(sum.URLs))
 	}
 	sum.Charts = ch
 	sum.PeakTPS = peak(ch.Rolling1s, w1, sum.DurationS)

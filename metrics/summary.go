@@ -104,7 +104,10 @@ type Summary struct {
 	Sessions *Sessions `json:"sessions,omitempty"`
 	// Models are each model's figures, when the step sent to several (a
 	// mix of LoRA adapters or of served models).
-	Models []ModelFigures `json:"models,omitempty"`
+	Models []PartFigures `json:"models,omitempty"`
+	// URLs are each server's figures, when the step sent to several
+	// (replicas behind one run).
+	URLs []PartFigures `json:"urls,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics

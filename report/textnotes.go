@@ -46,9 +46,14 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if v := s.Sessions; v != nil {
 		sessionsLine(ew, prefix, v)
 	}
-	for _, m := range s.Models {
-		ew.printf("%sModel %s: %d completed, %d failed, %d tokens; TTFT p50 %s, TPOT p50 %s, request TPS mean %.2f tokens/s\n",
-			prefix, m.Model, m.Completed, m.Failed, m.OutputTokens, dms(m.TTFT, m.TTFT.P50), dms(m.TPOT, m.TPOT.P50), m.RequestTPS.Mean)
+	for _, part := range []struct {
+		what  string
+		parts []metrics.PartFigures
+	}{{"Model", s.Models}, {"Server", s.URLs}} {
+		for _, m := range part.parts {
+			ew.printf("%s%s %s: %d completed, %d failed, %d tokens; TTFT p50 %s, TPOT p50 %s, request TPS mean %.2f tokens/s\n",
+				prefix, part.what, m.Name, m.Completed, m.Failed, m.OutputTokens, dms(m.TTFT, m.TTFT.P50), dms(m.TPOT, m.TPOT.P50), m.RequestTPS.Mean)
+		}
 	}
 	if s.Chunks > 0 && float64(s.BatchedChunks) >= batchedWorthNoting*float64(s.Chunks) {
 		// a few chunks read together is the machine's scheduling; many

@@ -41,7 +41,7 @@ func TestLoRAModules(t *testing.T) {
 		var rep struct {
 			Steps []struct {
 				Models []struct {
-					Model     string `json:"model"`
+					Model     string `json:"name"`
 					Completed int    `json:"completed"`
 				} `json:"models"`
 			} `json:"steps"`

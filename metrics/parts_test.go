@@ -23,11 +23,11 @@ func TestByModel(t *testing.T) {
 		t.Fatalf("models %+v, step model %q", sum.Models, sum.Model)
 	}
 	ma, mb := sum.Models[0], sum.Models[1]
-	if ma.Model != "a" || ma.Completed != 2 || ma.OutputTokens != 4 || ma.TTFT.Count != 2 {
+	if ma.Name != "a" || ma.Completed != 2 || ma.OutputTokens != 4 || ma.TTFT.Count != 2 {
 		t.Errorf("model a: %+v", ma)
 	}
 	near(t, "model a's mean TTFT", ma.TTFT.Mean, 200)
-	if mb.Model != "b" || mb.Failed != 1 || mb.Completed != 0 || mb.TTFT.Count != 0 {
+	if mb.Name != "b" || mb.Failed != 1 || mb.Completed != 0 || mb.TTFT.Count != 0 {
 		t.Errorf("model b: %+v", mb)
 	}
 	one := NewAccumulator(Targets{})
