@@ -154,6 +154,17 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
 	}
+	if len(f.replicas) > 0 && (f.url == "" || len(f.targets) > 0) {
+		return nil, usagef("--replica adds servers beside --url: give --url (and no --target)")
+	}
+	if f.balance != client.BalanceRoundRobin && f.balance != client.BalanceLeastInFlight {
+		return nil, usagef("--balance %q: want round-robin or least-in-flight", f.balance)
+	}
+	for _, u := range f.replicas {
+		if _, _, err := client.Endpoint(u, client.APIChat); err != nil {
+			return nil, usagef("--replica: %v", err)
+		}
+	}
 	if f.loraModules != "" {
 		if c.lora, c.loraWeights, err = workload.ParseModelMix(f.loraModules); err != nil {
 			return nil, usagef("--lora-modules: %v", err)

@@ -51,6 +51,8 @@ type runFlags struct {
 	prefixTokens, prefixGroup int
 	columns                   workload.Columns
 	seqDist                   string
+	replicas                  []string
+	balance                   string
 	loraModules, loraAssign   string
 	turns                     int
 	thinkTime, thinkStddev    time.Duration
@@ -118,6 +120,8 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "a YAML file of settings, as GuideLLM's scenarios: keys are this command's flag names (max-tokens: 256, model: [a, b], sweep: [1, 4, 8]); flags on the command line win")
+	fl.StringArrayVar(&f.replicas, "replica", nil, "another server of --url's model and API (repeat it): each request goes to one of them, by --balance; the report gives each server's figures apart and together")
+	fl.StringVar(&f.balance, "balance", client.BalanceRoundRobin, "with --replica: round-robin, or least-in-flight (the server with the fewest requests going)")
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
 	fl.StringArrayVar(&f.models, "model", nil, "model to ask for; repeat to compare models (default: the server's first model)")
 	fl.StringArrayVar(&f.targets, "target", nil, "a named target NAME=URL#MODEL; repeat to compare servers")

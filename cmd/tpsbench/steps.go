@@ -111,7 +111,33 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if b.sent == nil {
 		b.sent = cl.Sent()
 	}
-	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: cl, Profile: prof, Workload: src}, nil
+	var stepClient client.Client = cl
+	if len(f.replicas) > 0 {
+		if stepClient, err = b.balanced(cc, cl); err != nil {
+			return tpsbench.Step{}, err
+		}
+	}
+	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: stepClient, Profile: prof, Workload: src}, nil
+}
+
+// balanced spreads a step's requests over the --url's client first and
+// the --replica servers, each a client of cc's settings.
+func (b *stepBuilder) balanced(cc client.HTTPConfig, first *client.HTTP) (client.Client, error) {
+	clients := []client.Client{first}
+	for _, u := range b.f.replicas {
+		cc.URL = u
+		cl, err := client.NewHTTP(cc)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--replica: %w", err)}
+		}
+		b.clients = append(b.clients, cl)
+		clients = append(clients, cl)
+	}
+	bal, err := client.NewBalanced(clients, b.f.balance)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--balance: %w", err)}
+	}
+	return bal, nil
 }
 
 // label names a step in reports: the target, and the phase's level when

@@ -182,7 +182,7 @@ func (f *runFlags) waitReady(ctx context.Context, cfg *runConfig, key string, st
 	if f.readyTimeout <= 0 {
 		return nil
 	}
-	urls := []string{f.url}
+	urls := append([]string{f.url}, f.replicas...)
 	if len(cfg.specs) > 0 {
 		urls = urls[:0]
 		for _, t := range cfg.specs {
