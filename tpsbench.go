@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/load"
@@ -40,6 +41,9 @@ type Plan struct {
 	// Percentiles are reported besides the usual ones (vLLM's
 	// --metric-percentiles; metrics.Dist.Percentiles).
 	Percentiles []float64
+	// SliceDuration, when above 0, also reports each step slice by slice
+	// (metrics.Summary.Slices).
+	SliceDuration time.Duration
 	// Clock stamps the records of clients that have none of their own
 	// (made when nil); a client that stamps with its own clock
 	// (Client.Clock) has its records scheduled on it too, so a
@@ -108,7 +112,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	res := &Result{RunID: newRunID()}
 	r := &runner{
 		plan: &plan, runID: res.RunID, clock: clock,
-		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles),
+		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles).WithSlices(plan.SliceDuration),
 		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]int{},
 	}
 	for i := range plan.Steps {

@@ -51,6 +51,7 @@ type Accumulator struct {
 	replay                          replayAcc
 	sessions                        sessionAcc
 	models, urls                    byPart // the step's figures by model and by server
+	slices                          sliceAcc
 
 	// per target: requests meeting it, and values from completed requests
 	met    []int
@@ -72,7 +73,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
 		reqTPS: newRate(), decTPS: newRate(),
-		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byPart{}, urls: byPart{},
+		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byPart{}, urls: byPart{}, slices: sliceAcc{slices: map[int64]*sliceBin{}},
 		met: make([]int, len(targets.List)),
 	}
 	for _, t := range targets.List {
@@ -123,6 +124,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.lag.add(float64(r.ClientLag()))
 	s.replay.add(r)
 	s.sessions.add(r)
+	s.slices.add(r)
 	if r.Retries > 0 {
 		s.retried++
 	}
@@ -375,6 +377,7 @@ func (s *Accumulator) charts(sum *Summary) {
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Replay = s.replay.summary()
 	sum.Sessions = s.sessions.summary()
+	sum.Slices = s.slices.summary()
 	if sum.Models = s.models.figures(); len(sum.Models) > 0 {
 		sum.Model = fmt.Sprintf("%d models", len(sum.Models)) // each apart in Models
 	}

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"sort"
 
 	"github.com/tpsbench/tpsbench/record"
@@ -108,6 +110,9 @@ type Summary struct {
 	// URLs are each server's figures, when the step sent to several
 	// (replicas behind one run).
 	URLs []PartFigures `json:"urls,omitempty"`
+	// Slices are the step's figures slice by slice, when asked for
+	// (Steps.WithSlices).
+	Slices []Slice `json:"slices,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics
@@ -147,6 +152,7 @@ type Steps struct {
 	targets     Targets
 	convention  string
 	percentiles []float64
+	slice       time.Duration
 	byIndex     map[int]*Accumulator
 }
 
@@ -169,6 +175,7 @@ func (ss *Steps) Add(r *record.Record) {
 		s = NewAccumulator(ss.targets)
 		s.setConvention(ss.convention)
 		s.percentiles = ss.percentiles
+		s.slices.dur = int64(ss.slice)
 		ss.byIndex[r.StepIndex] = s
 	}
 	s.Add(r)

@@ -290,13 +290,18 @@ func (r *Record) Arrivals(fn func(at int64, tokens, chunks int)) {
 // without tokens gives none and is not an arrival a gap is timed from:
 // the samples add up to the time from the first token to the last.
 func (r *Record) ITLs(fn func(d time.Duration, count int)) {
+	r.ITLsAt(func(_ int64, d time.Duration, count int) { fn(d, count) })
+}
+
+// ITLsAt is ITLs with when each arrival came (ns after sent).
+func (r *Record) ITLsAt(fn func(at int64, d time.Duration, count int)) {
 	prev, first := int64(0), true
 	r.Arrivals(func(at int64, tokens, _ int) {
 		if tokens <= 0 {
 			return
 		}
 		if !first {
-			fn(time.Duration((at-prev)/int64(tokens)), tokens)
+			fn(at, time.Duration((at-prev)/int64(tokens)), tokens)
 		}
 		prev, first = at, false
 	})

@@ -39,6 +39,9 @@ func Text(w io.Writer, r *Report) error {
 	for i := range r.Steps {
 		notes(ew, &r.Steps[i], len(r.Steps) > 1)
 	}
+	for i := range r.Steps {
+		slicesTable(ew, &r.Steps[i])
+	}
 	targets(ew, r.Steps)
 	if r.Note != "" {
 		ew.printf("\n%s\n", r.Note)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -210,4 +211,19 @@ func sessionsLine(ew *errWriter, prefix string, v *metrics.Sessions) {
 		ew.printf("; TTFT p50 %s on first turns, %s on later ones (with the conversation so far)", ms(v.FirstTTFT.P50), ms(v.LaterTTFT.P50))
 	}
 	ew.printf("\n")
+}
+
+// slicesTable gives a step's time slices, one a line.
+func slicesTable(ew *errWriter, s *metrics.Summary) {
+	if len(s.Slices) == 0 {
+		return
+	}
+	ew.printf("\nTime slices of %s:\n", s.Label)
+	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "start\trequests\tTPS\tTTFT p50\tTTFT p99\tITL p50\tITL p99\t\n")
+	for _, sl := range s.Slices {
+		fmt.Fprintf(tw, "%.1f s\t%d\t%.2f\t%s\t%s\t%s\t%s\t\n", sl.StartS, sl.Requests, sl.TPS,
+			dms(sl.TTFT, sl.TTFT.P50), dms(sl.TTFT, sl.TTFT.P99), dms(sl.ITL, sl.ITL.P50), dms(sl.ITL, sl.ITL.P99))
+	}
+	_ = tw.Flush()
 }

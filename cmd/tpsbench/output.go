@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ type outputFlags struct {
 	// percentiles are --percentiles as given, and as read
 	percentiles    string
 	percentileList []float64
+	slice          time.Duration
 	force          bool
 	// maxErrorRate: a step whose share of failed requests is over it (or
 	// whose every request failed) makes the run unusable, exit code 4
@@ -33,6 +35,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
 	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
 	f.StringVar(&o.percentiles, "percentiles", "", "percentiles to report besides p50, p90, p95, p99 and p99.9, e.g. 75,99.99 (vLLM's --metric-percentiles): in JSON every distribution's percentiles, in CSV and Markdown a column each, in text in place of p50, p90 and p99")
+	f.DurationVar(&o.slice, "slice-duration", 0, "also report each step slice by slice, of this length (AIPerf's --slice-duration): requests sent, TPS, TTFT and ITL of each slice, in JSON (slices) and text")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
@@ -48,6 +51,9 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	if err := metrics.CheckConvention(o.convention); err != nil {
 		return metrics.Targets{}, usageError{fmt.Errorf("--convention: %w", err)}
+	}
+	if o.slice < 0 || (o.slice > 0 && o.slice < time.Millisecond) {
+		return metrics.Targets{}, usagef("--slice-duration %v: want 1ms or more", o.slice)
 	}
 	var err error
 	if o.percentileList, err = metrics.ParsePercentiles(o.percentiles); err != nil {
@@ -77,7 +83,7 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 
 // steps returns an empty grouping of steps under the flags' convention.
 func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
-	return metrics.NewSteps(targets).WithConvention(o.convention).WithPercentiles(o.percentileList)
+	return metrics.NewSteps(targets).WithConvention(o.convention).WithPercentiles(o.percentileList).WithSlices(o.slice)
 }
 
 // render writes the report where asked, then turns too many failed

@@ -254,7 +254,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer steps.close()
-	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, Abort: abort, MaxErrors: f.maxErrors}
+	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
 			return err
