@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tpsbench/tpsbench/metrics"
 )
@@ -142,4 +143,48 @@ func (s *Session) SweepBetween(ctx context.Context, anchors *Result, n int, buil
 	}
 	res.Steps = append(anchors.Steps, res.Steps...)
 	return res, note, err
+}
+
+// Repeat measures steps n times in turn, each run's steps labelled
+// "LABEL (run K)", and gives every step's summaries of all runs together
+// with each step's figures across the runs (mean and 95% confidence
+// interval), as AIPerf's --num-profile-runs does: one run's noise is not
+// a difference. An interruption ends the repeats; what ran is reported.
+func (s *Session) Repeat(ctx context.Context, steps []Step, n int) (*Result, []metrics.Repeat, error) {
+	all := &Result{}
+	byLabel := map[string][]metrics.Summary{}
+	var order []string
+	for k := 1; k <= n; k++ {
+		suffix := fmt.Sprintf(" (run %d)", k)
+		run := make([]Step, len(steps))
+		for i, st := range steps {
+			run[i] = st
+			run[i].Label = st.Label + suffix
+		}
+		res, err := s.Run(ctx, run)
+		if res != nil {
+			all.RunID = res.RunID
+			all.Steps = append(all.Steps, res.Steps...)
+			all.Interrupted = all.Interrupted || res.Interrupted
+			for _, sum := range res.Steps {
+				base := strings.TrimSuffix(sum.Label, suffix)
+				if _, seen := byLabel[base]; !seen {
+					order = append(order, base)
+				}
+				byLabel[base] = append(byLabel[base], sum)
+			}
+		}
+		if err != nil || all.Interrupted {
+			return all, repeats(order, byLabel), err
+		}
+	}
+	return all, repeats(order, byLabel), nil
+}
+
+func repeats(order []string, byLabel map[string][]metrics.Summary) []metrics.Repeat {
+	out := make([]metrics.Repeat, 0, len(order))
+	for _, label := range order {
+		out = append(out, metrics.AcrossRuns(label, byLabel[label]))
+	}
+	return out
 }

@@ -31,6 +31,9 @@ type Report struct {
 	// (sampling parameters, ignore_eos, --extra-body's fields), by body
 	// field name: what a figure was measured under.
 	Sent map[string]any `json:"sent,omitempty"`
+	// Repeats are each step's figures across repeated runs (--repeat),
+	// with their 95% confidence intervals.
+	Repeats []metrics.Repeat `json:"repeats,omitempty"`
 }
 
 // sentLine is Sent as one line, fields in order, values as JSON.

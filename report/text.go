@@ -42,6 +42,7 @@ func Text(w io.Writer, r *Report) error {
 	for i := range r.Steps {
 		slicesTable(ew, &r.Steps[i])
 	}
+	repeatsLines(ew, r.Repeats)
 	targets(ew, r.Steps)
 	if r.Note != "" {
 		ew.printf("\n%s\n", r.Note)

@@ -227,3 +227,24 @@ func slicesTable(ew *errWriter, s *metrics.Summary) {
 	}
 	_ = tw.Flush()
 }
+
+// repeatsLines give each step's figures across repeated runs: the mean
+// and its 95% interval, so that a difference is read against the noise.
+func repeatsLines(ew *errWriter, reps []metrics.Repeat) {
+	if len(reps) == 0 {
+		return
+	}
+	ew.printf("\nAcross %d runs (mean [95%% confidence interval]):\n", reps[0].Runs)
+	names := map[string]string{"system_tps": "system TPS", "request_tps_mean": "request TPS", "decode_tps_mean": "decode TPS",
+		"ttft_p50_ms": "TTFT p50 ms", "ttft_p99_ms": "TTFT p99 ms", "tpot_p50_ms": "TPOT p50 ms", "itl_p50_ms": "ITL p50 ms",
+		"e2e_p50_ms": "E2E p50 ms", "error_rate": "error rate"}
+	for _, r := range reps {
+		var parts []string
+		for _, name := range metrics.RepeatFigureNames() {
+			if iv, ok := r.Figures[name]; ok {
+				parts = append(parts, fmt.Sprintf("%s %.4g [%.4g, %.4g]", names[name], iv.Mean, iv.Low, iv.High))
+			}
+		}
+		ew.printf("  %s: %s\n", r.Label, strings.Join(parts, "; "))
+	}
+}

@@ -154,6 +154,12 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
 	}
+	if f.repeat < 1 || f.repeat > 1000 {
+		return nil, usagef("--repeat %d: want 1 to 1000 runs", f.repeat)
+	}
+	if f.repeat > 1 && (f.findMax || f.trace != "" || strings.HasPrefix(f.sweepRates, "auto")) {
+		return nil, usagef("--repeat runs a fixed plan again: not with --find-max, --trace or --sweep-rates auto, whose steps depend on what they measure")
+	}
 	if len(f.replicas) > 0 && (f.url == "" || len(f.targets) > 0) {
 		return nil, usagef("--replica adds servers beside --url: give --url (and no --target)")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/internal/outfile"
+	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/workload"
@@ -52,6 +53,7 @@ type runFlags struct {
 	columns                   workload.Columns
 	seqDist                   string
 	replicas                  []string
+	repeat                    int
 	balance                   string
 	loraModules, loraAssign   string
 	turns                     int
@@ -86,6 +88,7 @@ type runFlags struct {
 	metricsAt     string
 	metricsLinger time.Duration
 	sent          map[string]any // what every request carried besides its prompt, for the report
+	repeats       []metrics.Repeat
 	live          bool
 	tokenizer     string
 
@@ -120,6 +123,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "a YAML file of settings, as GuideLLM's scenarios: keys are this command's flag names (max-tokens: 256, model: [a, b], sweep: [1, 4, 8]); flags on the command line win")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the whole plan this many times: every step's runs are reported, and each figure's mean with its 95% confidence interval across them (AIPerf's --num-profile-runs)")
 	fl.StringArrayVar(&f.replicas, "replica", nil, "another server of --url's model and API (repeat it): each request goes to one of them, by --balance; the report gives each server's figures apart and together")
 	fl.StringVar(&f.balance, "balance", client.BalanceRoundRobin, "with --replica: round-robin, or least-in-flight (the server with the fewest requests going)")
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000 (default: start the embedded engine)")
@@ -268,7 +272,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer closeRecords()
-	observers := f.liveViews(ctx, stderr, len(plan.Steps)+autoRates)
+	observers := f.liveViews(ctx, stderr, len(plan.Steps)*f.repeat+autoRates)
 	if steps.tokens != nil {
 		observers = append(observers, steps.tokens)
 	}
@@ -284,7 +288,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.findMax {
 		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
 	}
-	res, runErr := sess.Run(ctx, plan.Steps)
+	var res *tpsbench.Result
+	var runErr error
+	if f.repeat > 1 {
+		res, f.repeats, runErr = sess.Repeat(ctx, plan.Steps, f.repeat)
+	} else {
+		res, runErr = sess.Run(ctx, plan.Steps)
+	}
 	if err := replayErrors(steps.replays, stderr, f.quiet); runErr == nil {
 		runErr = err
 	}
@@ -325,6 +335,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	}
 	rep := report.New(tpsbench.Version, res.Steps)
 	rep.Sent = f.sent
+	rep.Repeats = f.repeats
 	rep.Interrupted = res.Interrupted
 	rep.Note = note
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestRepeat: --repeat 3 runs the plan three times: the report has each
+// run's steps, and each step's figures across the runs, whose mean is the
+// mean of the runs' own; the text says the interval. The server received
+// every run's requests.
+func TestRepeat(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "3", "--requests", "4", "--sweep", "1,2",
+		"--repeat", "3", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := srv.Requests(); n < 3*2*4 {
+		t.Errorf("the server received %d requests, want at least %d", n, 3*2*4)
+	}
+	var rep struct {
+		Steps []struct {
+			Label     string  `json:"label"`
+			SystemTPS float64 `json:"system_tps"`
+		} `json:"steps"`
+		Repeats []struct {
+			Label   string `json:"label"`
+			Runs    int    `json:"runs"`
+			Figures map[string]struct {
+				Mean   float64   `json:"mean"`
+				Low    float64   `json:"ci95_low"`
+				High   float64   `json:"ci95_high"`
+				Values []float64 `json:"values"`
+			} `json:"figures"`
+		} `json:"repeats"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 6 || len(rep.Repeats) != 2 {
+		t.Fatalf("%d steps and %d repeats", len(rep.Steps), len(rep.Repeats))
+	}
+	for _, r := range rep.Repeats {
+		sum, n := 0.0, 0
+		for _, s := range rep.Steps {
+			if strings.HasPrefix(s.Label, r.Label+" (run ") {
+				sum += s.SystemTPS
+				n++
+			}
+		}
+		iv := r.Figures["system_tps"]
+		if r.Runs != 3 || n != 3 || math.Abs(iv.Mean-sum/3) > 1e-9*sum || !(iv.Low <= iv.Mean && iv.Mean <= iv.High) || len(iv.Values) != 3 {
+			t.Errorf("%s: %d runs, system TPS %+v; the steps' mean %v of %d", r.Label, r.Runs, iv, sum/3, n)
+		}
+	}
+	_, text, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "3", "--requests", "2", "--repeat", "2", "-q")
+	if !strings.Contains(text, "Across 2 runs (mean [95% confidence interval]):") || !strings.Contains(text, "system TPS") {
+		t.Errorf("text report:\n%s", text)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--repeat", "2", "--find-max", "--slo", "ttft=1s"); code != exitUsage || !strings.Contains(errs, "--repeat") {
+		t.Errorf("--repeat with --find-max: exit %d %s", code, errs)
+	}
+}
