@@ -3,8 +3,12 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
 )
 
 // TestRepeat: --repeat 3 runs the plan three times: the report has each
@@ -62,5 +66,28 @@ func TestRepeat(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--repeat", "2", "--find-max", "--slo", "ttft=1s"); code != exitUsage || !strings.Contains(errs, "--repeat") {
 		t.Errorf("--repeat with --find-max: exit %d %s", code, errs)
+	}
+}
+
+// TestCompareRepeats: compare of two files of repeated runs says which
+// figures differ beyond their 95% intervals: a server sending a token
+// every 20 ms against one every 1 ms differs in TPOT whatever the noise.
+func TestCompareRepeats(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{filepath.Join(dir, "fast.jsonl"), filepath.Join(dir, "slow.jsonl")}
+	for i, gap := range []time.Duration{time.Millisecond, 20 * time.Millisecond} {
+		srv := scripted.New(scripted.Script{Gap: gap, Usage: true})
+		code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--requests", "3", "--repeat", "3", "--records", files[i], "-q")
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	code, out, errs := cli(t, "compare", files[0], files[1])
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "slow m against fast m: differs beyond the 95% intervals in") || !strings.Contains(out, "tpot_p50_ms") {
+		t.Errorf("compare:\n%s", out)
 	}
 }
