@@ -80,7 +80,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		item := step.Workload.Item(job.Seq, job.Warmup)
 		rec := &record.Record{
 			V: record.SchemaVersion, Run: r.runID, Step: step.Label, StepIndex: plan.FirstStep + i,
-			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model, Session: job.Session, Turn: job.Turn,
+			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model, Session: job.Session, Turn: job.Turn, Phase: job.Phase,
 			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
 			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
 		}

@@ -63,6 +63,13 @@ type Profile struct {
 	// must be given, Rate not.
 	RampStrategy               string
 	RampStartRate, RampEndRate float64
+	// RampUp, when above 0, raises the load over the step's start: a
+	// rate from 0 to Rate (GuideLLM's rampup), or the users in flight
+	// from 1 to Concurrency (AIPerf's concurrency ramp). CoolDown is the
+	// end of a Duration whose starts are the load falling away. Requests
+	// started in either are marked (Job.Phase) and kept out of the
+	// step's figures.
+	RampUp, CoolDown time.Duration
 	// CancelShare of the measured requests (0 to 1, drawn from Seed) are
 	// to be cancelled CancelAfter their send, as users who leave
 	// mid-answer (Job.CancelAfter).
@@ -93,6 +100,9 @@ type Job struct {
 	// Rate is the request rate this request was started at, under a
 	// ramp (Profile.RampStrategy); 0 otherwise.
 	Rate float64
+	// Phase is PhaseRampUp or PhaseCoolDown for a request started in
+	// those parts of the step, "" in its steady part.
+	Phase string
 }
 
 // Func makes one request and returns its record. ctx ends when the request
@@ -108,6 +118,9 @@ func (p Profile) Validate() error {
 		return err
 	}
 	if err := p.validateRamp(); err != nil {
+		return err
+	}
+	if err := p.validateRampUp(); err != nil {
 		return err
 	}
 	if p.Schedule != nil {
@@ -213,11 +226,15 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 	if n > 0 {
 		workers = min(workers, n)
 	}
+	start := time.Now()
 	for w := range workers {
 		wg.Go(func() {
 			rng := sessionRNG(p, w) // a user's think times are its own
 			timer := time.NewTimer(time.Hour)
 			defer timer.Stop()
+			if !warm && !sleepUntil(ctx, timer, start.Add(p.userStart(w, workers))) {
+				return
+			}
 			for first := true; ; first = false {
 				at := time.Now()
 				if !first && p.ThinkTime+p.ThinkStddev > 0 {
@@ -233,7 +250,11 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 				if !deadline.IsZero() && !time.Now().Before(deadline) {
 					return
 				}
-				out <- do(reqCtx, Job{Seq: i, Warmup: warm, Scheduled: at})
+				job := Job{Seq: i, Warmup: warm, Scheduled: at}
+				if !warm {
+					job.Phase = p.phaseOf(at.Sub(start))
+				}
+				out <- do(reqCtx, job)
 			}
 		})
 	}
@@ -249,12 +270,14 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		if p.Schedule != nil {
 			return p.Schedule.Next()
 		}
-		if i > 0 {
-			rate := p.Rate
-			if p.RampStrategy != "" {
-				rate = p.rampRate(i, n) // the gap before request i, at its rate
-			}
-			offset += p.gapAt(rng, rate)
+		switch {
+		case i == 0:
+		case p.RampUp > 0 && !warm:
+			offset = p.rampedOffset(offset, p.gapAt(rng, 1))
+		case p.RampStrategy != "":
+			offset += p.gapAt(rng, p.rampRate(i, n)) // the gap before request i, at its rate
+		default:
+			offset += p.gapAt(rng, p.Rate)
 		}
 		return time.Duration(offset * float64(time.Second)), true
 	}
@@ -295,6 +318,9 @@ func openLoop(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		job := Job{Seq: i, Warmup: warm, Scheduled: at}
 		if p.RampStrategy != "" {
 			job.Rate = p.rampRate(i, n)
+		}
+		if !warm {
+			job.Phase = p.phaseOf(d)
 		}
 		wg.Go(func() {
 			rec := do(reqCtx, job)

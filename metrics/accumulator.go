@@ -24,6 +24,8 @@ type Accumulator struct {
 
 	req      Requests
 	warmup   int
+	rampUp   int
+	coolDown int
 	sources  map[string]int
 	mismatch int
 	suspect  int
@@ -114,6 +116,14 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.addLoad(r)
 	if r.Warmup {
 		s.warmup++
+		return
+	}
+	switch r.Phase { // the load still rising, or falling away: not the step's
+	case "ramp_up":
+		s.rampUp++
+		return
+	case "cool_down":
+		s.coolDown++
 		return
 	}
 	s.addWindow(r)
@@ -289,7 +299,7 @@ func (s *Accumulator) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
-		Requests: s.req, Warmup: s.warmup,
+		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
 		Chunks: s.chunks, BatchedChunks: s.batched,

@@ -44,6 +44,10 @@ type Summary struct {
 	Requests  Requests `json:"requests"`
 	ErrorRate float64  `json:"error_rate"` // failed / measured requests
 	Warmup    int      `json:"warmup_requests"`
+	// RampUp and CoolDown count the requests started while the load rose
+	// or fell away (record.Record.Phase), kept out of the figures.
+	RampUp   int `json:"ramp_up_requests,omitempty"`
+	CoolDown int `json:"cool_down_requests,omitempty"`
 
 	DurationS   float64 `json:"duration_s"`
 	InputTokens int64   `json:"input_tokens"`

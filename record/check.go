@@ -112,6 +112,11 @@ func (c *checker) counts(r *Record) {
 			r.Session, r.Turn = 0, 0
 		}
 	}
+	if r.Phase != "" && r.Phase != "ramp_up" && r.Phase != "cool_down" {
+		if c.broke("phase", fmt.Errorf("record %d: phase %.20q: want ramp_up, cool_down or none", r.Seq, r.Phase)) {
+			r.Phase = ""
+		}
+	}
 	if r.Retries < 0 || r.Retries > maxRetries {
 		if c.broke("retries", fmt.Errorf("record %d: %d retries out of range", r.Seq, r.Retries)) {
 			r.Retries = min(max(r.Retries, 0), maxRetries)

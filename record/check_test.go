@@ -39,6 +39,8 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 			func(r *Record) bool { return r.OtherEvents[1] == 3 && r.OtherEvents[2] == 4 }},
 		{"retries", Record{Sent: 1, Done: 5, Retries: -1}, "retries",
 			func(r *Record) bool { return r.Retries == 0 }},
+		{"an unknown phase", Record{Sent: 1, Done: 5, Phase: "warming"}, "phase",
+			func(r *Record) bool { return r.Phase == "" }},
 		{"a turn outside a session", Record{Sent: 1, Done: 5, Turn: 2}, "session",
 			func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
 		{"a negative session", Record{Sent: 1, Done: 5, Session: -1, Turn: 1}, "session",

@@ -74,8 +74,11 @@ type Record struct {
 	Stream    bool   `json:"stream"`
 	// Session and Turn place a turn of a multi-turn session, both from 1
 	// (0 outside sessions); a session's turns carry the history before.
-	Session     int     `json:"session,omitempty"`
-	Turn        int     `json:"turn,omitempty"`
+	Session int `json:"session,omitempty"`
+	Turn    int `json:"turn,omitempty"`
+	// Phase marks a request started while the load rose (ramp_up) or fell
+	// away (cool_down): kept out of the step's figures, counted apart.
+	Phase       string  `json:"phase,omitempty"`
 	Concurrency int     `json:"concurrency,omitempty"` // the step's concurrency limit
 	Rate        float64 `json:"rate,omitempty"`        // the step's asked request rate, requests/s
 

@@ -34,6 +34,10 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		prefix = s.Label + ": "
 	}
 	failureNote(ew, prefix, s)
+	if s.RampUp > 0 || s.CoolDown > 0 {
+		ew.printf("%sRamp-up and cool-down: %s started while the load rose and %s as it fell away, counted apart: the figures are the steady part's\n",
+			prefix, requests(s.RampUp), requests(s.CoolDown))
+	}
 	if n := s.Requests.Cancelled; n > 0 {
 		ew.printf("%sCancelled as planned: %s, left mid-answer as users do (--request-cancellation-rate); neither completed nor failed, and out of every figure\n", prefix, requests(n))
 	}

@@ -259,6 +259,12 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--ramp-up-strategy sets each request's rate itself: not with --rate, --sweep, --sweep-rates, --trace, --turns or --find-max")
 	case f.rampStrategy != "" && f.requests == 0:
 		return usagef("--ramp-up-strategy goes from the first request to the last: give --requests")
+	case f.rampUp < 0 || f.coolDown < 0:
+		return usagef("--ramp-up-duration and --cool-down-duration must not be negative")
+	case f.coolDown > 0 && (f.duration == 0 || f.coolDown >= f.duration):
+		return usagef("--cool-down-duration is the end of a step's --duration: give a --duration longer than it")
+	case (f.rampUp > 0 || f.coolDown > 0) && (f.trace != "" || f.turns > 0 || f.rampStrategy != ""):
+		return usagef("--ramp-up-duration and --cool-down-duration shape a rate or a concurrency: not with --trace, --turns or --ramp-up-strategy")
 	case !(f.cancelRate >= 0 && f.cancelRate <= 100):
 		return usagef("--request-cancellation-rate is a percent, from 0 to 100")
 	case f.cancelRate > 0 && f.cancelDelay <= 0:

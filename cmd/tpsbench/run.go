@@ -54,6 +54,7 @@ type runFlags struct {
 	seqDist                   string
 	replicas                  []string
 	repeat                    int
+	rampUp, coolDown          time.Duration
 	balance                   string
 	loraModules, loraAssign   string
 	turns                     int
@@ -123,6 +124,8 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "a YAML file of settings, as GuideLLM's scenarios: keys are this command's flag names (max-tokens: 256, model: [a, b], sweep: [1, 4, 8]); flags on the command line win")
+	fl.DurationVar(&f.rampUp, "ramp-up-duration", 0, "raise the load over a step's first part: --rate from 0 (GuideLLM's rampup), or --concurrency users from 1 (AIPerf's --concurrency-ramp-duration); requests started in it are counted apart, out of the step's figures")
+	fl.DurationVar(&f.coolDown, "cool-down-duration", 0, "with --duration: requests started in a step's last part are counted apart, out of its figures (GuideLLM's cooldown)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the whole plan this many times: every step's runs are reported, and each figure's mean with its 95% confidence interval across them (AIPerf's --num-profile-runs)")
 	fl.StringArrayVar(&f.replicas, "replica", nil, "another server of --url's model and API (repeat it): each request goes to one of them, by --balance; the report gives each server's figures apart and together")
 	fl.StringVar(&f.balance, "balance", client.BalanceRoundRobin, "with --replica: round-robin, or least-in-flight (the server with the fewest requests going)")
