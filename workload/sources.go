@@ -223,6 +223,11 @@ type Synthetic struct {
 	// Modes, when given, replace the lengths above: each request draws
 	// its lengths from one mode, chosen by weight (ParseSeqDist).
 	Modes []LengthMode
+	// Corpus, when given, is the text prompts are made of in place of
+	// common words: its lines (each as its words), drawn at random whole
+	// and the last cut to the length, as vLLM's sonnet dataset makes its
+	// prompts (LoadCorpus).
+	Corpus [][]string
 	Seed  uint64
 	// Calibration, from the server's tokenizer (see Calibrate): tokens
 	// the request adds around the prompt, and tokens a word. Zero values
@@ -264,6 +269,9 @@ func (s Synthetic) words(tokens float64) int {
 }
 
 func (s Synthetic) text(r *rand.Rand, n int) string {
+	if len(s.Corpus) > 0 {
+		return corpusText(s.Corpus, r, n)
+	}
 	var b strings.Builder
 	for i := 0; i < n; i++ {
 		if i > 0 {

@@ -76,3 +76,35 @@ func TestSeqDistAsTheServerSawIt(t *testing.T) {
 		t.Errorf("beside --input-tokens: exit %d %s", code, errs)
 	}
 }
+
+// TestCorpusAsTheServerSawIt: --corpus makes synthetic prompts of the
+// file's lines: every prompt the server received is made of them.
+func TestCorpusAsTheServerSawIt(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	corpus := filepath.Join(t.TempDir(), "sonnet.txt")
+	os.WriteFile(corpus, []byte("Shall I compare thee to a summer's day\nThou art more lovely and more temperate\n"), 0o644)
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "completions", "--corpus", corpus, "--input-tokens", "12",
+		"--requests", "3", "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields("Shall I compare thee to a summer's day Thou art more lovely and more temperate") {
+		words[w] = true
+	}
+	for _, s := range srv.All() {
+		var body struct{ Prompt string }
+		json.Unmarshal(s.Request, &body)
+		if len(strings.Fields(body.Prompt)) == 0 {
+			t.Fatalf("an empty prompt: %s", s.Request)
+		}
+		for _, w := range strings.Fields(body.Prompt) {
+			if !words[w] {
+				t.Errorf("the prompt %q has %q, not of the corpus", body.Prompt, w)
+			}
+		}
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--corpus", corpus); code != exitUsage || !strings.Contains(errs, "--corpus") {
+		t.Errorf("without a length: exit %d %s", code, errs)
+	}
+}

@@ -128,7 +128,7 @@ func (f *runFlags) workload(cfg *runConfig, stderr io.Writer) (workload.Source, 
 			out = float64(f.maxTokens)
 		}
 		return workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: out, OutputStddev: f.outputStdev,
-			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Modes: cfg.modes, Seed: f.seed}, nil
+			PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup, Modes: cfg.modes, Corpus: cfg.corpus, Seed: f.seed}, nil
 	case f.prompts != "" && f.multiTurn:
 		items, err := workload.Conversations(f.prompts, f.maxTokens, f.replyLength, f.seed)
 		if err != nil {

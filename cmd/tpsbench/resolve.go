@@ -28,6 +28,7 @@ type runConfig struct {
 	headers http.Header
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
+	corpus  [][]string            // --corpus
 	// lora are --lora-modules' models and weights
 	lora        []string
 	loraWeights []float64
@@ -181,6 +182,14 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	}
 	if f.loraModules != "" && (f.trace != "" || len(f.models) > 1 || len(f.targets) > 0) {
 		return nil, usagef("--lora-modules mixes models in one step: not with --trace, several --model or --target")
+	}
+	if f.corpus != "" {
+		if f.inputTokens == 0 && f.seqDist == "" {
+			return nil, usagef("--corpus makes synthetic prompts: give --input-tokens or --seq-dist")
+		}
+		if c.corpus, err = workload.LoadCorpus(f.corpus); err != nil {
+			return nil, usagef("--corpus: %v", err)
+		}
 	}
 	if f.seqDist != "" {
 		if c.modes, err = workload.ParseSeqDist(f.seqDist); err != nil {

@@ -52,6 +52,7 @@ type runFlags struct {
 	prefixTokens, prefixGroup int
 	columns                   workload.Columns
 	seqDist                   string
+	corpus                    string
 	replicas                  []string
 	repeat                    int
 	rampUp, coolDown          time.Duration
@@ -156,6 +157,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.prompts, "prompts", "", "prompts file: one a line, JSON lines with prompt or messages (and max_tokens), or a ShareGPT JSON array")
 	fl.StringVar(&f.loraModules, "lora-modules", "", "send each request to one of these models instead of --model: LoRA adapters (or models served side by side), NAME or NAME:WEIGHT, e.g. sql-lora,chat-lora:3 (vLLM's flag); the report gives each model's figures apart and together")
 	fl.StringVar(&f.loraAssign, "lora-assignment", "random", "with --lora-modules: random (by weight, drawn from --seed) or round-robin")
+	fl.StringVar(&f.corpus, "corpus", "", "a text file synthetic prompts are made of (its lines drawn at random, the last cut to the length), in place of common words, as vLLM's sonnet dataset is; with --input-tokens or --seq-dist")
 	fl.StringVar(&f.seqDist, "seq-dist", "", "synthetic prompts from a mixture of lengths, as AIPerf's --seq-dist: INPUT,OUTPUT:WEIGHT modes joined by ';', each length MEAN or MEAN|STDDEV, e.g. '256|32,128:60;1024,256:40' (in place of --input-tokens and --output-tokens)")
 	fl.StringVar(&f.columns.Prompt, "prompt-column", "", "--prompts is a dataset (JSON lines, a JSON array of objects, or a .csv with a header) whose prompts are in this column: text, or a messages array (GuideLLM's --data-column-mapper); rows without one are dropped and counted")
 	fl.StringVar(&f.columns.System, "system-column", "", "with --prompt-column: the column of a system message to send first")
