@@ -228,7 +228,7 @@ type Synthetic struct {
 	// and the last cut to the length, as vLLM's sonnet dataset makes its
 	// prompts (LoadCorpus).
 	Corpus [][]string
-	Seed  uint64
+	Seed   uint64
 	// Calibration, from the server's tokenizer (see Calibrate): tokens
 	// the request adds around the prompt, and tokens a word. Zero values
 	// mean a word a token and nothing added.
