@@ -96,35 +96,44 @@ const maxFile = 1 << 30
 // with "prompt" or "messages" (and optionally "max_tokens"), or plain
 // lines, one prompt each. Items without their own budget get maxTokens.
 func LoadFile(path string, maxTokens int, replyLength bool) ([]Item, error) {
+	items, _, err := LoadFileStats(path, maxTokens, replyLength)
+	return items, err
+}
+
+// LoadFileStats is LoadFile, saying what the file gave: a ShareGPT file's
+// conversations, those kept and those dropped by reason.
+func LoadFileStats(path string, maxTokens int, replyLength bool) ([]Item, DatasetStats, error) {
 	data, err := fileread.AtMost(path, maxFile)
 	if err != nil {
-		return nil, fmt.Errorf("opening prompts: %w", err)
+		return nil, DatasetStats{}, fmt.Errorf("opening prompts: %w", err)
 	}
-	items, err := parsePrompts(data, maxTokens, replyLength)
+	items, stats, err := parsePrompts(data, maxTokens, replyLength)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, stats, fmt.Errorf("%s: %w", path, err)
 	}
-	return items, nil
+	return items, stats, nil
 }
 
 // parsePrompts reads the contents of a prompts file (see LoadFile).
-func parsePrompts(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
+func parsePrompts(data []byte, maxTokens int, replyLength bool) ([]Item, DatasetStats, error) {
 	trimmed := bytes.TrimSpace(data)
+	stats := DatasetStats{Dropped: map[string]int{}}
 	var items []Item
 	var err error
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
-		items, err = shareGPT(trimmed, maxTokens, replyLength)
+		items, err = shareGPT(trimmed, maxTokens, replyLength, &stats)
 	default:
 		items, err = lines(data, maxTokens)
+		stats.Rows, stats.Kept = len(items), len(items)
 	}
 	if err != nil {
-		return nil, err
+		return nil, stats, err
 	}
 	if len(items) == 0 {
-		return nil, errors.New("no prompts")
+		return nil, stats, errors.New("no prompts")
 	}
-	return items, nil
+	return items, stats, nil
 }
 
 // shareGPTConversation is one entry of a ShareGPT file.
@@ -135,13 +144,15 @@ type shareGPTConversation struct {
 	} `json:"conversations"`
 }
 
-func shareGPT(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
+func shareGPT(data []byte, maxTokens int, replyLength bool, stats *DatasetStats) ([]Item, error) {
 	var convs []shareGPTConversation
 	if err := json.Unmarshal(data, &convs); err != nil {
 		return nil, fmt.Errorf("not a ShareGPT JSON array: %w", err)
 	}
 	var items []Item
+	stats.Rows = len(convs)
 	for _, c := range convs {
+		before := len(items)
 		for i, turn := range c.Conversations {
 			if turn.From != "human" && turn.From != "user" {
 				continue
@@ -155,7 +166,11 @@ func shareGPT(data []byte, maxTokens int, replyLength bool) ([]Item, error) {
 			}
 			break
 		}
+		if len(items) == before {
+			stats.Dropped["without a human turn with text"]++
+		}
 	}
+	stats.Kept = len(items)
 	return items, nil
 }
 

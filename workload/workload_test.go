@@ -32,9 +32,13 @@ func TestLoadFile(t *testing.T) {
 		t.Fatalf("%+v %v", items, err)
 	}
 	sg := write(t, "sg.json", `[{"conversations":[{"from":"human","value":"hi there"},{"from":"gpt","value":"`+strings.Repeat("x", 40)+`"}]},{"conversations":[{"from":"gpt","value":"no human"}]}]`)
-	items, err = LoadFile(sg, 50, true)
+	items, stats, err := LoadFileStats(sg, 50, true)
 	if err != nil || len(items) != 1 || items[0].Prompt != "hi there" || items[0].MaxTokens != 10 {
 		t.Fatalf("%+v %v", items, err)
+	}
+	// the conversation without a human turn is dropped, and said so
+	if s := stats.String(); s != "1 of 2 rows kept; 1 without a human turn with text" {
+		t.Errorf("stats %q", s)
 	}
 	for name, bad := range map[string]string{"broken.jsonl": "{\"prompt\":\n", "empty.txt": "\n\n", "nofield.jsonl": "{\"x\":1}\n", "bad.json": "[1,2",
 		"budget.jsonl": "{\"prompt\":\"a\",\"max_tokens\":9000000000000}\n"} {
@@ -152,7 +156,7 @@ func FuzzPrompts(f *testing.F) {
 	f.Add([]byte(`{"prompt":"a","max_tokens":3}`+"\n"+`{"messages":[{"role":"user","content":"b"}]}`), false)
 	f.Add([]byte(`[{"conversations":[{"from":"human","value":"q"},{"from":"gpt","value":"an answer"}]}]`), true)
 	f.Fuzz(func(t *testing.T, data []byte, replyLength bool) {
-		items, err := parsePrompts(data, 16, replyLength)
+		items, _, err := parsePrompts(data, 16, replyLength)
 		if err != nil {
 			return
 		}

@@ -136,9 +136,12 @@ func (f *runFlags) workload(cfg *runConfig, stderr io.Writer) (workload.Source, 
 		}
 		return workload.NewListInOrder(items)
 	case f.prompts != "":
-		items, err := workload.LoadFile(f.prompts, f.maxTokens, f.replyLength)
+		items, stats, err := workload.LoadFileStats(f.prompts, f.maxTokens, f.replyLength)
 		if err != nil {
 			return nil, err
+		}
+		if stats.Kept < stats.Rows {
+			fmt.Fprintf(stderr, "prompts: %s of %s\n", stats, f.prompts)
 		}
 		return workload.NewList(items, f.seed)
 	}
