@@ -74,7 +74,7 @@ func newRoot() *cobra.Command {
 			stopProfile()
 		}
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd(), newSweepCmd())
 	root.AddCommand(newReferenceCmd(root))
 	return root
 }

@@ -155,58 +155,17 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if f.api == client.APIAnthropic && !changed("api-key-env") {
 		c.apiKeyEnv = "ANTHROPIC_API_KEY"
 	}
-	if f.repeat < 1 || f.repeat > 1000 {
-		return nil, usagef("--repeat %d: want 1 to 1000 runs", f.repeat)
+	if err := resolveSpread(f, c); err != nil {
+		return nil, err
 	}
-	if f.repeat > 1 && (f.findMax || f.trace != "" || strings.HasPrefix(f.sweepRates, "auto")) {
-		return nil, usagef("--repeat runs a fixed plan again: not with --find-max, --trace or --sweep-rates auto, whose steps depend on what they measure")
-	}
-	if len(f.replicas) > 0 && (f.url == "" || len(f.targets) > 0) {
-		return nil, usagef("--replica adds servers beside --url: give --url (and no --target)")
-	}
-	if f.balance != client.BalanceRoundRobin && f.balance != client.BalanceLeastInFlight {
-		return nil, usagef("--balance %q: want round-robin or least-in-flight", f.balance)
-	}
-	for _, u := range f.replicas {
-		if _, _, err := client.Endpoint(u, client.APIChat); err != nil {
-			return nil, usagef("--replica: %v", err)
-		}
-	}
-	if f.loraModules != "" {
-		if c.lora, c.loraWeights, err = workload.ParseModelMix(f.loraModules); err != nil {
-			return nil, usagef("--lora-modules: %v", err)
-		}
-	}
-	if f.loraAssign != workload.AssignRandom && f.loraAssign != workload.AssignRoundRobin {
-		return nil, usagef("--lora-assignment %q: want random or round-robin", f.loraAssign)
-	}
-	if f.loraModules != "" && (f.trace != "" || len(f.models) > 1 || len(f.targets) > 0) {
-		return nil, usagef("--lora-modules mixes models in one step: not with --trace, several --model or --target")
-	}
-	if f.corpus != "" {
-		if f.inputTokens == 0 && f.seqDist == "" {
-			return nil, usagef("--corpus makes synthetic prompts: give --input-tokens or --seq-dist")
-		}
-		if c.corpus, err = workload.LoadCorpus(f.corpus); err != nil {
-			return nil, usagef("--corpus: %v", err)
-		}
-	}
-	if f.seqDist != "" {
-		if c.modes, err = workload.ParseSeqDist(f.seqDist); err != nil {
-			return nil, usagef("--seq-dist: %v", err)
-		}
+	if err := resolveSources(f, c); err != nil {
+		return nil, err
 	}
 	if c.tls, err = f.tls.Config(); err != nil {
 		return nil, usagef("TLS: %v", err)
 	}
-	if c.startAt, err = parseStartAt(f.startAt); err != nil {
+	if err := resolveStartAt(f, c); err != nil {
 		return nil, err
-	}
-	if ago := time.Since(c.startAt); !c.startAt.IsZero() && ago > startAtStale {
-		// a time long past is a stale setting (an example's, a Job run
-		// again), not a pod that started late: shards would not overlap
-		return nil, usagef("--start-at %s was %v ago: give a time to come, such as $(date -u -d '+2 min' +%%Y-%%m-%%dT%%H:%%M:%%SZ)",
-			c.startAt.Format(time.RFC3339), ago.Round(time.Second))
 	}
 	if c.shardI, c.shardN, err = parseShard(f.shard); err != nil {
 		return nil, err

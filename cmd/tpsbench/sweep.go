@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/metrics"
+	"github.com/tpsbench/tpsbench/report"
+	"github.com/tpsbench/tpsbench/sweep"
+)
+
+// sweepFlags are the sweep command's own flags; the run's follow "--".
+type sweepFlags struct {
+	serveCmd, grid, dir, url, api, format string
+	zip, resume, dryRun                   bool
+	readyTimeout, stopGrace               time.Duration
+}
+
+func newSweepCmd() *cobra.Command {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --serve-cmd CMD --grid 'KEY=V1,V2 ...' --dir DIR -- RUN-FLAGS",
+		Short: "Measure a server under each configuration of a grid: start it, wait until it answers, run the benchmark, stop it; the Pareto front and the best point under the targets",
+		Example: `  tpsbench sweep --serve-cmd 'tpsbench serve --model 15m --max-num-seqs {seqs} --addr 127.0.0.1:{port}' \
+    --grid 'seqs=1,4,16' --dir sweep-out -- --concurrency 16 --requests 64 --max-tokens 64 --slo tpot=50ms`,
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.serveCmd, "serve-cmd", "", "the server's command (through /bin/sh), with {KEY} for the grid's values and {port} for a free loopback port the sweep picks")
+	fl.StringVar(&f.grid, "grid", "", "the server parameters to try: 'KEY=V1,V2 OTHER=A,B', every combination (or, with --zip, the i-th values together)")
+	fl.BoolVar(&f.zip, "zip", false, "take the grid's keys' values together, the i-th of each, instead of every combination")
+	fl.StringVar(&f.dir, "dir", "", "a folder a point under this one: the server's log, the run's records and report")
+	fl.StringVar(&f.url, "url", "http://127.0.0.1:{port}", "the server's URL, with the same placeholders")
+	fl.StringVar(&f.api, "api", client.APIAuto, "the API to wait for (its model list) before measuring; the run's own --api goes after --")
+	fl.BoolVar(&f.resume, "resume", false, "keep the points already measured in --dir, measure the others")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print each point's server command, start nothing")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 10*time.Minute, "how long a started server may take to answer")
+	fl.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long before a server is killed")
+	fl.StringVar(&f.format, "format", "text", "text (a table of the points) or json (every point's outcome)")
+	return cmd
+}
+
+func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
+	switch {
+	case f.serveCmd == "" || f.grid == "":
+		return usagef("give --serve-cmd and --grid")
+	case f.dir == "" && !f.dryRun:
+		return usagef("give --dir, the folder the points' outcomes go in")
+	case f.format != "text" && f.format != "json":
+		return usagef("--format %q: want text or json", f.format)
+	}
+	for _, a := range runArgs {
+		if a == "--url" || strings.HasPrefix(a, "--url=") || a == "--records" || a == "--out" || a == "--format" {
+			return usagef("the run's %s is the sweep's to set: give the run's other flags after --", a)
+		}
+	}
+	grid, err := sweep.ParseGrid(f.grid, f.zip)
+	if err != nil {
+		return usagef("--grid: %v", err)
+	}
+	o := sweep.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
+		StopGrace: f.stopGrace, Resume: f.resume, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
+	results, err := sweep.Run(cmd.Context(), o, measureWithRun(runArgs))
+	if err != nil {
+		return err
+	}
+	if f.dryRun {
+		return nil
+	}
+	if err := writeSweep(cmd.OutOrStdout(), f.format, results); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err == "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("no point was measured")
+}
+
+// measureWithRun measures a point with tpsbench run, in process: the
+// flags after "--" (their placeholders filled in), against the point's
+// server, its records and JSON report in the point's folder.
+func measureWithRun(runArgs []string) sweep.Measure {
+	return func(ctx context.Context, p sweep.Point, url, dir string) ([]metrics.Summary, bool, error) {
+		args := []string{"run", "--url", url, "--records", filepath.Join(dir, "records.jsonl"),
+			"--format", "json", "--out", filepath.Join(dir, "report.json"), "--force", "-q"}
+		for _, a := range runArgs {
+			e, err := p.Expand(a, 0)
+			if err != nil {
+				return nil, false, err
+			}
+			args = append(args, e)
+		}
+		var stderr bytes.Buffer
+		code := execute(args, io.Discard, &stderr)
+		data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		if err != nil {
+			return nil, false, fmt.Errorf("the run gave no report (exit %d): %s", code, strings.TrimSpace(stderr.String()))
+		}
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return nil, false, fmt.Errorf("reading the run's report: %w", err)
+		}
+		return rep.Steps, rep.Pass, nil
+	}
+}
+
+// writeSweep writes the points' table (text) or every outcome (json).
+func writeSweep(w io.Writer, format string, results []sweep.Result) error {
+	best, bestErr := sweep.Best(results)
+	if format == "json" {
+		out := struct {
+			Points []sweep.Result `json:"points"`
+			Best   string         `json:"best,omitempty"`
+		}{Points: results, Best: best.Dir}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "point\tsystem TPS\trequest TPS\tTTFT p50\tTTFT p99\tTPOT p50\ttargets\tPareto\t\n")
+	for _, r := range results {
+		if r.Err != "" {
+			fmt.Fprintf(tw, "%s\tfailed: %s\t\t\t\t\t\t\t\n", r.Point, firstLine(r.Err))
+			continue
+		}
+		s := r.Steps[0]
+		mark := ""
+		if r.Pareto {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Point, s.SystemTPS, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
+			ms(s.TPOT.P50), map[bool]string{true: "pass", false: "FAIL"}[r.Pass], mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if bestErr != nil {
+		_, err := fmt.Fprintf(w, "\nNo point met every target.\n")
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nBest point meeting every target: %s (system TPS %.2f); * marks the Pareto front of system TPS against per-request TPS.\n",
+		best.Point, best.Steps[0].SystemTPS)
+	return err
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// ms prints milliseconds as the report does.
+func ms(v float64) string { return fmt.Sprintf("%.2f ms", v) }

@@ -1,0 +1,141 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// TestMain lets the test binary be a sweep's server: with SWEEP_TEST_SERVE
+// set to a port it answers every request there until killed.
+func TestMain(m *testing.M) {
+	if port := os.Getenv("SWEEP_TEST_SERVE"); port != "" {
+		fmt.Println("serving on", port)
+		_ = http.ListenAndServe("127.0.0.1:"+port, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprint(w, `{"data":[]}`)
+		}))
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func TestGrid(t *testing.T) {
+	g, err := ParseGrid("seqs=1,4 mode=a,b", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range g.Points() {
+		got = append(got, p.String())
+	}
+	want := []string{"seqs=1 mode=a", "seqs=1 mode=b", "seqs=4 mode=a", "seqs=4 mode=b"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("product %v", got)
+	}
+	z, err := ParseGrid("seqs=1,4 mode=a,b", true)
+	if err != nil || len(z.Points()) != 2 || z.Points()[1].String() != "seqs=4 mode=b" {
+		t.Errorf("zip %v %v", z.Points(), err)
+	}
+	for _, bad := range []string{"", "seqs", "seqs=", "port=1,2", "a=1 a=2", "1a=2"} {
+		if _, err := ParseGrid(bad, false); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := ParseGrid("a=1,2 b=1", true); err == nil {
+		t.Error("zip of unequal keys accepted")
+	}
+	p := g.Points()[3]
+	if s, err := p.Expand("serve --max-num-seqs {seqs} --addr 127.0.0.1:{port} --{mode}", 8123); err != nil || s != "serve --max-num-seqs 4 --addr 127.0.0.1:8123 --b" {
+		t.Errorf("expand %q %v", s, err)
+	}
+	if _, err := p.Expand("serve {threads}", 1); err == nil || !strings.Contains(err.Error(), "{threads}") {
+		t.Errorf("an unknown placeholder: %v", err)
+	}
+}
+
+// TestParetoAndBest: worked by hand over (system TPS, per-request TPS):
+// (100, 50) and (200, 30) are on the front, (90, 40) is beaten by the
+// first; the best point meeting its targets is the highest system TPS
+// among those that did.
+func TestParetoAndBest(t *testing.T) {
+	mk := func(sys, req float64, pass bool) Result {
+		s := metrics.Summary{SystemTPS: sys}
+		s.RequestTPS.Mean = req
+		return Result{Steps: []metrics.Summary{s}, Pass: pass}
+	}
+	rs := []Result{mk(100, 50, true), mk(200, 30, false), mk(90, 40, true), {Err: "failed"}}
+	markPareto(rs)
+	if !rs[0].Pareto || !rs[1].Pareto || rs[2].Pareto || rs[3].Pareto {
+		t.Errorf("front %v %v %v %v", rs[0].Pareto, rs[1].Pareto, rs[2].Pareto, rs[3].Pareto)
+	}
+	if best, err := Best(rs); err != nil || best.Steps[0].SystemTPS != 100 {
+		t.Errorf("best %+v %v", best, err)
+	}
+	if _, err := Best(rs[1:2]); err != ErrNoPoint {
+		t.Errorf("no passing point: %v", err)
+	}
+}
+
+// TestRun: a sweep of three points whose servers are this test binary
+// (one of them a command that fails at once): each started server is
+// measured at its own port and stopped; the failing point is kept with
+// its log's tail and the sweep goes on; a resumed sweep measures only
+// what was not measured.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	g, _ := ParseGrid("mode=ok,fail,ok2", false)
+	exe, _ := os.Executable()
+	o := Options{
+		ServeCmd: fmt.Sprintf(`if [ {mode} = fail ]; then echo "no such model" >&2; exit 3; fi; SWEEP_TEST_SERVE={port} exec %q`, exe),
+		Grid:     g, Dir: dir, API: "chat", ReadyTimeout: 20 * time.Second, StopGrace: 5 * time.Second,
+	}
+	measured := map[string]string{}
+	measure := func(_ context.Context, p Point, url, pointDir string) ([]metrics.Summary, bool, error) {
+		measured[p.Values[0]] = url
+		resp, err := http.Get(url + "/v1/models")
+		if err != nil {
+			return nil, false, err
+		}
+		resp.Body.Close()
+		port, _ := strconv.Atoi(url[strings.LastIndex(url, ":")+1:])
+		return []metrics.Summary{{SystemTPS: float64(port % 100)}}, true, nil
+	}
+	rs, err := Run(context.Background(), o, measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 || rs[1].Err == "" || !strings.Contains(rs[1].Err, "no such model") || len(rs[0].Steps) != 1 || len(rs[2].Steps) != 1 {
+		t.Fatalf("results %+v", rs)
+	}
+	if len(measured) != 2 || measured["ok"] == measured["ok2"] {
+		t.Errorf("measured %v", measured)
+	}
+	// each server was stopped: its port answers no more
+	for _, u := range measured {
+		if resp, err := http.Get(u + "/v1/models"); err == nil {
+			resp.Body.Close()
+			t.Errorf("the server at %s still answers", u)
+		}
+	}
+	measured = map[string]string{}
+	o.Resume = true
+	rs, err = Run(context.Background(), o, measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(measured) != 0 || !rs[0].Resumed || !rs[2].Resumed || rs[1].Err == "" {
+		t.Errorf("resume measured %v: %+v", measured, rs)
+	}
+	if _, err := os.Stat(filepath.Join(rs[0].Dir, "server.log")); err != nil {
+		t.Errorf("no server log: %v", err)
+	}
+}
