@@ -29,8 +29,17 @@ type Options struct {
 }
 
 // Measure measures the server of point p at url, its records and report
-// in dir: the steps' summaries, and whether every target held.
-type Measure func(ctx context.Context, p Point, url, dir string) (steps []metrics.Summary, pass bool, err error)
+// in dir.
+type Measure func(ctx context.Context, p Point, url, dir string) (Outcome, error)
+
+// Outcome is what measuring a point gave: its steps' summaries, whether
+// every target held, and, when the point was measured several times, its
+// figures across the runs.
+type Outcome struct {
+	Steps   []metrics.Summary `json:"steps,omitempty"`
+	Pass    bool              `json:"pass"`
+	Repeats []metrics.Repeat  `json:"repeats,omitempty"`
+}
 
 // Result is a point's outcome.
 type Result struct {
@@ -38,11 +47,10 @@ type Result struct {
 	Params  map[string]string `json:"params"`
 	Dir     string            `json:"dir"`
 	Command string            `json:"command"`
-	Steps   []metrics.Summary `json:"steps,omitempty"`
-	Pass    bool              `json:"pass"`
-	Err     string            `json:"error,omitempty"` // why it has no figures
-	Pareto  bool              `json:"pareto"`          // on the front of system TPS against per-request TPS
-	Resumed bool              `json:"resumed,omitempty"`
+	Outcome
+	Err     string `json:"error,omitempty"` // why it has no figures
+	Pareto  bool   `json:"pareto"`          // on the front of system TPS against per-request TPS
+	Resumed bool   `json:"resumed,omitempty"`
 }
 
 // resultFile is a measured point's outcome in its folder: what --resume reads.
@@ -108,7 +116,7 @@ func (o Options) point(ctx context.Context, i int, p Point, measure Measure, log
 		return Result{}, fmt.Errorf("the point's folder: %w", err)
 	}
 	logf("%s: starting %s\n", p, command)
-	r.Steps, r.Pass, err = o.serveAndMeasure(ctx, p, command, url, r.Dir, measure)
+	r.Outcome, err = o.serveAndMeasure(ctx, p, command, url, r.Dir, measure)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
@@ -124,21 +132,21 @@ func (o Options) point(ctx context.Context, i int, p Point, measure Measure, log
 }
 
 // serveAndMeasure starts the point's server, measures it, and stops it.
-func (o Options) serveAndMeasure(ctx context.Context, p Point, command, url, dir string, measure Measure) ([]metrics.Summary, bool, error) {
+func (o Options) serveAndMeasure(ctx context.Context, p Point, command, url, dir string, measure Measure) (Outcome, error) {
 	srv, err := Start(command, filepath.Join(dir, "server.log"))
 	if err != nil {
-		return nil, false, err
+		return Outcome{}, err
 	}
-	steps, pass, err := func() ([]metrics.Summary, bool, error) {
+	out, err := func() (Outcome, error) {
 		if err := srv.WaitReady(ctx, url, o.API, o.ReadyTimeout); err != nil {
-			return nil, false, err
+			return Outcome{}, err
 		}
 		return measure(ctx, p, url, dir)
 	}()
 	if stopErr := srv.Stop(o.StopGrace); err == nil && stopErr != nil && o.Log != nil {
 		fmt.Fprintf(o.Log, "%s: %v\n", p, stopErr)
 	}
-	return steps, pass, err
+	return out, err
 }
 
 func writeResult(r Result) error {
@@ -176,7 +184,7 @@ func Best(results []Result) (Result, error) {
 		if len(r.Steps) == 0 || !r.Pass {
 			continue
 		}
-		if !found || r.Steps[0].SystemTPS > best.Steps[0].SystemTPS {
+		if !found || r.systemTPS() > best.systemTPS() {
 			best, found = r, true
 		}
 	}
@@ -200,13 +208,32 @@ func markPareto(results []Result) {
 			if i == j || len(b.Steps) == 0 {
 				continue
 			}
-			sa, sb := a.Steps[0], b.Steps[0]
-			if sb.SystemTPS >= sa.SystemTPS && sb.RequestTPS.Mean >= sa.RequestTPS.Mean &&
-				(sb.SystemTPS > sa.SystemTPS || sb.RequestTPS.Mean > sa.RequestTPS.Mean) {
+			sysA, reqA := a.systemTPS(), a.requestTPS()
+			sysB, reqB := b.systemTPS(), b.requestTPS()
+			if sysB >= sysA && reqB >= reqA && (sysB > sysA || reqB > reqA) {
 				dominated = true
 				break
 			}
 		}
 		results[i].Pareto = !dominated
 	}
+}
+
+// figure is a point's figure: its mean across runs when it was repeated,
+// else its first step's.
+func (r Result) figure(name string, first func(s metrics.Summary) float64) float64 {
+	if len(r.Repeats) > 0 {
+		if iv, ok := r.Repeats[0].Figures[name]; ok {
+			return iv.Mean
+		}
+	}
+	return first(r.Steps[0])
+}
+
+func (r Result) systemTPS() float64 {
+	return r.figure("system_tps", func(s metrics.Summary) float64 { return s.SystemTPS })
+}
+
+func (r Result) requestTPS() float64 {
+	return r.figure("request_tps_mean", func(s metrics.Summary) float64 { return s.RequestTPS.Mean })
 }

@@ -70,7 +70,7 @@ func TestParetoAndBest(t *testing.T) {
 	mk := func(sys, req float64, pass bool) Result {
 		s := metrics.Summary{SystemTPS: sys}
 		s.RequestTPS.Mean = req
-		return Result{Steps: []metrics.Summary{s}, Pass: pass}
+		return Result{Outcome: Outcome{Steps: []metrics.Summary{s}, Pass: pass}}
 	}
 	rs := []Result{mk(100, 50, true), mk(200, 30, false), mk(90, 40, true), {Err: "failed"}}
 	markPareto(rs)
@@ -99,15 +99,15 @@ func TestRun(t *testing.T) {
 		Grid:     g, Dir: dir, API: "chat", ReadyTimeout: 20 * time.Second, StopGrace: 5 * time.Second,
 	}
 	measured := map[string]string{}
-	measure := func(_ context.Context, p Point, url, pointDir string) ([]metrics.Summary, bool, error) {
+	measure := func(_ context.Context, p Point, url, pointDir string) (Outcome, error) {
 		measured[p.Values[0]] = url
 		resp, err := http.Get(url + "/v1/models")
 		if err != nil {
-			return nil, false, err
+			return Outcome{}, err
 		}
 		resp.Body.Close()
 		port, _ := strconv.Atoi(url[strings.LastIndex(url, ":")+1:])
-		return []metrics.Summary{{SystemTPS: float64(port % 100)}}, true, nil
+		return Outcome{Steps: []metrics.Summary{{SystemTPS: float64(port % 100)}}, Pass: true}, nil
 	}
 	rs, err := Run(context.Background(), o, measure)
 	if err != nil {
@@ -137,5 +137,22 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rs[0].Dir, "server.log")); err != nil {
 		t.Errorf("no server log: %v", err)
+	}
+}
+
+// TestParetoOfRepeats: a repeated point is placed by its means across runs,
+// not by its first run.
+func TestParetoOfRepeats(t *testing.T) {
+	mk := func(first, mean float64) Result {
+		return Result{Outcome: Outcome{Steps: []metrics.Summary{{SystemTPS: first}}, Pass: true,
+			Repeats: []metrics.Repeat{{Figures: map[string]metrics.Interval{"system_tps": {Mean: mean}, "request_tps_mean": {Mean: 10}}}}}}
+	}
+	rs := []Result{mk(300, 100), mk(50, 200)}
+	markPareto(rs)
+	if rs[0].Pareto || !rs[1].Pareto {
+		t.Errorf("front by first runs, not means: %v %v", rs[0].Pareto, rs[1].Pareto)
+	}
+	if best, _ := Best(rs); best.Repeats[0].Figures["system_tps"].Mean != 200 {
+		t.Errorf("best %+v", best)
 	}
 }

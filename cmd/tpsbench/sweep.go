@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tpsbench/tpsbench/client"
-	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/sweep"
 )
@@ -93,13 +92,13 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 // flags after "--" (their placeholders filled in), against the point's
 // server, its records and JSON report in the point's folder.
 func measureWithRun(runArgs []string) sweep.Measure {
-	return func(ctx context.Context, p sweep.Point, url, dir string) ([]metrics.Summary, bool, error) {
+	return func(ctx context.Context, p sweep.Point, url, dir string) (sweep.Outcome, error) {
 		args := []string{"run", "--url", url, "--records", filepath.Join(dir, "records.jsonl"),
 			"--format", "json", "--out", filepath.Join(dir, "report.json"), "--force", "-q"}
 		for _, a := range runArgs {
 			e, err := p.Expand(a, 0)
 			if err != nil {
-				return nil, false, err
+				return sweep.Outcome{}, err
 			}
 			args = append(args, e)
 		}
@@ -107,13 +106,13 @@ func measureWithRun(runArgs []string) sweep.Measure {
 		code := execute(args, io.Discard, &stderr)
 		data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 		if err != nil {
-			return nil, false, fmt.Errorf("the run gave no report (exit %d): %s", code, strings.TrimSpace(stderr.String()))
+			return sweep.Outcome{}, fmt.Errorf("the run gave no report (exit %d): %s", code, strings.TrimSpace(stderr.String()))
 		}
 		var rep report.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, false, fmt.Errorf("reading the run's report: %w", err)
+			return sweep.Outcome{}, fmt.Errorf("reading the run's report: %w", err)
 		}
-		return rep.Steps, rep.Pass, nil
+		return sweep.Outcome{Steps: rep.Steps, Pass: rep.Pass, Repeats: rep.Repeats}, nil
 	}
 }
 
@@ -137,11 +136,16 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 			continue
 		}
 		s := r.Steps[0]
+		system := fmt.Sprintf("%.2f", s.SystemTPS)
+		if len(r.Repeats) > 0 { // repeated: the mean and its interval
+			iv := r.Repeats[0].Figures["system_tps"]
+			system = fmt.Sprintf("%.2f [%.2f, %.2f]", iv.Mean, iv.Low, iv.High)
+		}
 		mark := ""
 		if r.Pareto {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Point, s.SystemTPS, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Point, system, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
 			ms(s.TPOT.P50), map[bool]string{true: "pass", false: "FAIL"}[r.Pass], mark)
 	}
 	if err := tw.Flush(); err != nil {
@@ -151,8 +155,8 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 		_, err := fmt.Fprintf(w, "\nNo point met every target.\n")
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nBest point meeting every target: %s (system TPS %.2f); * marks the Pareto front of system TPS against per-request TPS.\n",
-		best.Point, best.Steps[0].SystemTPS)
+	_, err := fmt.Fprintf(w, "\nBest point meeting every target: %s; * marks the Pareto front of system TPS against per-request TPS (means across runs when repeated).\n",
+		best.Point)
 	return err
 }
 

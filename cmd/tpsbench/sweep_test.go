@@ -17,12 +17,13 @@ func TestSweepServe(t *testing.T) {
 	dir := t.TempDir()
 	sweepArgs := []string{"sweep", "--serve-cmd", bin + " serve --model tiny --threads 1 --max-num-seqs {seqs} --addr 127.0.0.1:{port}",
 		"--grid", "seqs=1,4", "--dir", dir, "--ready-timeout", "2m"}
-	runArgs := []string{"--", "--concurrency", "4", "--requests", "8", "--max-tokens", "8", "--slo", "system_tps=1"}
+	runArgs := []string{"--", "--concurrency", "4", "--requests", "8", "--max-tokens", "8", "--slo", "system_tps=1", "--repeat", "2"}
 	code, out, errs := cli(t, append(append([]string{}, sweepArgs...), runArgs...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"seqs=1", "seqs=4", "system TPS", "Best point meeting every target: seqs="} {
+	// each point run twice: its system TPS a mean with its interval
+	for _, want := range []string{"seqs=1", "seqs=4", "system TPS", "Best point meeting every target: seqs=", " ["} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
