@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/energy"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
@@ -25,6 +26,7 @@ type runner struct {
 	views    map[int]servermetrics.View  // the server's view of step i
 	loads    map[int]*metrics.ClientLoad // the client's CPU in step i
 	stopped  map[int]int                 // the failures after which step i stopped early
+	energy   map[int]energy.Use          // what step i spent, when a meter is read
 }
 
 // step measures plan step i: it sends the step's load, records and adds up
@@ -35,7 +37,7 @@ func (r *runner) step(ctx context.Context, i int) {
 	if r.plan.Observer != nil {
 		r.plan.Observer.StepBegan(r.plan.FirstStep+i, step)
 	}
-	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics}
+	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics, meter: r.plan.Energy}
 	if step.Profile.Warmup == 0 {
 		window.start()
 	}
@@ -54,6 +56,9 @@ func (r *runner) step(ctx context.Context, i int) {
 	}
 	if l := cpu.load(); l != nil && !r.plan.ServerInProcess {
 		r.loads[i] = l
+	}
+	if u, ok := window.energyUse(); ok {
+		r.energy[i] = u
 	}
 }
 
@@ -161,14 +166,35 @@ func (r *runner) keep(rec *record.Record) {
 type scrapeWindow struct {
 	ctx     context.Context
 	scraper *servermetrics.Scraper // nil: no view
+	meter   energy.Meter           // nil: no energy read
 	once    sync.Once
 	stopped func() servermetrics.View
+	energy  *energy.Window
 }
 
+// start begins the server's view and the energy reading at the step's
+// first measured request (warm-up's are not the step's).
 func (w *scrapeWindow) start() {
-	if w.scraper != nil {
-		w.once.Do(func() { w.stopped = w.scraper.Watch(w.ctx, time.Second) })
+	if w.scraper == nil && w.meter == nil {
+		return
 	}
+	w.once.Do(func() {
+		if w.scraper != nil {
+			w.stopped = w.scraper.Watch(w.ctx, time.Second)
+		}
+		if w.meter != nil {
+			w.energy = energy.Begin(w.ctx, w.meter)
+		}
+	})
+}
+
+// energyUse ends the energy reading; ok is false when none started.
+func (w *scrapeWindow) energyUse() (energy.Use, bool) {
+	w.once.Do(func() {})
+	if w.energy == nil {
+		return energy.Use{}, false
+	}
+	return w.energy.End(context.WithoutCancel(w.ctx)), true
 }
 
 // stop ends the view; ok is false when none started (no measured request).

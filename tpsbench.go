@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/energy"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -38,6 +39,9 @@ type Plan struct {
 	// Convention reports TPOT and ITL under another tool's definitions
 	// (metrics.Conventions); empty is tpsbench's own.
 	Convention string
+	// Energy, when set, is read around each step: the step's joules and
+	// joules per output token (metrics.Summary.Energy).
+	Energy energy.Meter
 	// Percentiles are reported besides the usual ones (vLLM's
 	// --metric-percentiles; metrics.Dist.Percentiles).
 	Percentiles []float64
@@ -114,6 +118,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		plan: &plan, runID: res.RunID, clock: clock,
 		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles).WithSlices(plan.SliceDuration),
 		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]int{},
+		energy: map[int]energy.Use{},
 	}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
@@ -128,6 +133,9 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			res.Steps[j].Server = &v
 		}
 		res.Steps[j].Client = r.loads[j]
+		if u, ok := r.energy[j]; ok {
+			res.Steps[j].Energy = metrics.NewEnergy(u.Source, u.Joules, res.Steps[j].OutputTokens, u.Unavailable)
+		}
 		res.Steps[j].StoppedAfterErrors = r.stopped[j]
 	}
 	res.Interrupted = ctx.Err() != nil

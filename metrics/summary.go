@@ -117,6 +117,8 @@ type Summary struct {
 	// Slices are the step's figures slice by slice, when asked for
 	// (Steps.WithSlices).
 	Slices []Slice `json:"slices,omitempty"`
+	// Energy is what the step spent, when a meter was read around it.
+	Energy *Energy `json:"energy,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics

@@ -75,6 +75,13 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if v := s.Server; v != nil {
 		serverViewLine(ew, prefix, s, v)
 	}
+	if e := s.Energy; e != nil {
+		if e.Unavailable != "" {
+			ew.printf("%sEnergy: not measured from %s: %s\n", prefix, e.Source, e.Unavailable)
+		} else {
+			ew.printf("%sEnergy: %.2f J from %s; %.4g J a token, %.4g tokens a joule\n", prefix, e.Joules, e.Source, e.JoulesPerToken, e.TokensPerJoule)
+		}
+	}
 	if s.CachedTokens > 0 {
 		ew.printf("%sPrompt cache: %d of %d prompt tokens (%.1f%%) were in the server's cache, their prefill skipped (usage's cached_tokens)\n",
 			prefix, s.CachedTokens, s.InputTokens, 100*s.CachedShare)

@@ -136,13 +136,8 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	}
 	// a replay makes the trace's output lengths, where the server lets it
 	c.ignoreEOS = f.ignoreEOS || ((c.embedded || c.trace != nil) && !changed("ignore-eos"))
-	if f.serverMet == "engine" && !c.embedded {
-		return nil, usagef("--server-metrics engine: no embedded engine runs (drop --url)")
-	}
-	if f.serverMet != "" && f.serverMet != "engine" {
-		if _, _, err := client.Endpoint(f.serverMet, ""); err != nil {
-			return nil, usagef("--server-metrics: want the URL of a Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics")
-		}
+	if err := checkMeters(f, c); err != nil {
+		return nil, err
 	}
 	if c.sampling, err = resolveSampling(f, changed); err != nil {
 		return nil, err

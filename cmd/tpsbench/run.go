@@ -89,6 +89,8 @@ type runFlags struct {
 	serverMet     string
 	metricsAt     string
 	metricsLinger time.Duration
+	gpuMetrics    string         // DCGM exporter's URL
+	cpuEnergy     bool           // read RAPL
 	sent          map[string]any // what every request carried besides its prompt, for the report
 	repeats       []metrics.Repeat
 	live          bool
@@ -178,6 +180,8 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.DurationVar(&f.metricsLinger, "metrics-linger", 30*time.Second, "with --metrics-addr, when something scraped during the run: how long to wait after it for the scrape that sees its final counts (0: stop at once)")
+	fl.StringVar(&f.gpuMetrics, "gpu-metrics", "", "NVIDIA's DCGM exporter (its /metrics URL), read around each step: the GPUs' joules, joules per output token and tokens per joule")
+	fl.BoolVar(&f.cpuEnergy, "cpu-energy", false, "read the CPU packages' energy (Linux RAPL, /sys/class/powercap) around each step, for the embedded engine: joules and joules per token, the client's work included; the report says when it cannot be read")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "find-max-limit", 256, "with --find-max: the highest concurrency to try")
@@ -244,7 +248,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer steps.close()
-	plan := tpsbench.Plan{Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors}
+	plan := tpsbench.Plan{Energy: f.energyMeter(cfg.headers), Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
 			return err
