@@ -117,10 +117,12 @@ func (o Options) point(ctx context.Context, i int, p Point, measure Measure, log
 	}
 	logf("%s: starting %s\n", p, command)
 	r.Outcome, err = o.serveAndMeasure(ctx, p, command, url, r.Dir, measure)
+	if ctx.Err() != nil {
+		// interrupted: the point is not kept as measured, and a resume
+		// measures it again
+		return Result{}, ctx.Err()
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
 		r.Err = err.Error()
 		if tail := logTail(filepath.Join(r.Dir, "server.log"), 10); tail != "" {
 			r.Err += "; the server's log ends:\n" + tail

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -70,8 +72,17 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	}
 	o := sweep.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
 		StopGrace: f.stopGrace, Resume: f.resume, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
-	results, err := sweep.Run(cmd.Context(), o, measureWithRun(runArgs))
+	// Ctrl-C ends the sweep after stopping the point's server (a server
+	// left running would hold its port and its memory); the points
+	// measured are kept for --resume
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results, err := sweep.Run(ctx, o, measureWithRun(runArgs))
 	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: sweep interrupted after %d points; --resume carries on\n", len(results))
+			return exitCode(exitInterrupted)
+		}
 		return err
 	}
 	if f.dryRun {

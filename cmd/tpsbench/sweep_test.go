@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSweepServe: a sweep over the embedded engine's --max-num-seqs, each
@@ -60,5 +67,49 @@ func TestSweepServe(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x {nope}", "--grid", "seqs=1", "--dir", dir); code == 0 || !strings.Contains(errs, "{nope}") {
 		t.Errorf("an unknown placeholder: exit %d %s", code, errs)
+	}
+}
+
+// TestSweepInterrupted: Ctrl-C in the middle of a point stops that
+// point's server (its port answers no more), keeps it unmeasured for
+// --resume, and exits 130.
+func TestSweepInterrupted(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "sweep", "--serve-cmd", bin+" serve --model tiny --threads 1 --addr 127.0.0.1:{port}", "--grid", "x=1,2",
+		"--dir", dir, "--", "--concurrency", "1", "--duration", "60s", "--max-tokens", "8", "--grace", "100ms")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// wait until the first point is being measured: its records grow
+	records := filepath.Join(dir, "000-x-1", "records.jsonl")
+	for {
+		if fi, err := os.Stat(records); err == nil && fi.Size() > 0 {
+			break
+		}
+		if cmd.ProcessState != nil {
+			t.Fatalf("the sweep ended: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "000-x-1", "server.log"))
+	addr := regexp.MustCompile(`127\.0\.0\.1:[0-9]+`).FindString(string(log))
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "--resume carries on") {
+		t.Fatalf("exit %v: %s", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "000-x-1", "point.json")); err == nil {
+		t.Error("the interrupted point is kept as measured")
+	}
+	if addr == "" {
+		t.Fatalf("no address in the server's log: %s", log)
+	}
+	if conn, err := net.Dial("tcp", addr); err == nil {
+		conn.Close()
+		t.Errorf("the server at %s still answers after the sweep stopped", addr)
 	}
 }
