@@ -119,6 +119,8 @@ type Summary struct {
 	Slices []Slice `json:"slices,omitempty"`
 	// Energy is what the step spent, when a meter was read around it.
 	Energy *Energy `json:"energy,omitempty"`
+	// Cost is what its tokens cost at the machine's price (CostAt).
+	Cost *Cost `json:"cost,omitempty"`
 
 	Goodput *Goodput `json:"goodput,omitempty"`
 	// Server is the server's own account of the step, when its metrics

@@ -82,6 +82,13 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 			ew.printf("%sEnergy: %.2f J from %s; %.4g J a token, %.4g tokens a joule\n", prefix, e.Joules, e.Source, e.JoulesPerToken, e.TokensPerJoule)
 		}
 	}
+	if c := s.Cost; c != nil {
+		ew.printf("%sCost at $%.2f an hour: $%.4g a million output tokens", prefix, c.PerHour, c.PerMillionOutput)
+		if c.PerMillionInput > 0 {
+			ew.printf(", $%.4g a million input tokens", c.PerMillionInput)
+		}
+		ew.printf(" (at this step's rates)\n")
+	}
 	if s.CachedTokens > 0 {
 		ew.printf("%sPrompt cache: %d of %d prompt tokens (%.1f%%) were in the server's cache, their prefill skipped (usage's cached_tokens)\n",
 			prefix, s.CachedTokens, s.InputTokens, 100*s.CachedShare)

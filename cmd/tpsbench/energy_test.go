@@ -52,3 +52,36 @@ func TestGPUEnergy(t *testing.T) {
 		t.Errorf("two meters: exit %d %s", code, errs)
 	}
 }
+
+// TestCostPerHour: --cost-per-hour prices a step's tokens at its rates:
+// dollars a million output tokens are the price over an hour's tokens at
+// the step's system TPS; the text report says it.
+func TestCostPerHour(t *testing.T) {
+	srv := server(t)
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--requests", "4", "--cost-per-hour", "3.6", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Steps []struct {
+			SystemTPS float64 `json:"system_tps"`
+			Cost      struct {
+				PerHour float64 `json:"usd_per_hour"`
+				Output  float64 `json:"usd_per_million_output_tokens"`
+			} `json:"cost"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Steps[0]
+	if want := 3.6 / (s.SystemTPS * 3600) * 1e6; s.Cost.PerHour != 3.6 || math.Abs(s.Cost.Output-want) > 1e-9*want {
+		t.Errorf("cost %+v at system TPS %v, want %v a million", s.Cost, s.SystemTPS, want)
+	}
+	if _, text, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--requests", "2", "--cost-per-hour", "3.6", "-q"); !strings.Contains(text, "Cost at $3.60 an hour:") {
+		t.Errorf("text report:\n%s", text)
+	}
+	if code, _, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--cost-per-hour", "-1"); code != exitUsage {
+		t.Errorf("a negative price: exit %d", code)
+	}
+}

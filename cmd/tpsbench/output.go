@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type outputFlags struct {
 	percentiles    string
 	percentileList []float64
 	slice          time.Duration
+	costPerHour    float64
 	force          bool
 	// maxErrorRate: a step whose share of failed requests is over it (or
 	// whose every request failed) makes the run unusable, exit code 4
@@ -35,6 +37,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.format, "format", "text", "report format: text, json, csv, markdown or html (one self-contained page with charts)")
 	f.StringVar(&o.convention, "convention", "tpsbench", "report TPOT and ITL as another tool defines them: tpsbench, vllm, guidellm or genai-perf")
 	f.StringVar(&o.percentiles, "percentiles", "", "percentiles to report besides p50, p90, p95, p99 and p99.9, e.g. 75,99.99 (vLLM's --metric-percentiles): in JSON every distribution's percentiles, in CSV and Markdown a column each, in text in place of p50, p90 and p99")
+	f.Float64Var(&o.costPerHour, "cost-per-hour", 0, "the machine's price in dollars an hour: each step's dollars a million output and input tokens, at its rates")
 	f.DurationVar(&o.slice, "slice-duration", 0, "also report each step slice by slice, of this length (AIPerf's --slice-duration): requests sent, TPS, TTFT and ITL of each slice, in JSON (slices) and text")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
@@ -51,6 +54,9 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	}
 	if err := metrics.CheckConvention(o.convention); err != nil {
 		return metrics.Targets{}, usageError{fmt.Errorf("--convention: %w", err)}
+	}
+	if !(o.costPerHour >= 0) || math.IsInf(o.costPerHour, 1) {
+		return metrics.Targets{}, usagef("--cost-per-hour %v: want dollars an hour, 0 or more", o.costPerHour)
 	}
 	if o.slice < 0 || (o.slice > 0 && o.slice < time.Millisecond) {
 		return metrics.Targets{}, usagef("--slice-duration %v: want 1ms or more", o.slice)
@@ -89,6 +95,9 @@ func (o *outputFlags) steps(targets metrics.Targets) *metrics.Steps {
 // render writes the report where asked, then turns too many failed
 // requests into exit code 4 and unmet targets into 3.
 func (o *outputFlags) render(stdout io.Writer, r *report.Report) error {
+	for i := range r.Steps {
+		r.Steps[i].Cost = metrics.CostAt(&r.Steps[i], o.costPerHour)
+	}
 	if err := o.write(stdout, r); err != nil {
 		return err
 	}

@@ -139,8 +139,16 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
+	priced := false // a column of dollars a million output tokens, when --cost-per-hour was given
+	for _, r := range results {
+		priced = priced || (len(r.Steps) > 0 && r.Steps[0].Cost != nil)
+	}
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "point\tsystem TPS\trequest TPS\tTTFT p50\tTTFT p99\tTPOT p50\ttargets\tPareto\t\n")
+	fmt.Fprintf(tw, "point\tsystem TPS\trequest TPS\tTTFT p50\tTTFT p99\tTPOT p50\ttargets\tPareto\t")
+	if priced {
+		fmt.Fprintf(tw, "$/M output\t")
+	}
+	fmt.Fprintf(tw, "\n")
 	for _, r := range results {
 		if r.Err != "" {
 			fmt.Fprintf(tw, "%s\tfailed: %s\t\t\t\t\t\t\t\n", r.Point, firstLine(r.Err))
@@ -156,8 +164,12 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 		if r.Pareto {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", r.Point, system, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t", r.Point, system, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
 			ms(s.TPOT.P50), map[bool]string{true: "pass", false: "FAIL"}[r.Pass], mark)
+		if priced && s.Cost != nil {
+			fmt.Fprintf(tw, "%.4g\t", s.Cost.PerMillionOutput)
+		}
+		fmt.Fprintf(tw, "\n")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
