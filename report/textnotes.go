@@ -190,6 +190,10 @@ func serverViewLine(ew *errWriter, prefix string, s *metrics.Summary, v *serverm
 				ew.printf(" (%.1f tokens a step through the model, prompts included)", v.StepTokensMean)
 			}
 		}
+		if v.SpecAcceptance > 0 || v.SpecMeanLength > 0 {
+			ew.printf(", speculative decoding: %.0f%% of draft tokens accepted, %.2f tokens a verification step (beside ITL mean %s: a step's tokens come in one chunk)",
+				100*v.SpecAcceptance, v.SpecMeanLength, ms(s.ITL.Mean))
+		}
 		if v.Errors > 0 {
 			ew.printf(" (%d scrapes failed)", v.Errors)
 		}

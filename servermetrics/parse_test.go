@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -166,5 +167,27 @@ func TestNonFiniteAndResetCounters(t *testing.T) {
 	}
 	if _, err := json.Marshal(v); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWatchSpeculativeDecoding: vLLM's speculative decoding counters over
+// a step, worked by hand: 50 drafts of 150 tokens, 90 accepted: 60% of
+// draft tokens accepted, 1 + 90/50 = 2.8 tokens a verification step.
+func TestWatchSpeculativeDecoding(t *testing.T) {
+	var after atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		drafts, tokens, accepted := 10, 30, 20
+		if after.Load() {
+			drafts, tokens, accepted = 60, 180, 110
+		}
+		fmt.Fprintf(w, "vllm:generation_tokens_total 5\nvllm:spec_decode_num_drafts_total{engine=\"0\"} %d\nvllm:spec_decode_num_draft_tokens_total{engine=\"0\"} %d\nvllm:spec_decode_num_accepted_tokens_total{engine=\"0\"} %d\n",
+			drafts, tokens, accepted)
+	}))
+	defer srv.Close()
+	stop := (&Scraper{URL: srv.URL}).Watch(context.Background(), time.Hour)
+	after.Store(true)
+	v := stop()
+	if math.Abs(v.SpecAcceptance-0.6) > 1e-12 || math.Abs(v.SpecMeanLength-2.8) > 1e-12 {
+		t.Errorf("acceptance %v, mean length %v; want 0.6 and 2.8", v.SpecAcceptance, v.SpecMeanLength)
 	}
 }

@@ -26,6 +26,11 @@ var (
 	prefixQuery  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"}
 	stepsCount   = []string{"vllm:iteration_tokens_total_count"}
 	stepsSum     = []string{"vllm:iteration_tokens_total_sum"}
+	// speculative decoding (vLLM): drafts proposed, their tokens, and the
+	// tokens the target model accepted
+	specDrafts   = []string{"vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_drafts"}
+	specDraftTok = []string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_draft_tokens"}
+	specAccepted = []string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens"}
 )
 
 // View is the server's account of one step: counter differences between
@@ -47,8 +52,14 @@ type View struct {
 	EngineSteps      float64 `json:"engine_steps,omitempty"`
 	StepTokensMean   float64 `json:"step_tokens_mean,omitempty"`
 	GeneratedPerStep float64 `json:"generated_per_engine_step,omitempty"`
-	Scrapes          int     `json:"scrapes"`
-	Errors           int     `json:"scrape_errors"`
+	// SpecAcceptance is the share of draft tokens the target model
+	// accepted, and SpecMeanLength the tokens a verification step gave on
+	// average (1 + accepted tokens a draft), as vLLM reports them, when
+	// the server decodes speculatively.
+	SpecAcceptance float64 `json:"spec_decode_acceptance_rate,omitempty"`
+	SpecMeanLength float64 `json:"spec_decode_mean_acceptance_length,omitempty"`
+	Scrapes        int     `json:"scrapes"`
+	Errors         int     `json:"scrape_errors"`
 	// Counted: the scrapes before and after the step both succeeded and
 	// held the token counters, so the counts above are the server's.
 	Counted bool `json:"counted"`
@@ -205,6 +216,14 @@ func (v *View) counters(before, after Sample) {
 	if q, ok := delta(prefixQuery); ok && q > 0 {
 		h, _ := delta(prefixHits)
 		v.PrefixHitRate = h / q
+	}
+	if accepted, ok := delta(specAccepted); ok {
+		if tokens, _ := delta(specDraftTok); tokens > 0 {
+			v.SpecAcceptance = accepted / tokens
+		}
+		if drafts, _ := delta(specDrafts); drafts > 0 {
+			v.SpecMeanLength = 1 + accepted/drafts
+		}
 	}
 }
 
