@@ -113,3 +113,44 @@ func TestSweepInterrupted(t *testing.T) {
 		t.Errorf("the server at %s still answers after the sweep stopped", addr)
 	}
 }
+
+// TestSweepScriptedServer: a sweep over an arbitrary command, a scripted
+// server whose speed is its flags: at -gap 25ms its tokens are 25 ms
+// apart, so the point's TPOT is at least that (arrivals are stamped by the
+// kernel, and the server sleeps the gap between sends); each point's
+// command carried its values.
+func TestSweepScriptedServer(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "scripted-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../bench/cmd/scripted-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the scripted server: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	code, js, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=1ms,25ms",
+		"--dir", dir, "--format", "json", "--", "--model", "m", "--api", "chat", "--concurrency", "2", "--requests", "4", "--max-tokens", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Points []struct {
+			Params  map[string]string `json:"params"`
+			Command string            `json:"command"`
+			Steps   []struct {
+				TPOT struct{ P50 float64 } `json:"tpot_ms"`
+			} `json:"steps"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(js), &res); err != nil {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	if len(res.Points) != 2 {
+		t.Fatalf("points %+v", res.Points)
+	}
+	for _, p := range res.Points {
+		if !strings.Contains(p.Command, "-gap "+p.Params["gap"]) || len(p.Steps) == 0 {
+			t.Errorf("point %+v", p)
+		}
+	}
+	if slow := res.Points[1].Steps[0].TPOT.P50; slow < 24 { // a little under for the stamps' own jitter
+		t.Errorf("at -gap 25ms the TPOT p50 is %v ms", slow)
+	}
+}
