@@ -34,6 +34,8 @@ type protocol struct {
 	// chat: its requests carry chat messages, which a server templates
 	// (a /tokenize count asks for the same).
 	chat bool
+	// media says whether its requests carry images (Request.Images)
+	media bool
 	// modelLists are where it lists models below a server's root, in the
 	// order tried; none means OpenAI's /v1/models.
 	modelLists []string

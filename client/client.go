@@ -15,6 +15,9 @@ import (
 // the server unconverted.
 type Message = workload.Message
 
+// Media is an image sent with a prompt, as the workload made it.
+type Media = workload.Media
+
 // Request is what to ask the server for.
 type Request struct {
 	Model     string
@@ -25,6 +28,9 @@ type Request struct {
 	// with the tokens it carries by then (rec.Streamed adds them up). It
 	// runs on the reading goroutine: it must be quick.
 	OnChunk func(rec *record.Record, tokens int)
+	// Images go with the last user message, as parts of its content (an
+	// API whose protocol has media: OpenAI's chat).
+	Images []Media
 	// Answer, when set, receives the answer's text (not its reasoning) as
 	// it is read: a session sends it back as the next turn's history.
 	Answer *strings.Builder

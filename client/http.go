@@ -181,7 +181,14 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	rec.Stream = c.cfg.Stream
 	rec.MaxTokens = req.MaxTokens
 
+	if len(req.Images) > 0 && !protocolOf(c.cfg.API).media {
+		rec.Sent = clock.Now()
+		rec.Done = rec.Sent
+		rec.Fail(record.KindMalformed, fmt.Sprintf("the %s API carries no images here: send them with --api chat", c.cfg.API))
+		return
+	}
 	body, err := c.body(req)
+	rec.RequestBytes, rec.Images = len(body), len(req.Images)
 	if err != nil {
 		rec.Sent = clock.Now()
 		rec.Done = rec.Sent

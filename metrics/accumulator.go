@@ -22,18 +22,19 @@ type Accumulator struct {
 	rate                   float64 // likewise
 	runs                   map[string]bool
 
-	req      Requests
-	warmup   int
-	rampUp   int
-	coolDown int
-	sources  map[string]int
-	mismatch int
-	suspect  int
-	retried  int
-	chunks   int64
-	batched  int64
-	short    int
-	long     int
+	req                  Requests
+	warmup               int
+	rampUp               int
+	coolDown             int
+	images, requestBytes int64
+	sources              map[string]int
+	mismatch             int
+	suspect              int
+	retried              int
+	chunks               int64
+	batched              int64
+	short                int
+	long                 int
 
 	start, end          int64   // window: first sent, last done (absolute ns)
 	rateLo, rateHi      float64 // the rates requests were started at (a ramp's differ)
@@ -135,6 +136,8 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.replay.add(r)
 	s.sessions.add(r)
 	s.slices.add(r)
+	s.images += int64(r.Images)
+	s.requestBytes += int64(r.RequestBytes)
 	if r.Retries > 0 {
 		s.retried++
 	}
@@ -299,7 +302,7 @@ func (s *Accumulator) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
-		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown,
+		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown, Images: s.images, RequestBytes: s.requestBytes,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
 		Chunks: s.chunks, BatchedChunks: s.batched,

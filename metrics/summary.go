@@ -117,6 +117,10 @@ type Summary struct {
 	// Slices are the step's figures slice by slice, when asked for
 	// (Steps.WithSlices).
 	Slices []Slice `json:"slices,omitempty"`
+	// Images and RequestBytes are what the measured requests sent: images
+	// with their prompts, and request bodies' bytes (images included).
+	Images       int64 `json:"images,omitempty"`
+	RequestBytes int64 `json:"request_bytes,omitempty"`
 	// Energy is what the step spent, when a meter was read around it.
 	Energy *Energy `json:"energy,omitempty"`
 	// Cost is what its tokens cost at the machine's price (CostAt).

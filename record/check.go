@@ -107,6 +107,11 @@ func (c *checker) counts(r *Record) {
 			r.CachedTokens = min(max(r.CachedTokens, 0), r.PromptTokens)
 		}
 	}
+	if r.Images < 0 || r.RequestBytes < 0 {
+		if c.broke("request size", fmt.Errorf("record %d: %d images, %d bytes", r.Seq, r.Images, r.RequestBytes)) {
+			r.Images, r.RequestBytes = max(r.Images, 0), max(r.RequestBytes, 0)
+		}
+	}
 	if r.Session < 0 || r.Turn < 0 || (r.Session == 0) != (r.Turn == 0) {
 		if c.broke("session", fmt.Errorf("record %d: session %d, turn %d: both from 1, or both 0 outside sessions", r.Seq, r.Session, r.Turn)) {
 			r.Session, r.Turn = 0, 0

@@ -119,6 +119,10 @@ type Record struct {
 	// cache reads), so their prefill was skipped.
 	CachedTokens int `json:"cached_tokens,omitempty"`
 	MaxTokens    int `json:"max_tokens,omitempty"`
+	// Images is how many images went with the prompt, RequestBytes the
+	// request body's size (the images in it, base64).
+	Images       int `json:"images,omitempty"`
+	RequestBytes int `json:"request_bytes,omitempty"`
 	// ReasoningTokens is the part of OutputTokens that was reasoning: the
 	// server's usage.completion_tokens_details.reasoning_tokens when it
 	// reports them (streamed or hidden), else the tokens of the reasoning

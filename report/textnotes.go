@@ -82,6 +82,11 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 			ew.printf("%sEnergy: %.2f J from %s; %.4g J a token, %.4g tokens a joule\n", prefix, e.Joules, e.Source, e.JoulesPerToken, e.TokensPerJoule)
 		}
 	}
+	if s.Images > 0 {
+		sent := s.Requests.Completed + s.Requests.Failed
+		ew.printf("%sImages: %d sent with the prompts, %.1f KB of request body a request on average (images in base64 included); prompt tokens as the server charged them: %d\n",
+			prefix, s.Images, float64(s.RequestBytes)/float64(max(sent, 1))/1024, s.InputTokens)
+	}
 	if c := s.Cost; c != nil {
 		ew.printf("%sCost at $%.2f an hour: $%.4g a million output tokens", prefix, c.PerHour, c.PerMillionOutput)
 		if c.PerMillionInput > 0 {

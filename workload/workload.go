@@ -20,6 +20,9 @@ type Item struct {
 	// Model, when set, is the model the request asks for in place of its
 	// step's (a ModelMix's: a LoRA adapter, say).
 	Model string
+	// Images go with the prompt (its last user message), for a
+	// vision-language model (WithImages).
+	Images []Media
 	// Trace is what a replayed trace asked of the request, kept in its
 	// record.
 	Trace *record.TraceRef

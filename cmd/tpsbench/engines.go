@@ -101,6 +101,15 @@ func (f *runFlags) phases(cmd *cobra.Command, cfg *runConfig) (phases []phase, a
 			phases = append(phases, phase{concurrency: c})
 		}
 	}
+	if len(cfg.imageSizes) > 1 { // a step an image size, the one-liner a VLM's users run first
+		one := phases[0]
+		phases = phases[:0]
+		for i := range cfg.imageSizes {
+			ph := one
+			ph.image = i
+			phases = append(phases, ph)
+		}
+	}
 	return phases, autoRates, engines, nil
 }
 
@@ -110,6 +119,7 @@ type phase struct {
 	concurrency int
 	rate        float64 // 0: from the flags
 	requests    int     // 0: from the flags
+	image       int     // which --image-size its requests' images are
 }
 
 type namedEngine struct {

@@ -29,6 +29,8 @@ type runConfig struct {
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
 	corpus  [][]string            // --corpus
+	// imageSizes are --image-size's, a step each when several
+	imageSizes []workload.ImageSize
 	// lora are --lora-modules' models and weights
 	lora        []string
 	loraWeights []float64

@@ -59,6 +59,39 @@ func resolveSources(f *runFlags, c *runConfig) error {
 	if c.tls, err = f.tls.Config(); err != nil {
 		return usagef("TLS: %v", err)
 	}
+	return resolveImages(f, c)
+}
+
+// resolveImages reads the images requests carry (--images-per-request,
+// --image-size, --image-format).
+func resolveImages(f *runFlags, c *runConfig) error {
+	if f.imageSize == "" && f.imagesPerRequest == 0 {
+		return nil
+	}
+	switch {
+	case f.imagesPerRequest < 0 || f.imagesPerRequest > 64:
+		return usagef("--images-per-request %d: want 1 to 64", f.imagesPerRequest)
+	case f.api != client.APIAuto && f.api != client.APIChat:
+		return usagef("images go in chat messages: --api chat (or auto), not %s", f.api)
+	case f.imageFormat != workload.ImagePNG && f.imageFormat != workload.ImageJPEG:
+		return usagef("--image-format %q: want png or jpeg", f.imageFormat)
+	case f.trace != "" || f.turns > 0:
+		return usagef("images go with synthetic or listed prompts: not with --trace or --turns")
+	}
+	if f.imagesPerRequest == 0 {
+		f.imagesPerRequest = 1
+	}
+	size := f.imageSize
+	if size == "" {
+		size = "512x512"
+	}
+	var err error
+	if c.imageSizes, err = workload.ParseImageSizes(size); err != nil {
+		return usagef("--image-size: %v", err)
+	}
+	if len(c.imageSizes) > 1 && (len(c.levels) > 1 || f.sweepRates != "" || f.findMax || f.factor != "") {
+		return usagef("several --image-size are a step each: not with --sweep, --sweep-rates, --find-max or --factor")
+	}
 	return nil
 }
 

@@ -56,6 +56,8 @@ type runFlags struct {
 	replicas                  []string
 	repeat                    int
 	rampUp, coolDown          time.Duration
+	imagesPerRequest          int
+	imageSize, imageFormat    string
 	balance                   string
 	loraModules, loraAssign   string
 	turns                     int

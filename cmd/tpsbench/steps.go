@@ -32,6 +32,8 @@ type stepBuilder struct {
 	// contexts are the targets' contexts (contextOf), by target
 	contexts map[string]int
 	stderr   io.Writer
+	// images are the synthetic images of each --image-size, by size
+	images [][]workload.Media
 }
 
 // contextOf is the context the target's server gives its model (0 when
@@ -85,6 +87,9 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	}
 	if ph.requests > 0 {
 		prof.Requests, prof.Warmup = ph.requests, 0
+	}
+	if len(b.images) > 0 {
+		src = workload.WithImages{Source: src, Pool: b.images[ph.image], PerRequest: f.imagesPerRequest}
 	}
 	if b.shardN > 0 && b.cfg.trace == nil {
 		if prof, err = prof.Shard(b.shardI, b.shardN); err != nil {
@@ -149,6 +154,8 @@ func (b *stepBuilder) label(t target, ph phase) string {
 		return ph.label
 	case ph.rate > 0:
 		level = fmt.Sprintf("r=%g/s", ph.rate)
+	case len(b.cfg.imageSizes) > 1:
+		level = "img=" + b.cfg.imageSizes[ph.image].String()
 	case b.f.rampStrategy != "":
 		level = fmt.Sprintf("r=%g-%g/s %s", b.f.rampStart, b.f.rampEnd, b.f.rampStrategy)
 	case b.cfg.sweeping:
@@ -203,6 +210,13 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	}
 	b.counter = cfg.counter
 	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
+	for _, size := range cfg.imageSizes {
+		pool, err := workload.SyntheticImages(size, f.imageFormat, f.seed)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		b.images = append(b.images, pool)
+	}
 	if len(cfg.lora) > 0 {
 		b.src = workload.ModelMix{Source: b.src, Models: cfg.lora, Weights: cfg.loraWeights, Assign: f.loraAssign, Seed: f.seed}
 	}

@@ -47,6 +47,7 @@ type Sent struct {
 	Reasons  []bool      // whether each event was reasoning
 	Stream   bool
 	Request  json.RawMessage // the request's body, as received
+	Images   []ImageSeen     // the images it carried, decoded
 }
 
 // Handler serves the scripted API; it keeps a log of what it sent.
@@ -182,6 +183,12 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		word = "tok"
 	}
 	log := &Sent{ID: id, Received: received, Stream: body.Stream, Request: raw}
+	if chat {
+		log.Images = imagesIn(raw)
+		for _, img := range log.Images {
+			sc.PromptTokens += img.Tokens // charged as a VLM charges them
+		}
+	}
 	if !s.noLog {
 		s.mu.Lock()
 		s.sent[id] = log
