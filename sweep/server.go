@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
@@ -39,9 +38,9 @@ func Start(command, logPath string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the server's log: %w", err)
 	}
-	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd := shell(command)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // stopped with all it starts
+	ownGroup(cmd) // stopped with all it starts
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("starting %q: %w", command, err)
@@ -84,14 +83,13 @@ func (s *Server) Stop(grace time.Duration) error {
 		return nil
 	default:
 	}
-	pgid := -s.cmd.Process.Pid
-	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	terminate(s.cmd)
 	select {
 	case <-s.exited:
 		return nil
 	case <-time.After(grace):
 	}
-	_ = syscall.Kill(pgid, syscall.SIGKILL)
+	kill(s.cmd)
 	<-s.exited
 	return errors.New("the server did not stop within its grace after SIGTERM: killed")
 }
