@@ -78,16 +78,26 @@ func meanStddev(s string, hi int) (mean, sd float64, err error) {
 
 // pick chooses a mode by weight from u in [0, 1).
 func pick(modes []LengthMode, u float64) LengthMode {
+	weights := make([]float64, len(modes))
+	for i, m := range modes {
+		weights[i] = m.Weight
+	}
+	return modes[weighted(weights, u)]
+}
+
+// weighted is the index u in [0, 1) falls on when the weights share the
+// unit interval in order.
+func weighted(weights []float64, u float64) int {
 	total := 0.0
-	for _, m := range modes {
-		total += m.Weight
+	for _, w := range weights {
+		total += w
 	}
 	at := u * total
-	for _, m := range modes {
-		if at < m.Weight {
-			return m
+	for i, w := range weights {
+		if at < w {
+			return i
 		}
-		at -= m.Weight
+		at -= w
 	}
-	return modes[len(modes)-1]
+	return len(weights) - 1
 }

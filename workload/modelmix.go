@@ -73,18 +73,6 @@ func (m ModelMix) Item(seq int, warmup bool) Item {
 		stream |= 1 << 62
 	}
 	u := rand.New(rand.NewPCG(m.Seed^0x10ad, stream)).Float64()
-	total := 0.0
-	for _, w := range m.Weights {
-		total += w
-	}
-	at := u * total
-	for i, w := range m.Weights {
-		if at < w {
-			it.Model = m.Models[i]
-			return it
-		}
-		at -= w
-	}
-	it.Model = m.Models[len(m.Models)-1]
+	it.Model = m.Models[weighted(m.Weights, u)]
 	return it
 }
