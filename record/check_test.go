@@ -45,6 +45,25 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 			func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
 		{"a negative session", Record{Sent: 1, Done: 5, Session: -1, Turn: 1}, "session",
 			func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
+		// one field wrong a row, each at its boundary
+		{"negative output", Record{Sent: 1, Done: 5, OutputTokens: -1}, "token counts",
+			func(r *Record) bool { return r.OutputTokens == 0 }},
+		{"negative prompt", Record{Sent: 1, Done: 5, PromptTokens: -1}, "token counts",
+			func(r *Record) bool { return r.PromptTokens == 0 }},
+		{"negative usage", Record{Sent: 1, Done: 5, UsageTokens: -1}, "token counts",
+			func(r *Record) bool { return r.UsageTokens == 0 }},
+		{"a budget one past the bound", Record{Sent: 1, Done: 5, MaxTokens: MaxTokens + 1}, "token counts",
+			func(r *Record) bool { return r.MaxTokens == MaxTokens }},
+		{"more cached than prompt", Record{Sent: 1, Done: 5, PromptTokens: 4, CachedTokens: 5}, "cached tokens",
+			func(r *Record) bool { return r.CachedTokens == 4 }},
+		{"a negative tokenizer count", Record{Sent: 1, Done: 5, TokenizerTokens: -2}, "tokenizer count",
+			func(r *Record) bool { return r.TokenizerTokens == 0 }},
+		{"a trace line before the first", Record{Sent: 1, Done: 5, Trace: &TraceRef{Line: -1, InputTokens: 3}}, "trace reference",
+			func(r *Record) bool { return r.Trace == nil }},
+		{"a trace offset past the bound", Record{Sent: 1, Done: 5, Trace: &TraceRef{Offset: maxStamp + 1, InputTokens: 3}}, "trace reference",
+			func(r *Record) bool { return r.Trace == nil }},
+		{"negative images", Record{Sent: 1, Done: 5, Images: -1}, "request size",
+			func(r *Record) bool { return r.Images == 0 }},
 		{"a failed request", Record{Sent: 5, Done: 1, MaxTokens: -3, Error: &Error{Kind: KindConnect, Message: "refused"}}, "token counts",
 			func(r *Record) bool { return r.MaxTokens == 0 && r.Done == 1 }},
 	}
@@ -59,6 +78,11 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 				t.Errorf("read back %+v; want rules %q clamped", *got, c.rules)
 			}
 		})
+	}
+	// a record at every bound, within the rules, is written as it is
+	edge := Record{Sent: 1, Done: 5, MaxTokens: MaxTokens, PromptTokens: 4, CachedTokens: 4, Trace: &TraceRef{Offset: maxStamp, InputTokens: 3, ReusedTokens: 3}}
+	if got := writeRead(t, &edge); got.Clamped != "" || got.MaxTokens != MaxTokens || got.Trace == nil {
+		t.Errorf("a record at the bounds was clamped: %q", got.Clamped)
 	}
 	// a record within the rules is written as it is
 	rec := *sample()
