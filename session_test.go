@@ -196,10 +196,64 @@ func TestMaxErrorsStopsAStep(t *testing.T) {
 	}
 	first, second := res.Steps[0], res.Steps[1]
 	sent := first.Requests.Completed + first.Requests.Failed
-	if first.StoppedAfterErrors != 3 || first.Requests.Failed != 3 || sent != 3 {
-		t.Errorf("the failing step: stopped after %d, %d sent, %d failed", first.StoppedAfterErrors, sent, first.Requests.Failed)
+	if want := (metrics.EarlyStop{Failed: 3, Limit: 3}); first.Stopped == nil || *first.Stopped != want || first.Requests.Failed != 3 || sent != 3 {
+		t.Errorf("the failing step: stopped %+v, %d sent, %d failed", first.Stopped, sent, first.Requests.Failed)
 	}
-	if second.StoppedAfterErrors != 0 || second.Requests.Completed < 3 || int(received.Load()) != sent+second.Requests.Completed+second.Requests.Failed {
-		t.Errorf("the step after: stopped after %d, %d completed; the server received %d requests in all", second.StoppedAfterErrors, second.Requests.Completed, received.Load())
+	if second.Stopped != nil || second.Requests.Completed < 3 || int(received.Load()) != sent+second.Requests.Completed+second.Requests.Failed {
+		t.Errorf("the step after: stopped %+v, %d completed; the server received %d requests in all", second.Stopped, second.Requests.Completed, received.Load())
+	}
+}
+
+// TestMaxErrorRateStopsAStep: a step stops once more than MaxErrorRate of
+// its last ErrorWindow finished requests failed, counted by what the
+// server received; a share exactly at the rate goes on to the end.
+func TestMaxErrorRateStopsAStep(t *testing.T) {
+	cases := []struct {
+		name     string
+		fails    func(seq int) bool
+		sent     int
+		stopped  *metrics.EarlyStop
+		requests int
+	}{
+		// 10 answered, then every one fails: the 6th failure puts 6 of
+		// the last 10 over half, so 16 were sent
+		{"goes bad", func(seq int) bool { return seq >= 10 }, 16, &metrics.EarlyStop{Failed: 6, Of: 10, Rate: 0.5}, 60},
+		// every other one fails: 5 of 10, never over half
+		{"at the rate", func(seq int) bool { return seq%2 == 1 }, 40, nil, 40},
+		// failures before the window fills do not stop it early
+		{"window not full", func(seq int) bool { return seq < 9 }, 9, nil, 9},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var received atomic.Int32
+			srv := scripted.NewFunc(func(seq int) scripted.Script {
+				received.Add(1)
+				if c.fails(seq) {
+					return scripted.Script{Status: 500}
+				}
+				return scripted.Script{Usage: true, Tokens: 2}
+			})
+			defer srv.Close()
+			cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Timeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			step := tpsbench.Step{Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 1, Requests: c.requests}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
+			res, err := tpsbench.Run(context.Background(), tpsbench.Plan{MaxErrorRate: 0.5, ErrorWindow: 10, Steps: []tpsbench.Step{step}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Steps[0]
+			if got := int(received.Load()); got != c.sent || s.Requests.Completed+s.Requests.Failed != c.sent {
+				t.Errorf("the server received %d, the step measured %d; want %d", got, s.Requests.Completed+s.Requests.Failed, c.sent)
+			}
+			switch {
+			case c.stopped == nil && s.Stopped != nil:
+				t.Errorf("stopped %+v, want no stop", *s.Stopped)
+			case c.stopped != nil && (s.Stopped == nil || *s.Stopped != *c.stopped):
+				t.Errorf("stopped %+v, want %+v", s.Stopped, *c.stopped)
+			}
+		})
 	}
 }

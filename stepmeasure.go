@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/tpsbench/tpsbench/client"
@@ -25,7 +24,7 @@ type runner struct {
 	writeErr error                       // the first the records file gave
 	views    map[int]servermetrics.View  // the server's view of step i
 	loads    map[int]*metrics.ClientLoad // the client's CPU in step i
-	stopped  map[int]int                 // the failures after which step i stopped early
+	stopped  map[int]*metrics.EarlyStop  // why step i stopped early
 	energy   map[int]energy.Use          // what step i spent, when a meter is read
 }
 
@@ -44,12 +43,12 @@ func (r *runner) step(ctx context.Context, i int) {
 	cpu := startCPU()
 	stepCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	errs := &errorLimit{limit: r.plan.MaxErrors, stop: stop}
+	errs := newErrorLimit(r.plan.MaxErrors, r.plan.MaxErrorRate, r.plan.ErrorWindow, stop)
 	for rec := range load.Run(stepCtx, step.Profile, r.request(i, window, errs, &sessionHistory{})) {
 		r.keep(rec)
 	}
-	if errs.reached() && ctx.Err() == nil {
-		r.stopped[i] = errs.limit
+	if why := errs.reached(); why != nil && ctx.Err() == nil {
+		r.stopped[i] = why
 	}
 	if v, ok := window.stop(); ok {
 		r.views[i] = v
@@ -113,32 +112,12 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		if job.Turn > 0 {
 			sessions.answered(job, req)
 		}
-		if !job.Warmup && !rec.OK() && !rec.CancelledByPlan() {
-			errs.failed()
+		if !job.Warmup && !rec.CancelledByPlan() {
+			errs.finished(rec.OK())
 		}
 		return rec
 	}
 }
-
-// errorLimit stops a step once limit of its measured requests have
-// failed (Plan.MaxErrors; 0 never). It is told on the requests' own
-// goroutines, before the scheduler starts another: told when their
-// records were read, a fast-failing server had 13 requests sent under a
-// limit of 2.
-type errorLimit struct {
-	limit int
-	stop  func()
-	count atomic.Int64
-}
-
-func (e *errorLimit) failed() {
-	if e.limit > 0 && e.count.Add(1) == int64(e.limit) {
-		e.stop() // no request starts after; those in flight get their grace
-	}
-}
-
-// reached reports whether the step stopped at its limit.
-func (e *errorLimit) reached() bool { return e.limit > 0 && e.count.Load() >= int64(e.limit) }
 
 // chunksReserved bounds the chunks a record makes room for before its
 // request is sent; longer answers grow the slice as they stream.

@@ -75,6 +75,13 @@ type Plan struct {
 	// starts after, those in flight get the step's grace. The run goes on
 	// to its next step.
 	MaxErrors int
+	// MaxErrorRate, when below 1, stops a step early once more than this
+	// share of its last ErrorWindow finished requests failed (GuideLLM's
+	// max_error_rate); 0 or 1 and above never stops.
+	MaxErrorRate float64
+	// ErrorWindow is how many of the last finished requests MaxErrorRate
+	// looks at; 0 takes 30, GuideLLM's window.
+	ErrorWindow int
 	// ServerInProcess says the server runs in this process (the embedded
 	// engine): the process's CPU is then not the client's, and no client
 	// load is reported.
@@ -117,7 +124,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 	r := &runner{
 		plan: &plan, runID: res.RunID, clock: clock,
 		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles).WithSlices(plan.SliceDuration),
-		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]int{},
+		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]*metrics.EarlyStop{},
 		energy: map[int]energy.Use{},
 	}
 	for i := range plan.Steps {
@@ -136,7 +143,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		if u, ok := r.energy[j]; ok {
 			res.Steps[j].Energy = metrics.NewEnergy(u.Source, u.Joules, res.Steps[j].OutputTokens, u.Unavailable)
 		}
-		res.Steps[j].StoppedAfterErrors = r.stopped[j]
+		res.Steps[j].Stopped = r.stopped[j]
 	}
 	res.Interrupted = ctx.Err() != nil
 	if r.writeErr != nil {

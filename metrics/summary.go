@@ -134,11 +134,10 @@ type Summary struct {
 	// server runs in another process. It is a figure of the run, not of
 	// its records, so no report (which records alone make) carries it.
 	Client *ClientLoad `json:"-"`
-	// StoppedAfterErrors, when not 0, is the failed requests after which
-	// the step stopped early (Plan.MaxErrors); a figure of the run, like
-	// Client.
-	StoppedAfterErrors int       `json:"-"`
-	Targets            []Verdict `json:"targets"`
+	// Stopped, when set, says why the step stopped early (Plan.MaxErrors
+	// or Plan.MaxErrorRate); a figure of the run, like Client.
+	Stopped *EarlyStop `json:"-"`
+	Targets []Verdict  `json:"targets"`
 
 	// Start and End are the window's bounds in Unix ns.
 	Start int64 `json:"start_unix_ns"`

@@ -44,7 +44,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
 	f.StringVar(&o.slo, "slo", "", "custom targets, e.g. ttft=500ms,tpot=40ms,e2e=10s,request_tps=30,decode_tps=40,system_tps=200 (a latency without a unit is in milliseconds)")
 	f.Float64Var(&o.sloShare, "slo-share", metrics.DefaultShare, "share of requests that must meet each per-request target")
-	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "exit with code 4 when a step's share of failed requests is over this, e.g. 0.05 (a step whose every request failed always does)")
+	f.Float64Var(&o.maxErrorRate, "max-error-rate", 1, "exit with code 4 when a step's share of failed requests is over this, e.g. 0.05 (a step whose every request failed always does); below 1, a run also stops a step early once more than this share of its last 30 finished requests failed")
 }
 
 // targets parses the target flags.
@@ -142,6 +142,9 @@ type unusableRun struct{ error }
 func (o *outputFlags) usable(r *report.Report) error {
 	for _, s := range r.Steps {
 		measured := s.Requests.Completed + s.Requests.Failed
+		if e := s.Stopped; e != nil && e.ByRate() {
+			return unusableRun{fmt.Errorf("step %s stopped early: %s (--max-error-rate %g)", s.Label, e, o.maxErrorRate)}
+		}
 		if measured == 0 || (s.ErrorRate <= o.maxErrorRate && s.Requests.Completed > 0) {
 			continue
 		}

@@ -250,7 +250,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer steps.close()
-	plan := tpsbench.Plan{Energy: f.energyMeter(cfg.headers), Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors}
+	plan := tpsbench.Plan{Energy: f.energyMeter(cfg.headers), Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors, MaxErrorRate: f.output.maxErrorRate}
 	if !f.findMax { // find-max builds its steps as it searches
 		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
 			return err

@@ -545,7 +545,30 @@ func TestMaxErrorsFlag(t *testing.T) {
 	recs := filepath.Join(t.TempDir(), "r.jsonl")
 	_, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "30", "--concurrency", "1", "--max-errors", "2", "-q", "--records", recs)
 	data, _ := os.ReadFile(recs)
-	if n := bytes.Count(data, []byte("\n")); n != 2 || !strings.Contains(errs, "stopped early: 2 of its requests had failed") {
+	if n := bytes.Count(data, []byte("\n")); n != 2 || !strings.Contains(errs, "stopped early (--max-errors): 2 of its requests had failed") {
 		t.Errorf("%d records; stderr:\n%s", n, errs)
+	}
+}
+
+// TestMaxErrorRateFlag: --max-error-rate stops a step whose last 30
+// finished requests failed over the share, says why, and exits 4 though
+// the step's whole share is under it.
+func TestMaxErrorRateFlag(t *testing.T) {
+	srv := scripted.NewFunc(func(seq int) scripted.Script {
+		if seq >= 60 {
+			return scripted.Script{Status: 503}
+		}
+		return scripted.Script{Usage: true, Tokens: 2}
+	})
+	defer srv.Close()
+	recs := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "500", "--concurrency", "1", "--max-tokens", "2", "--max-error-rate", "0.2", "-q", "--records", recs)
+	data, _ := os.ReadFile(recs)
+	// 60 answered, then the 7th failure puts 7 of the last 30 over a fifth
+	if n := bytes.Count(data, []byte("\n")); n != 67 || !strings.Contains(errs, "stopped early (--max-error-rate): 7 of its last 30 finished requests had failed") {
+		t.Errorf("%d records; stderr:\n%s", n, errs)
+	}
+	if code != exitUnusable {
+		t.Errorf("exit code %d, want %d", code, exitUnusable)
 	}
 }

@@ -19,12 +19,17 @@ func warnBusyClient(w io.Writer, steps []metrics.Summary) {
 	}
 }
 
-// warnStoppedEarly says on stderr which steps --max-errors stopped early:
-// a figure of the run, which no report of its records carries.
+// warnStoppedEarly says on stderr which steps --max-errors or
+// --max-error-rate stopped early: a figure of the run, which no report of
+// its records carries.
 func warnStoppedEarly(w io.Writer, steps []metrics.Summary) {
 	for _, s := range steps {
-		if n := s.StoppedAfterErrors; n > 0 {
-			fmt.Fprintf(w, "tpsbench: step %s stopped early: %d of its requests had failed (--max-errors %d); the requests in flight had their grace\n", termsafe.String(s.Label), n, n)
+		if e := s.Stopped; e != nil {
+			flag := "--max-errors"
+			if e.ByRate() {
+				flag = "--max-error-rate"
+			}
+			fmt.Fprintf(w, "tpsbench: step %s stopped early (%s): %s; the requests in flight had their grace\n", termsafe.String(s.Label), flag, e)
 		}
 	}
 }
