@@ -70,6 +70,11 @@ type Profile struct {
 	// started in either are marked (Job.Phase) and kept out of the
 	// step's figures.
 	RampUp, CoolDown time.Duration
+	// RampUpShape is how Concurrency users rise over RampUp: RampLinear
+	// ("" too), one more every RampUp/Concurrency, or RampExponential,
+	// users in flight Concurrency^(t/RampUp), doubling at even intervals.
+	// A rate's ramp-up is linear only.
+	RampUpShape string
 	// CancelShare of the measured requests (0 to 1, drawn from Seed) are
 	// to be cancelled CancelAfter their send, as users who leave
 	// mid-answer (Job.CancelAfter).
@@ -232,11 +237,15 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 			rng := sessionRNG(p, w) // a user's think times are its own
 			timer := time.NewTimer(time.Hour)
 			defer timer.Stop()
-			if !warm && !sleepUntil(ctx, timer, start.Add(p.userStart(w, workers))) {
+			planned := start.Add(p.userStart(w, workers))
+			if !warm && !sleepUntil(ctx, timer, planned) {
 				return
 			}
 			for first := true; ; first = false {
 				at := time.Now()
+				if first && !warm && p.RampUp > 0 {
+					at = planned // a late wake-up shows as the client's lag
+				}
 				if !first && p.ThinkTime+p.ThinkStddev > 0 {
 					at = at.Add(p.think(rng))
 					if !deadline.IsZero() && !at.Before(deadline) || !sleepUntil(ctx, timer, at) {

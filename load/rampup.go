@@ -22,6 +22,10 @@ func (p Profile) validateRampUp() error {
 		return errors.New("a cool-down is the end of a step's duration: give a duration longer than it")
 	case (p.RampUp > 0 || p.CoolDown > 0) && (p.Schedule != nil || p.RampStrategy != "" || p.Turns > 1):
 		return errors.New("a ramp-up or cool-down shapes a rate or a concurrency: not with a schedule, a rate ramp or sessions")
+	case p.RampUpShape != "" && p.RampUpShape != RampLinear && p.RampUpShape != RampExponential:
+		return errors.New("a ramp-up's shape is linear or exponential")
+	case p.RampUpShape == RampExponential && (p.RampUp == 0 || p.Rate != 0):
+		return errors.New("an exponential ramp-up raises users over a duration: give a ramp-up with a concurrency, not a rate")
 	}
 	return nil
 }
@@ -40,10 +44,14 @@ func (p Profile) phaseOf(offset time.Duration) string {
 
 // userStart is when closed-loop user w of c starts under a ramp-up: the
 // users in flight rise evenly from 1 to c over it (AIPerf's concurrency
-// ramp).
+// ramp), or exponentially, w+1 of them at RampUp*ln(w+1)/ln(c), so that
+// the last starts as the ramp ends.
 func (p Profile) userStart(w, c int) time.Duration {
 	if p.RampUp <= 0 || c <= 1 {
 		return 0
+	}
+	if p.RampUpShape == RampExponential {
+		return time.Duration(float64(p.RampUp) * math.Log(float64(w+1)) / math.Log(float64(c)))
 	}
 	return time.Duration(float64(p.RampUp) * float64(w) / float64(c))
 }

@@ -69,6 +69,31 @@ func TestRampUpUsers(t *testing.T) {
 	}
 }
 
+// TestRampUpUsersExponential: 8 users over 300 ms, doubling at even
+// steps: 1 at 0, 2 at 100 ms, 4 at 200 ms, 8 at 300 ms, and those between
+// on the same curve (user w at 300 ms * log2(w+1) / 3).
+func TestRampUpUsersExponential(t *testing.T) {
+	p := Profile{Concurrency: 8, Requests: 50, RampUp: 300 * time.Millisecond, RampUpShape: RampExponential}
+	want := map[int]time.Duration{0: 0, 1: 100 * time.Millisecond, 3: 200 * time.Millisecond, 7: 300 * time.Millisecond, 2: 158496250 * time.Nanosecond}
+	for w, at := range want {
+		if got := p.userStart(w, 8); (got - at).Abs() > time.Microsecond {
+			t.Errorf("user %d starts at %v, want %v", w, got, at)
+		}
+	}
+	if err := p.Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []Profile{
+		{Rate: 10, Requests: 5, RampUp: time.Second, RampUpShape: RampExponential},
+		{Concurrency: 2, Requests: 5, RampUpShape: RampExponential},
+		{Concurrency: 2, Requests: 5, RampUp: time.Second, RampUpShape: "cubic"},
+	} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
 // TestCoolDown: in a 100 ms step whose last 30 ms are its cool-down, the
 // requests started then are marked so, and none before.
 func TestCoolDown(t *testing.T) {

@@ -41,8 +41,12 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
 		Turns: f.turns, ThinkTime: f.thinkTime, ThinkStddev: f.thinkStddev,
 		CancelShare: f.cancelRate / 100, CancelAfter: f.cancelDelay,
-		RampStrategy: f.rampStrategy, RampStartRate: f.rampStart, RampEndRate: f.rampEnd,
 		RampUp: f.rampUp, CoolDown: f.coolDown,
+	}
+	if f.usersRamp() {
+		p.RampUpShape = f.rampStrategy
+	} else {
+		p.RampStrategy, p.RampStartRate, p.RampEndRate = f.rampStrategy, f.rampStart, f.rampEnd
 	}
 	if p.Rate == 0 && p.Concurrency == 0 && p.RampStrategy == "" { // a ramp's concurrency is a cap, as a rate's
 		p.Concurrency = 1

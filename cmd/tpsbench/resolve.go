@@ -216,20 +216,24 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
 	case f.rampStrategy != "" && f.rampStrategy != load.RampLinear && f.rampStrategy != load.RampExponential:
 		return usagef("--ramp-up-strategy %q: want linear or exponential", f.rampStrategy)
+	case f.usersRamp() && (f.rampStart != 0 || f.rampEnd != 0):
+		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise; --ramp-up-start-rps and --ramp-up-end-rps ramp a rate by request without it: give one of the two")
+	case f.usersRamp() && (f.rate != 0 || f.sweepRates != "" || f.concurrency == 0):
+		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise: give --concurrency, not a rate (a rate's ramp-up is linear)")
 	case f.rampStrategy == "" && (f.rampStart != 0 || f.rampEnd != 0):
 		return usagef("--ramp-up-start-rps and --ramp-up-end-rps go with --ramp-up-strategy")
-	case f.rampStrategy != "" && !(f.rampStart > 0 && f.rampEnd > 0 && !math.IsInf(f.rampStart, 0) && !math.IsInf(f.rampEnd, 0)):
+	case f.rampStrategy != "" && !f.usersRamp() && !(f.rampStart > 0 && f.rampEnd > 0 && !math.IsInf(f.rampStart, 0) && !math.IsInf(f.rampEnd, 0)):
 		return usagef("--ramp-up-strategy goes from --ramp-up-start-rps to --ramp-up-end-rps: give both, above 0")
-	case f.rampStrategy != "" && (f.rate != 0 || f.sweepRates != "" || f.sweep != "" || f.trace != "" || f.turns > 0 || f.findMax):
+	case f.rampStrategy != "" && !f.usersRamp() && (f.rate != 0 || f.sweepRates != "" || f.sweep != "" || f.trace != "" || f.turns > 0 || f.findMax):
 		return usagef("--ramp-up-strategy sets each request's rate itself: not with --rate, --sweep, --sweep-rates, --trace, --turns or --find-max")
-	case f.rampStrategy != "" && f.requests == 0:
+	case f.rampStrategy != "" && !f.usersRamp() && f.requests == 0:
 		return usagef("--ramp-up-strategy goes from the first request to the last: give --requests")
 	case f.rampUp < 0 || f.coolDown < 0:
 		return usagef("--ramp-up-duration and --cool-down-duration must not be negative")
 	case f.coolDown > 0 && (f.duration == 0 || f.coolDown >= f.duration):
 		return usagef("--cool-down-duration is the end of a step's --duration: give a --duration longer than it")
-	case (f.rampUp > 0 || f.coolDown > 0) && (f.trace != "" || f.turns > 0 || f.rampStrategy != ""):
-		return usagef("--ramp-up-duration and --cool-down-duration shape a rate or a concurrency: not with --trace, --turns or --ramp-up-strategy")
+	case (f.rampUp > 0 || f.coolDown > 0) && (f.trace != "" || f.turns > 0 || (f.rampStrategy != "" && !f.usersRamp())):
+		return usagef("--ramp-up-duration and --cool-down-duration shape a rate or a concurrency: not with --trace, --turns or a rate ramp by request (--ramp-up-start-rps)")
 	case !(f.cancelRate >= 0 && f.cancelRate <= 100):
 		return usagef("--request-cancellation-rate is a percent, from 0 to 100")
 	case f.cancelRate > 0 && f.cancelDelay <= 0:

@@ -28,9 +28,13 @@ func (f *runFlags) defineShapeFlags(fl *pflag.FlagSet) {
 	fl.IntVar(&f.turns, "turns", 0, "synthetic sessions of this many turns: each turn is sent with the turns before it and the server's answers to them, a think time after the last answer; --requests counts turns, --concurrency is the sessions at once (users), --rate sessions started a second")
 	fl.DurationVar(&f.thinkTime, "think-time", 0, "the mean time from a turn's answer to the session's next (--turns); without --turns, each --concurrency user waits it between an answer and its next request (AIPerf's user-centric load)")
 	fl.DurationVar(&f.thinkStddev, "think-time-stddev", 0, "the standard deviation of think times (normal, cut at 0; drawn from --seed)")
-	fl.StringVar(&f.rampStrategy, "ramp-up-strategy", "", "linear or exponential: the request rate goes from --ramp-up-start-rps for the first request to --ramp-up-end-rps for the last, by request index, open loop (vLLM's flags); needs --requests, and --concurrency caps it")
+	fl.StringVar(&f.rampStrategy, "ramp-up-strategy", "", "linear or exponential: the request rate goes from --ramp-up-start-rps for the first request to --ramp-up-end-rps for the last, by request index, open loop (vLLM's flags); needs --requests, and --concurrency caps it. With --ramp-up-duration instead, how --concurrency users rise over it: one more at even steps, or doubling at even steps")
 	fl.Float64Var(&f.rampStart, "ramp-up-start-rps", 0, "with --ramp-up-strategy: the first request's rate (requests/s)")
 	fl.Float64Var(&f.rampEnd, "ramp-up-end-rps", 0, "with --ramp-up-strategy: the last request's rate (requests/s)")
 	fl.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent of measured requests to cancel --request-cancellation-delay after their send, as users who leave mid-answer (AIPerf's flag; drawn from --seed): counted apart, out of every figure")
 	fl.DurationVar(&f.cancelDelay, "request-cancellation-delay", 0, "with --request-cancellation-rate: how long after its send a request is cancelled")
 }
+
+// usersRamp says --ramp-up-strategy shapes the rise of users over
+// --ramp-up-duration, not a rate by request.
+func (f *runFlags) usersRamp() bool { return f.rampStrategy != "" && f.rampUp > 0 }

@@ -156,7 +156,7 @@ func (b *stepBuilder) label(t target, ph phase) string {
 		level = fmt.Sprintf("r=%g/s", ph.rate)
 	case len(b.cfg.imageSizes) > 1:
 		level = "img=" + b.cfg.imageSizes[ph.image].String()
-	case b.f.rampStrategy != "":
+	case b.f.rampStrategy != "" && !b.f.usersRamp():
 		level = fmt.Sprintf("r=%g-%g/s %s", b.f.rampStart, b.f.rampEnd, b.f.rampStrategy)
 	case b.cfg.sweeping:
 		level = fmt.Sprintf("c=%d", ph.concurrency)
