@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,12 +19,24 @@ import (
 )
 
 // Columns maps a dataset's fields onto requests, as GuideLLM's
-// --data-column-mapper does: the prompt (text, or a messages array), an
-// optional system message, and an optional expected output length (a
-// count of tokens, or the reference answer, whose length at 4 characters
-// a token sets the budget).
+// --data-column-mapper does: the prompt (text, a messages array, or an
+// array of turns of which the first is sent, as vLLM reads Spec-Bench's
+// "turns"), an optional system message, and an optional expected output
+// length (a count of tokens, or the reference answer, whose length at 4
+// characters a token sets the budget). Category, when set with
+// Categories, keeps only the rows whose value in that column is one of
+// them (Spec-Bench's "category").
 type Columns struct {
 	Prompt, System, Output string
+	Category               string
+	Categories             []string
+}
+
+// SpecBench is how Spec-Bench's question.jsonl (and MT-Bench's) maps:
+// the first of a row's turns is the prompt, kept when its category is one
+// of categories (all when none), as vLLM's spec_bench dataset reads it.
+func SpecBench(categories ...string) Columns {
+	return Columns{Prompt: "turns", Category: "category", Categories: categories}
 }
 
 // DatasetStats says what a dataset gave: its rows, the prompts kept, and
@@ -31,6 +44,9 @@ type Columns struct {
 type DatasetStats struct {
 	Rows, Kept int
 	Dropped    map[string]int
+	// Categories counts the rows of each value of the category column,
+	// kept or not, when Columns.Category is set.
+	Categories map[string]int
 }
 
 // String tells the stats as a sentence.
@@ -52,6 +68,7 @@ const (
 	dropNoPrompt = "without a prompt"
 	dropBadText  = "whose prompt or system is not text (or messages)"
 	dropBadCount = "whose output length is not a count from 1 to 2^30 or a text"
+	dropCategory = "in another category"
 )
 
 // LoadDataset reads a dataset's rows, mapped by cols: JSON lines of
@@ -76,10 +93,13 @@ func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats
 // parseDataset reads a dataset's contents (see LoadDataset).
 func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item, DatasetStats, error) {
 	stats := DatasetStats{Dropped: map[string]int{}}
+	if cols.Category != "" {
+		stats.Categories = map[string]int{}
+	}
 	var items []Item
 	add := func(row map[string]json.RawMessage) {
 		stats.Rows++
-		it, reason := cols.item(row, maxTokens)
+		it, reason := cols.item(row, maxTokens, stats.Categories)
 		if reason != "" {
 			stats.Dropped[reason]++
 			return
@@ -97,6 +117,9 @@ func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item,
 		return nil, stats, err
 	}
 	if len(items) == 0 {
+		if stats.Dropped[dropCategory] > 0 {
+			return nil, stats, fmt.Errorf("no prompts in %s (%s; its categories: %s)", strings.Join(cols.Categories, ", "), stats, countsOf(stats.Categories))
+		}
 		return nil, stats, fmt.Errorf("no prompts (%s; the prompt column is %q)", stats, cols.Prompt)
 	}
 	return items, stats, nil
@@ -158,21 +181,38 @@ func csvRows(data []byte, add func(map[string]json.RawMessage)) error {
 	}
 }
 
-// item maps a row to a request, or says why it cannot.
-func (c Columns) item(row map[string]json.RawMessage, maxTokens int) (Item, string) {
+// item maps a row to a request, or says why it cannot; it counts the
+// row's category in seen.
+func (c Columns) item(row map[string]json.RawMessage, maxTokens int, seen map[string]int) (Item, string) {
 	it := Item{MaxTokens: maxTokens}
+	if c.Category != "" {
+		var category string
+		if raw, ok := row[c.Category]; ok && json.Unmarshal(raw, &category) == nil {
+			seen[category]++
+		}
+		if len(c.Categories) > 0 && !slices.Contains(c.Categories, category) {
+			return it, dropCategory
+		}
+	}
 	raw, ok := row[c.Prompt]
 	if !ok || isNull(raw) {
 		return it, dropNoPrompt
 	}
 	var text string
-	if json.Unmarshal(raw, &text) == nil {
+	var turns []string
+	switch {
+	case json.Unmarshal(raw, &text) == nil:
+	case json.Unmarshal(raw, &turns) == nil && len(turns) > 0:
+		text = turns[0]
+	case json.Unmarshal(raw, &it.Messages) == nil && len(it.Messages) > 0:
+	default:
+		return it, dropBadText
+	}
+	if it.Messages == nil {
 		if strings.TrimSpace(text) == "" {
 			return it, dropNoPrompt
 		}
 		it.Prompt = text
-	} else if json.Unmarshal(raw, &it.Messages) != nil || len(it.Messages) == 0 {
-		return it, dropBadText
 	}
 	if c.System != "" {
 		if raw, ok := row[c.System]; ok && !isNull(raw) {
@@ -219,6 +259,22 @@ func outputLength(raw json.RawMessage) (int, bool) {
 		return 0, false
 	}
 	return min(max(1, (len(s)+3)/4), record.MaxTokens), true
+}
+
+// countsOf lists counts by name, sorted: "coding 10, math 10".
+func countsOf(counts map[string]int) string {
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s %d", n, counts[n])
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -55,14 +55,51 @@ func TestDatasetColumns(t *testing.T) {
 	}
 }
 
+// TestSpecBench: Spec-Bench's question.jsonl rows (its own shape: an id,
+// a category and a list of turns) give their first turn as the prompt,
+// only from the categories asked; the others are counted as dropped, and
+// asking for a category the file lacks names those it has.
+func TestSpecBench(t *testing.T) {
+	file := `{"question_id": 81, "category": "writing", "turns": ["Compose a travel blog post.", "Rewrite it with every sentence starting with A."]}
+{"question_id": 121, "category": "coding", "turns": ["Write a function to find the median."]}
+{"question_id": 122, "category": "coding", "turns": []}
+{"question_id": 200, "category": "translation", "turns": ["Translate German to English: Guten Tag."]}
+{"question_id": 201, "turns": ["no category"]}
+`
+	items, stats, err := parseDataset([]byte(file), false, SpecBench("coding", "writing"), 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Item{{Prompt: "Compose a travel blog post.", MaxTokens: 256}, {Prompt: "Write a function to find the median.", MaxTokens: 256}}
+	if !reflect.DeepEqual(items, want) {
+		t.Errorf("items %+v\nwant %+v", items, want)
+	}
+	wantStats := DatasetStats{Rows: 5, Kept: 2, Dropped: map[string]int{dropCategory: 2, dropBadText: 1}, Categories: map[string]int{"writing": 1, "coding": 2, "translation": 1}}
+	if !reflect.DeepEqual(stats, wantStats) {
+		t.Errorf("stats %+v\nwant %+v", stats, wantStats)
+	}
+	if items, stats, err := parseDataset([]byte(file), false, SpecBench(), 256); err != nil || len(items) != 4 || stats.Kept != 4 {
+		t.Errorf("every category: %d items, %+v, %v", len(items), stats, err)
+	}
+	_, _, err = parseDataset([]byte(file), false, SpecBench("rag"), 256)
+	if err == nil || !strings.Contains(err.Error(), "no prompts in rag") || !strings.Contains(err.Error(), "its categories: coding 2, translation 1, writing 1") {
+		t.Errorf("a category the file lacks: %v", err)
+	}
+}
+
 // FuzzDataset: any file and mapping give requests with a prompt and a
 // budget in range, or an error; never a panic.
 func FuzzDataset(f *testing.F) {
 	f.Add([]byte(`{"q": "a", "n": 3}`+"\n"+`{"q": [{"role":"user","content":"x"}], "n": "12"}`), false)
 	f.Add([]byte("q,n\n\"a\"\"b\",1e300\n"), true)
 	f.Add([]byte(`[{"q": null, "n": -1}, {"q": "z", "s": "sys", "n": "long answer"}]`), false)
+	f.Add([]byte(`{"q": ["first", "second"], "c": "a"}`+"\n"+`{"q": [""], "c": "b"}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, isCSV bool) {
-		items, _, err := parseDataset(data, isCSV, Columns{Prompt: "q", System: "s", Output: "n"}, 16)
+		cols := Columns{Prompt: "q", System: "s", Output: "n"}
+		if len(data) > 0 && data[0] == '{' { // JSON lines also filter by category
+			cols.Category, cols.Categories = "c", []string{"a"}
+		}
+		items, _, err := parseDataset(data, isCSV, cols, 16)
 		if err != nil {
 			return
 		}

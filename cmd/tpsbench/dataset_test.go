@@ -108,3 +108,42 @@ func TestCorpusAsTheServerSawIt(t *testing.T) {
 		t.Errorf("without a length: exit %d %s", code, errs)
 	}
 }
+
+// TestSpecBenchAsTheServerSawIt: --spec-bench-category coding sends only
+// the coding rows' first turns (the server received each once, with
+// --requests as many as were kept), and says on stderr how many rows
+// another category left out; without --prompts it is a usage error.
+func TestSpecBenchAsTheServerSawIt(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	data := filepath.Join(t.TempDir(), "question.jsonl")
+	os.WriteFile(data, []byte(`{"question_id": 1, "category": "writing", "turns": ["Write a haiku.", "Now a limerick."]}
+{"question_id": 2, "category": "coding", "turns": ["Reverse a list in Go.", "Now in place."]}
+{"question_id": 3, "category": "coding", "turns": ["Sum a slice."]}
+`), 0o644)
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "chat", "--prompts", data, "--spec-bench-category", "coding", "--requests", "2", "--concurrency", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "prompts: 2 of 3 rows kept; 1 in another category") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	var got []string
+	for _, s := range srv.All() {
+		var body struct{ Messages []struct{ Role, Content string } }
+		json.Unmarshal(s.Request, &body)
+		if len(body.Messages) != 1 {
+			t.Fatalf("the server received %s", s.Request)
+		}
+		got = append(got, body.Messages[0].Content)
+	}
+	sort.Strings(got)
+	if want := "Reverse a list in Go.|Sum a slice."; strings.Join(got, "|") != want {
+		t.Errorf("the server received %q, want %q", got, want)
+	}
+	for _, bad := range [][]string{{"--spec-bench-category", "coding"}, {"--prompts", data, "--spec-bench-category", "coding,"}, {"--prompts", data, "--spec-bench-category", "all", "--prompt-column", "q"}} {
+		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage || !strings.Contains(errs, "--spec-bench-category") {
+			t.Errorf("%v: exit %d %s", bad, code, errs)
+		}
+	}
+}

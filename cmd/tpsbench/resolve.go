@@ -158,9 +158,6 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if err := resolveSources(f, c); err != nil {
 		return nil, err
 	}
-	if c.tls, err = f.tls.Config(); err != nil {
-		return nil, usagef("TLS: %v", err)
-	}
 	if err := resolveStartAt(f, c); err != nil {
 		return nil, err
 	}
@@ -186,6 +183,9 @@ func checkWorkload(f *runFlags) error {
 		if !(v >= 0) || math.IsInf(v, 1) {
 			return usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
 		}
+	}
+	if err := resolveSpecBench(f); err != nil {
+		return err
 	}
 	switch {
 	case f.prefixGroup < 1:

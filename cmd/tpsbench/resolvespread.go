@@ -62,6 +62,32 @@ func resolveSources(f *runFlags, c *runConfig) error {
 	return resolveImages(f, c)
 }
 
+// resolveSpecBench maps a Spec-Bench file's columns when
+// --spec-bench-category asks for them: "all", or categories joined by
+// commas.
+func resolveSpecBench(f *runFlags) error {
+	if f.specBench == "" {
+		return nil
+	}
+	if f.prompts == "" {
+		return usagef("--spec-bench-category picks rows of a Spec-Bench file: give it with --prompts question.jsonl")
+	}
+	if f.columns.Prompt != "" || f.columns.System != "" || f.columns.Output != "" || f.multiTurn {
+		return usagef("--spec-bench-category reads Spec-Bench's own columns (turns, category): not with --prompt-column, --system-column, --output-column or --multi-turn")
+	}
+	var categories []string
+	if f.specBench != "all" {
+		for c := range strings.SplitSeq(f.specBench, ",") {
+			if c = strings.TrimSpace(c); c == "" {
+				return usagef("--spec-bench-category %q: want all, or categories joined by commas", f.specBench)
+			}
+			categories = append(categories, c)
+		}
+	}
+	f.columns = workload.SpecBench(categories...)
+	return nil
+}
+
 // resolveImages reads the images requests carry (--images-per-request,
 // --image-size, --image-format).
 func resolveImages(f *runFlags, c *runConfig) error {

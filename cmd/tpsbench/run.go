@@ -51,6 +51,7 @@ type runFlags struct {
 	outputTokens, outputStdev float64
 	prefixTokens, prefixGroup int
 	columns                   workload.Columns
+	specBench                 string
 	seqDist                   string
 	corpus                    string
 	replicas                  []string
