@@ -72,7 +72,8 @@ const (
 )
 
 // LoadDataset reads a dataset's rows, mapped by cols: JSON lines of
-// objects, a JSON array of objects, or (a .csv file) CSV with a header.
+// objects, a JSON array of objects, Parquet (as Hugging Face stores
+// datasets), or (a .csv file) CSV with a header.
 // Rows that cannot make a request are dropped and counted by reason;
 // items without an output length get maxTokens.
 func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats, error) {
@@ -108,9 +109,12 @@ func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item,
 		items = append(items, it)
 	}
 	var err error
-	if isCSV {
+	switch {
+	case isCSV:
 		err = csvRows(data, add)
-	} else {
+	case isParquet(data):
+		err = parquetRows(data, add)
+	default:
 		err = jsonRows(data, add)
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -87,6 +88,40 @@ func TestSpecBench(t *testing.T) {
 	}
 }
 
+// TestParquetDataset: a Parquet file written by another implementation
+// (testdata/spec-bench.parquet.mjs says what it holds) reads as its JSON
+// lines would: a LIST of text is a row's turns, a LIST of role/content
+// groups its messages, an INT64 its output length; nulls and empty lists
+// drop the row for the reason a JSON row would.
+func TestParquetDataset(t *testing.T) {
+	items, stats, err := LoadDataset("testdata/spec-bench.parquet", SpecBench("coding", "writing"), 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Item{{Prompt: "Compose a travel blog post.", MaxTokens: 256}, {Prompt: "Write a median function.", MaxTokens: 256}}
+	if !reflect.DeepEqual(items, want) || stats.Rows != 4 || stats.Dropped[dropBadText] != 1 || stats.Dropped[dropCategory] != 1 {
+		t.Errorf("Spec-Bench mapping: %+v, %+v", items, stats)
+	}
+	items, stats, err = LoadDataset("testdata/spec-bench.parquet", Columns{Prompt: "messages", Output: "max_len"}, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []Item{
+		{Messages: []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}, MaxTokens: 12},
+		{Messages: []Message{{Role: "user", Content: "x"}}, MaxTokens: 64},
+	}
+	if !reflect.DeepEqual(items, want) || stats.Rows != 4 || stats.Dropped[dropNoPrompt] != 1 || stats.Dropped[dropBadText] != 1 {
+		t.Errorf("messages mapping: %+v, %+v", items, stats)
+	}
+	data, _ := os.ReadFile("testdata/spec-bench.parquet")
+	for _, cut := range []int{8, len(data) / 2, len(data) - 9} {
+		broken := append(append([]byte{}, data[:cut]...), parquetMagic...)
+		if _, _, err := parseDataset(broken, false, SpecBench(), 16); err == nil {
+			t.Errorf("a file cut at %d read", cut)
+		}
+	}
+}
+
 // FuzzDataset: any file and mapping give requests with a prompt and a
 // budget in range, or an error; never a panic.
 func FuzzDataset(f *testing.F) {
@@ -94,6 +129,9 @@ func FuzzDataset(f *testing.F) {
 	f.Add([]byte("q,n\n\"a\"\"b\",1e300\n"), true)
 	f.Add([]byte(`[{"q": null, "n": -1}, {"q": "z", "s": "sys", "n": "long answer"}]`), false)
 	f.Add([]byte(`{"q": ["first", "second"], "c": "a"}`+"\n"+`{"q": [""], "c": "b"}`), false)
+	if pq, err := os.ReadFile("testdata/spec-bench.parquet"); err == nil {
+		f.Add(pq, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, isCSV bool) {
 		cols := Columns{Prompt: "q", System: "s", Output: "n"}
 		if len(data) > 0 && data[0] == '{' { // JSON lines also filter by category

@@ -121,6 +121,8 @@ func parsePrompts(data []byte, maxTokens int, replyLength bool) ([]Item, Dataset
 	var items []Item
 	var err error
 	switch {
+	case isParquet(data):
+		return nil, stats, errors.New("a Parquet dataset: name the column of its prompts (Columns)")
 	case len(trimmed) > 0 && trimmed[0] == '[':
 		items, err = shareGPT(trimmed, maxTokens, replyLength, &stats)
 	default:

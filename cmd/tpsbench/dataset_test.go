@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -130,7 +131,9 @@ func TestSpecBenchAsTheServerSawIt(t *testing.T) {
 	}
 	var got []string
 	for _, s := range srv.All() {
-		var body struct{ Messages []struct{ Role, Content string } }
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
 		json.Unmarshal(s.Request, &body)
 		if len(body.Messages) != 1 {
 			t.Fatalf("the server received %s", s.Request)
@@ -145,5 +148,43 @@ func TestSpecBenchAsTheServerSawIt(t *testing.T) {
 		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage || !strings.Contains(errs, "--spec-bench-category") {
 			t.Errorf("%v: exit %d %s", bad, code, errs)
 		}
+	}
+}
+
+// TestParquetAsTheServerSawIt: a Parquet dataset (workload's fixture,
+// written by another implementation) sends its messages column as the
+// server then received it, each row's max_len as its budget; without a
+// prompt column it is a usage error naming the flag.
+func TestParquetAsTheServerSawIt(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	data := "../../workload/testdata/spec-bench.parquet"
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "chat", "--prompts", data, "--prompt-column", "messages", "--output-column", "max_len",
+		"--max-tokens", "9", "--requests", "2", "--concurrency", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "prompts: 2 of 4 rows kept; 1 whose prompt or system is not text (or messages); 1 without a prompt") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	var got []string
+	for _, s := range srv.All() {
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+			Messages  []struct{ Role, Content string }
+		}
+		json.Unmarshal(s.Request, &body)
+		var parts []string
+		for _, m := range body.Messages {
+			parts = append(parts, m.Role+": "+m.Content)
+		}
+		got = append(got, fmt.Sprintf("%s (%d)", strings.Join(parts, " | "), body.MaxTokens))
+	}
+	sort.Strings(got)
+	if want := "system: Be brief. | user: hi (12)\nuser: x (9)"; strings.Join(got, "\n") != want {
+		t.Errorf("the server received\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", data); code != exitUsage || !strings.Contains(errs, "--prompt-column") {
+		t.Errorf("no prompt column: exit %d %s", code, errs)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,6 +203,8 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--prefix-tokens and --output-tokens go with --input-tokens")
 	case f.multiTurn && (f.prompts == "" || f.inputTokens > 0):
 		return usagef("--multi-turn goes with --prompts FILE (a ShareGPT file)")
+	case strings.EqualFold(filepath.Ext(f.prompts), ".parquet") && f.columns.Prompt == "":
+		return usagef("--prompts %s is Parquet: name the column of its prompts with --prompt-column (or --spec-bench-category for Spec-Bench's file)", f.prompts)
 	case f.columns.Prompt != "" && f.prompts == "":
 		return usagef("--prompt-column reads a dataset: give it with --prompts FILE")
 	case f.columns.Prompt == "" && (f.columns.System != "" || f.columns.Output != ""):
