@@ -52,6 +52,9 @@ func Parse(r io.Reader) (Sample, error) {
 			continue
 		}
 		s[name] += v
+		if averaged[name] {
+			s[name+seriesCount]++
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("metrics line %d: %w", n+1, err)
@@ -81,6 +84,24 @@ func labelsEnd(s string) int {
 		}
 	}
 	return -1
+}
+
+// averaged names the gauges read as a mean over their label sets, not a
+// sum: SGLang reports its speculative acceptance once a rank.
+var averaged = map[string]bool{"sglang:spec_accept_length": true, "sglang:spec_accept_rate": true}
+
+// seriesCount keys, after an averaged gauge's name, how many label sets
+// it had; a space is in no metric name.
+const seriesCount = " series"
+
+// mean returns an averaged gauge's mean over its label sets.
+func (s Sample) mean(name string) (float64, bool) {
+	v, ok := s[name]
+	n := s[name+seriesCount]
+	if !ok || n == 0 {
+		return 0, false
+	}
+	return v / n, true
 }
 
 // first returns the value of the first of names present in the sample.

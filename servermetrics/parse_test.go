@@ -191,3 +191,38 @@ func TestWatchSpeculativeDecoding(t *testing.T) {
 		t.Errorf("acceptance %v, mean length %v; want 0.6 and 2.8", v.SpecAcceptance, v.SpecMeanLength)
 	}
 }
+
+// TestWatchSGLangAcceptance: SGLang's acceptance gauges, one series a
+// rank, are averaged over the ranks of a scrape and then over the step's
+// scrapes (the one before the step left out). Scrape k serves lengths k
+// and k+1 and rates 0.5 and 0.7, so the step's mean length is the mean of
+// k+0.5 over the scrapes the server logged after the first, its rate 0.6.
+func TestWatchSGLangAcceptance(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := served.Add(1) - 1
+		fmt.Fprintf(w, "sglang:generation_tokens_total 5\n"+
+			"sglang:spec_accept_length{tp_rank=\"0\"} %d\nsglang:spec_accept_length{tp_rank=\"1\"} %d\n"+
+			"sglang:spec_accept_rate{tp_rank=\"0\"} 0.5\nsglang:spec_accept_rate{tp_rank=\"1\"} 0.7\n", k, k+1)
+	}))
+	defer srv.Close()
+	stop := (&Scraper{URL: srv.URL}).Watch(context.Background(), 5*time.Millisecond)
+	for served.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	v := stop()
+	n := served.Load() - 1
+	want := 0.0
+	for k := int64(1); k <= n; k++ {
+		want += float64(k) + 0.5
+	}
+	want /= float64(n)
+	if math.Abs(v.SpecMeanLength-want) > 1e-9 || math.Abs(v.SpecAcceptance-0.6) > 1e-9 {
+		t.Errorf("mean length %v, acceptance %v over %d scrapes; want %v and 0.6", v.SpecMeanLength, v.SpecAcceptance, n, want)
+	}
+	if s, err := Parse(strings.NewReader("sglang:spec_accept_length{r=\"0\"} 2\nsglang:spec_accept_length{r=\"1\"} 4\n")); err != nil || s["sglang:spec_accept_length"] != 6 {
+		t.Errorf("the sum stays the sample's value: %v %v", s, err)
+	} else if m, ok := s.mean("sglang:spec_accept_length"); !ok || m != 3 {
+		t.Errorf("mean %v %v, want 3", m, ok)
+	}
+}

@@ -55,7 +55,9 @@ type View struct {
 	// SpecAcceptance is the share of draft tokens the target model
 	// accepted, and SpecMeanLength the tokens a verification step gave on
 	// average (1 + accepted tokens a draft), as vLLM reports them, when
-	// the server decodes speculatively.
+	// the server decodes speculatively; from SGLang, the mean of its
+	// spec_accept_rate and spec_accept_length gauges over the step's
+	// scrapes (averaged over its ranks).
 	SpecAcceptance float64 `json:"spec_decode_acceptance_rate,omitempty"`
 	SpecMeanLength float64 `json:"spec_decode_mean_acceptance_length,omitempty"`
 	Scrapes        int     `json:"scrapes"`
@@ -69,7 +71,25 @@ type View struct {
 	// after the step (the server restarted): the figures drawn from it
 	// are left out, not given as negative.
 	Reset string `json:"counter_reset,omitempty"`
+
+	// SGLang's acceptance gauges, summed over the scrapes that held them
+	sglangLength, sglangRate gaugeMean
 }
+
+// gaugeMean averages a gauge over the scrapes that read it.
+type gaugeMean struct {
+	sum float64
+	n   int
+}
+
+func (g *gaugeMean) add(x float64, ok bool) {
+	if ok {
+		g.sum += x
+		g.n++
+	}
+}
+
+func (g gaugeMean) mean() float64 { return g.sum / float64(g.n) }
 
 // Scraper reads a metrics URL.
 type Scraper struct {
@@ -173,6 +193,8 @@ func (v *View) gauges(smp Sample) {
 	if x, ok := smp.first(kvUsage...); ok {
 		v.MaxKVCacheUsage = max(v.MaxKVCacheUsage, x)
 	}
+	v.sglangLength.add(smp.mean("sglang:spec_accept_length"))
+	v.sglangRate.add(smp.mean("sglang:spec_accept_rate"))
 }
 
 // counters sets the figures the counters' growth from before to after
@@ -224,6 +246,14 @@ func (v *View) counters(before, after Sample) {
 		if drafts, _ := delta(specDrafts); drafts > 0 {
 			v.SpecMeanLength = 1 + accepted/drafts
 		}
+	}
+	// SGLang keeps no counters of drafts, only gauges of its last
+	// decode batches: their mean over the step's scrapes
+	if v.SpecMeanLength == 0 && v.sglangLength.n > 0 {
+		v.SpecMeanLength = v.sglangLength.mean()
+	}
+	if v.SpecAcceptance == 0 && v.sglangRate.n > 0 {
+		v.SpecAcceptance = v.sglangRate.mean()
 	}
 }
 
