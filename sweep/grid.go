@@ -34,43 +34,54 @@ var keyName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 // apart by spaces, values by commas.
 func ParseGrid(s string, zip bool) (Grid, error) {
 	g := Grid{Zip: zip}
-	seen := map[string]bool{}
 	for _, field := range strings.Fields(s) {
 		key, vals, ok := strings.Cut(field, "=")
-		switch {
-		case !ok || !keyName.MatchString(key):
+		if !ok {
 			return Grid{}, fmt.Errorf("%q: want KEY=V1,V2 (a key of letters, digits, _ . -)", field)
-		case key == "port":
-			return Grid{}, errors.New("port is the sweep's own placeholder: the server's port, picked free")
-		case seen[key]:
-			return Grid{}, fmt.Errorf("%s given twice", key)
 		}
-		seen[key] = true
 		var values []string
 		for _, v := range strings.Split(vals, ",") {
 			if v = strings.TrimSpace(v); v != "" {
 				values = append(values, v)
 			}
 		}
-		if len(values) == 0 {
-			return Grid{}, fmt.Errorf("%s has no values", key)
-		}
 		g.Keys, g.Values = append(g.Keys, key), append(g.Values, values)
 	}
+	return g, g.check()
+}
+
+// check holds a grid to its rules: named keys, each once and with values,
+// port left to the sweep, as many values a key when zipped, and a bounded
+// number of points.
+func (g Grid) check() error {
+	seen := map[string]bool{}
+	for i, key := range g.Keys {
+		switch {
+		case !keyName.MatchString(key):
+			return fmt.Errorf("%q: want KEY=V1,V2 (a key of letters, digits, _ . -)", key)
+		case key == "port":
+			return errors.New("port is the sweep's own placeholder: the server's port, picked free")
+		case seen[key]:
+			return fmt.Errorf("%s given twice", key)
+		case len(g.Values[i]) == 0:
+			return fmt.Errorf("%s has no values", key)
+		}
+		seen[key] = true
+	}
 	if len(g.Keys) == 0 {
-		return Grid{}, errors.New("an empty grid: give KEY=V1,V2")
+		return errors.New("an empty grid: give KEY=V1,V2")
 	}
 	if n := g.size(); n > maxPoints {
-		return Grid{}, fmt.Errorf("%d points: at most %d", n, maxPoints)
+		return fmt.Errorf("%d points: at most %d", n, maxPoints)
 	}
-	if zip {
+	if g.Zip {
 		for i, v := range g.Values {
 			if len(v) != len(g.Values[0]) {
-				return Grid{}, fmt.Errorf("zipped keys need as many values each: %s has %d, %s %d", g.Keys[i], len(v), g.Keys[0], len(g.Values[0]))
+				return fmt.Errorf("zipped keys need as many values each: %s has %d, %s %d", g.Keys[i], len(v), g.Keys[0], len(g.Values[0]))
 			}
 		}
 	}
-	return g, nil
+	return nil
 }
 
 func (g Grid) size() int {

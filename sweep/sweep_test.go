@@ -156,3 +156,60 @@ func TestParetoOfRepeats(t *testing.T) {
 		t.Errorf("best %+v", best)
 	}
 }
+
+// TestGridFile: a grid file in its two shapes gives the points the
+// inline grid would: keys with values (a product, or zipped; a single
+// value is a list of one), and vLLM's list of points (taken as listed,
+// keys in any order); JSON is read as YAML. Points that name other keys,
+// a key twice, nested values or the sweep's own port are refused.
+func TestGridFile(t *testing.T) {
+	points := func(g Grid) []string {
+		var out []string
+		for _, p := range g.Points() {
+			out = append(out, p.String())
+		}
+		return out
+	}
+	cases := []struct {
+		name, file string
+		zip        bool
+		want       []string
+	}{
+		{"product", "max_num_seqs: [4, 16]\nenable_chunked_prefill: [true, false]\nthreads: 2\n", false,
+			[]string{"max_num_seqs=4 enable_chunked_prefill=true threads=2", "max_num_seqs=4 enable_chunked_prefill=false threads=2",
+				"max_num_seqs=16 enable_chunked_prefill=true threads=2", "max_num_seqs=16 enable_chunked_prefill=false threads=2"}},
+		{"zipped", "seqs: [1, 8]\nmode:\n  - latency\n  - throughput\n", true, []string{"seqs=1 mode=latency", "seqs=8 mode=throughput"}},
+		{"vLLM's list", `[{"max_num_seqs": 32, "max_num_batched_tokens": 1024}, {"max_num_batched_tokens": 2048, "max_num_seqs": 64}]`, false,
+			[]string{"max_num_seqs=32 max_num_batched_tokens=1024", "max_num_seqs=64 max_num_batched_tokens=2048"}},
+	}
+	for _, c := range cases {
+		g, err := ParseGridFile([]byte(c.file), c.zip)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := points(g); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "3", "a: {b: 1}", "a: [[1]]", "port: [1]", "a: []", "[{a: 1}, {b: 2}]", "[{a: 1}, {a: 2, b: 3}]", "[{a: 1, a: 2}]", "[1, 2]", "a: [1"} {
+		if _, err := ParseGridFile([]byte(bad), false); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// FuzzGridFile: any file gives a grid within its rules, or an error.
+func FuzzGridFile(f *testing.F) {
+	f.Add([]byte("a: [1, 2]\nb: x\n"), false)
+	f.Add([]byte(`[{"a": 1, "b": 2}, {"b": 3, "a": 4}]`), true)
+	f.Fuzz(func(t *testing.T, data []byte, zip bool) {
+		g, err := ParseGridFile(data, zip)
+		if err != nil {
+			return
+		}
+		if g.check() != nil || len(g.Points()) == 0 {
+			t.Fatalf("grid %+v", g)
+		}
+	})
+}

@@ -23,9 +23,9 @@ import (
 
 // sweepFlags are the sweep command's own flags; the run's follow "--".
 type sweepFlags struct {
-	serveCmd, grid, dir, url, api, format string
-	zip, resume, dryRun                   bool
-	readyTimeout, stopGrace               time.Duration
+	serveCmd, grid, gridFile, dir, url, api, format string
+	zip, resume, dryRun                             bool
+	readyTimeout, stopGrace                         time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -40,6 +40,7 @@ func newSweepCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.serveCmd, "serve-cmd", "", "the server's command (through /bin/sh), with {KEY} for the grid's values and {port} for a free loopback port the sweep picks")
 	fl.StringVar(&f.grid, "grid", "", "the server parameters to try: 'KEY=V1,V2 OTHER=A,B', every combination (or, with --zip, the i-th values together)")
+	fl.StringVar(&f.gridFile, "grid-file", "", "the grid from a YAML or JSON file: KEY: [V1, V2] for each key, or a list of points, {KEY: V, ...} each (vLLM's --serve-params file), taken as listed")
 	fl.BoolVar(&f.zip, "zip", false, "take the grid's keys' values together, the i-th of each, instead of every combination")
 	fl.StringVar(&f.dir, "dir", "", "a folder a point under this one: the server's log, the run's records and report")
 	fl.StringVar(&f.url, "url", "http://127.0.0.1:{port}", "the server's URL, with the same placeholders")
@@ -54,8 +55,8 @@ func newSweepCmd() *cobra.Command {
 
 func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	switch {
-	case f.serveCmd == "" || f.grid == "":
-		return usagef("give --serve-cmd and --grid")
+	case f.serveCmd == "" || (f.grid == "") == (f.gridFile == ""):
+		return usagef("give --serve-cmd, and --grid or --grid-file")
 	case f.dir == "" && !f.dryRun:
 		return usagef("give --dir, the folder the points' outcomes go in")
 	case f.format != "text" && f.format != "json":
@@ -66,9 +67,9 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 			return usagef("the run's %s is the sweep's to set: give the run's other flags after --", a)
 		}
 	}
-	grid, err := sweep.ParseGrid(f.grid, f.zip)
+	grid, err := f.readGrid()
 	if err != nil {
-		return usagef("--grid: %v", err)
+		return err
 	}
 	o := sweep.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
 		StopGrace: f.stopGrace, Resume: f.resume, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
@@ -190,3 +191,19 @@ func firstLine(s string) string {
 
 // ms prints milliseconds as the report does.
 func ms(v float64) string { return fmt.Sprintf("%.2f ms", v) }
+
+// readGrid reads the grid from --grid or --grid-file.
+func (f *sweepFlags) readGrid() (sweep.Grid, error) {
+	if f.gridFile != "" {
+		g, err := sweep.LoadGrid(f.gridFile, f.zip)
+		if err != nil {
+			return sweep.Grid{}, usagef("--grid-file: %v", err)
+		}
+		return g, nil
+	}
+	g, err := sweep.ParseGrid(f.grid, f.zip)
+	if err != nil {
+		return sweep.Grid{}, usagef("--grid: %v", err)
+	}
+	return g, nil
+}

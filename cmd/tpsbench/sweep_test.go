@@ -68,6 +68,16 @@ func TestSweepServe(t *testing.T) {
 	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x {nope}", "--grid", "seqs=1", "--dir", dir); code == 0 || !strings.Contains(errs, "{nope}") {
 		t.Errorf("an unknown placeholder: exit %d %s", code, errs)
 	}
+	// a grid file, vLLM's list of points, gives the commands it lists
+	grid := filepath.Join(t.TempDir(), "grid.yaml")
+	os.WriteFile(grid, []byte("- {seqs: 3, chunked: true}\n- {chunked: false, seqs: 12}\n"), 0o644)
+	code, _, errs = cli(t, "sweep", "--serve-cmd", "serve --seqs {seqs} --chunked={chunked} --port {port}", "--grid-file", grid, "--dry-run")
+	if code != 0 || !strings.Contains(errs, "serve --seqs 3 --chunked=true --port") || !strings.Contains(errs, "serve --seqs 12 --chunked=false --port") {
+		t.Errorf("grid file: exit %d %s", code, errs)
+	}
+	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x", "--grid", "a=1", "--grid-file", grid, "--dry-run"); code != exitUsage || !strings.Contains(errs, "--grid-file") {
+		t.Errorf("both grids: exit %d %s", code, errs)
+	}
 }
 
 // TestSweepInterrupted: Ctrl-C in the middle of a point stops that
