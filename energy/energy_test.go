@@ -3,10 +3,12 @@ package energy
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -80,5 +82,47 @@ func TestDCGM(t *testing.T) {
 	u := Begin(context.Background(), DCGM{Scraper: &servermetrics.Scraper{URL: bare.URL}}).End(context.Background())
 	if !strings.Contains(u.Unavailable, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") {
 		t.Errorf("no counter read %+v", u)
+	}
+}
+
+// TestNvidiaSMI: a stand-in nvidia-smi that answers the query as the real
+// one does (one line a GPU, with units) and counts its calls: two GPUs
+// growing by 500 mJ and 2 J between the step's two reads spend 2.5 J; a
+// GPU without the counter, or no nvidia-smi, leaves the step without a
+// figure and says why.
+func TestNvidiaSMI(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in is a shell script")
+	}
+	dir := t.TempDir()
+	fake := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	calls := filepath.Join(dir, "calls")
+	smi := fake("nvidia-smi", `[ "$1 $2" = "--query-gpu=total_energy_consumption --format=csv,noheader" ] || { echo "unexpected $*" >&2; exit 2; }
+if [ -e `+calls+` ]; then echo "1500 mJ"; echo "4 J"; else touch `+calls+`; echo "1000 mJ"; echo "2 J"; fi
+`)
+	w := Begin(context.Background(), NvidiaSMI{Command: smi})
+	if u := w.End(context.Background()); u.Unavailable != "" || math.Abs(u.Joules-2.5) > 1e-12 || u.Source != "nvidia-smi (GPUs)" {
+		t.Errorf("step %+v, want 2.5 J", u)
+	}
+	old := fake("old-gpu", `echo "1000 mJ"; echo "[N/A]"`)
+	if u := Begin(context.Background(), NvidiaSMI{Command: old}).End(context.Background()); !strings.Contains(u.Unavailable, "GPU 1 has no energy counter ([N/A]") {
+		t.Errorf("a GPU without the counter: %+v", u)
+	}
+	if u := Begin(context.Background(), NvidiaSMI{Command: filepath.Join(dir, "absent")}).End(context.Background()); u.Unavailable == "" {
+		t.Errorf("no nvidia-smi: %+v", u)
+	}
+	for _, bad := range []string{"", "12 W", "-3 J", "many mJ"} {
+		if _, err := parseSMIEnergy(bad); err == nil {
+			t.Errorf("%q read", bad)
+		}
+	}
+	if j, err := parseSMIEnergy("2 kJ\n"); err != nil || j != 2000 {
+		t.Errorf("kJ: %v %v", j, err)
 	}
 }

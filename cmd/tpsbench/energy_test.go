@@ -6,6 +6,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,6 +53,24 @@ func TestGPUEnergy(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--gpu-metrics", dcgm.URL, "--cpu-energy"); code != exitUsage || !strings.Contains(errs, "one meter") {
 		t.Errorf("two meters: exit %d %s", code, errs)
+	}
+}
+
+// TestGPUEnergyNvidiaSMI: --gpu-metrics nvidia-smi runs the nvidia-smi
+// on PATH (here a stand-in whose two GPUs' counters grow 1,000 mJ and 1 J
+// a call) around the step: it spent 2 J.
+func TestGPUEnergyNvidiaSMI(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in is a shell script")
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte("#!/bin/sh\necho x >> "+calls+"\nn=$(wc -l < "+calls+")\necho \"$((n * 1000)) mJ\"\necho \"$n J\"\n"), 0o755)
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	srv := server(t)
+	_, text, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "5", "--requests", "2", "--gpu-metrics", "nvidia-smi", "-q")
+	if !strings.Contains(text, "Energy: 2.00 J from nvidia-smi (GPUs)") {
+		t.Errorf("text report:\n%s\nstderr:\n%s", text, errs)
 	}
 }
 

@@ -8,10 +8,16 @@ import (
 	"github.com/tpsbench/tpsbench/servermetrics"
 )
 
-// energyMeter is the meter the flags ask for: the GPUs' (DCGM) or the
-// CPU packages' (RAPL), or none.
+// smiMeter, given as --gpu-metrics, reads this machine's GPUs through
+// nvidia-smi in place of a DCGM exporter.
+const smiMeter = "nvidia-smi"
+
+// energyMeter is the meter the flags ask for: the GPUs' (DCGM, or
+// nvidia-smi) or the CPU packages' (RAPL), or none.
 func (f *runFlags) energyMeter(headers http.Header) energy.Meter {
 	switch {
+	case f.gpuMetrics == smiMeter:
+		return energy.NvidiaSMI{}
 	case f.gpuMetrics != "":
 		return energy.DCGM{Scraper: &servermetrics.Scraper{URL: f.gpuMetrics, Header: headers}}
 	case f.cpuEnergy:
@@ -29,9 +35,9 @@ func checkMeters(f *runFlags, c *runConfig) error {
 	if f.gpuMetrics != "" && f.cpuEnergy {
 		return usagef("give --gpu-metrics or --cpu-energy, one meter a run")
 	}
-	if f.gpuMetrics != "" {
+	if f.gpuMetrics != "" && f.gpuMetrics != smiMeter {
 		if _, _, err := client.Endpoint(f.gpuMetrics, ""); err != nil {
-			return usagef("--gpu-metrics: want the URL of the DCGM exporter's metrics, e.g. http://127.0.0.1:9400/metrics")
+			return usagef("--gpu-metrics: want the URL of the DCGM exporter's metrics, e.g. http://127.0.0.1:9400/metrics, or nvidia-smi")
 		}
 	}
 	if f.serverMet != "" && f.serverMet != "engine" {

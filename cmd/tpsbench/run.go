@@ -183,7 +183,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.DurationVar(&f.metricsLinger, "metrics-linger", 30*time.Second, "with --metrics-addr, when something scraped during the run: how long to wait after it for the scrape that sees its final counts (0: stop at once)")
-	fl.StringVar(&f.gpuMetrics, "gpu-metrics", "", "NVIDIA's DCGM exporter (its /metrics URL), read around each step: the GPUs' joules, joules per output token and tokens per joule")
+	fl.StringVar(&f.gpuMetrics, "gpu-metrics", "", "NVIDIA's DCGM exporter (its /metrics URL), or nvidia-smi for this machine's GPUs, read around each step: the GPUs' joules, joules per output token and tokens per joule")
 	fl.BoolVar(&f.cpuEnergy, "cpu-energy", false, "read the CPU packages' energy (Linux RAPL, /sys/class/powercap) around each step, for the embedded engine: joules and joules per token, the client's work included; the report says when it cannot be read")
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
