@@ -1,8 +1,8 @@
 // Package energy reads how much energy a machine's processors spent: the
 // CPU packages' counters of Linux's powercap (RAPL), for the embedded
-// engine, and NVIDIA GPUs through the DCGM exporter or nvidia-smi. A step's joules over its
-// output tokens are its energy per token; where no source can be read, the
-// report says so rather than show 0.
+// engine, and NVIDIA GPUs' through the DCGM exporter or nvidia-smi. A
+// step's joules over its output tokens are its energy per token; where no
+// source can be read, the report says so rather than show 0.
 package energy
 
 import (

@@ -237,6 +237,9 @@ func charts(steps []metrics.Summary) []chart {
 		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x, FromZero: true,
 			Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
 	}
+	if c, ok := paretoChart(steps); ok {
+		out = append(out, c)
+	}
 	for _, d := range []struct {
 		key, title, unit string
 		dist             func(metrics.Summary) metrics.Dist // the figure's, for its sample count
@@ -273,6 +276,34 @@ func charts(steps []metrics.Summary) []chart {
 			Series: []chartSeries{{Label: "instant TPS", Y: inst, Points: true}, {Label: "cumulative tokens", Y: cum, Axis2: true}}}}, out...)
 	}
 	return out
+}
+
+// paretoChart sets each step's system TPS against its mean per-request
+// TPS, the trade-off a batch size or a server's configuration makes, and
+// draws the Pareto front through the steps no other beats on both.
+func paretoChart(steps []metrics.Summary) (chart, bool) {
+	var measured []metrics.Summary
+	for _, s := range steps {
+		if s.SystemTPS > 0 && s.RequestTPS.Mean > 0 {
+			measured = append(measured, s)
+		}
+	}
+	if len(measured) < 2 {
+		return chart{}, false
+	}
+	sort.SliceStable(measured, func(i, j int) bool { return measured[i].RequestTPS.Mean < measured[j].RequestTPS.Mean })
+	x, sys := make([]float64, len(measured)), make([]float64, len(measured))
+	all, front := make([]*float64, len(measured)), make([]*float64, len(measured))
+	for i, s := range measured {
+		x[i], sys[i], all[i] = s.RequestTPS.Mean, s.SystemTPS, f(s.SystemTPS)
+	}
+	for i, on := range metrics.ParetoFront(x, sys) {
+		if on {
+			front[i] = f(sys[i])
+		}
+	}
+	return chart{ID: "pareto", Title: "System TPS against per-request TPS: the Pareto front", XLabel: "per-request tokens/s (mean)", YLabel: "system tokens/s", X: x, FromZero: true,
+		Series: []chartSeries{{Label: "steps", Y: all, Points: true}, {Label: "Pareto front", Y: front}}}, true
 }
 
 // axis is what a sweep's steps differ in: what each step asked for, and

@@ -167,7 +167,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	if len(check.Errors) > 0 {
 		t.Errorf("script errors: %v", check.Errors)
 	}
-	for _, id := range []string{"sweep", "latency", "cdf-ttft_ms", "cdf-tpot_ms", "cdf-itl_ms", "cdf-e2e_ms", "cdf-request_tps", "rolling"} {
+	for _, id := range []string{"sweep", "latency", "pareto", "cdf-ttft_ms", "cdf-tpot_ms", "cdf-itl_ms", "cdf-e2e_ms", "cdf-request_tps", "rolling"} {
 		if check.Charts[id] == 0 {
 			t.Errorf("chart %s not drawn (%v)", id, check.Charts)
 		}
@@ -181,7 +181,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		switch {
 		case strings.HasPrefix(id, "cdf-") && (sc.YMin != 0 || sc.YMax != 1):
 			t.Errorf("CDF %s: share axis %v to %v", id, sc.YMin, sc.YMax)
-		case (id == "sweep" || id == "rolling" || id == "latency") && sc.YMin != 0:
+		case (id == "sweep" || id == "rolling" || id == "latency" || id == "pareto") && sc.YMin != 0:
 			t.Errorf("chart %s: axis from %v, not 0", id, sc.YMin)
 		}
 	}

@@ -200,24 +200,16 @@ func Best(results []Result) (Result, error) {
 // per-request TPS (the throughput a server gives against what a user
 // feels), each from the point's first step.
 func markPareto(results []Result) {
-	for i := range results {
-		a := results[i]
-		if len(a.Steps) == 0 {
-			continue
+	var measured []int
+	var sys, req []float64
+	for i, r := range results {
+		if len(r.Steps) > 0 {
+			measured = append(measured, i)
+			sys, req = append(sys, r.systemTPS()), append(req, r.requestTPS())
 		}
-		dominated := false
-		for j, b := range results {
-			if i == j || len(b.Steps) == 0 {
-				continue
-			}
-			sysA, reqA := a.systemTPS(), a.requestTPS()
-			sysB, reqB := b.systemTPS(), b.requestTPS()
-			if sysB >= sysA && reqB >= reqA && (sysB > sysA || reqB > reqA) {
-				dominated = true
-				break
-			}
-		}
-		results[i].Pareto = !dominated
+	}
+	for k, on := range metrics.ParetoFront(sys, req) {
+		results[measured[k]].Pareto = on
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/sweep"
 )
@@ -49,7 +51,7 @@ func newSweepCmd() *cobra.Command {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print each point's server command, start nothing")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 10*time.Minute, "how long a started server may take to answer")
 	fl.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long before a server is killed")
-	fl.StringVar(&f.format, "format", "text", "text (a table of the points) or json (every point's outcome)")
+	fl.StringVar(&f.format, "format", "text", "text (a table of the points), json (every point's outcome) or html (a page: the points' table, the Pareto front drawn, their distributions)")
 	return cmd
 }
 
@@ -59,8 +61,8 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 		return usagef("give --serve-cmd, and --grid or --grid-file")
 	case f.dir == "" && !f.dryRun:
 		return usagef("give --dir, the folder the points' outcomes go in")
-	case f.format != "text" && f.format != "json":
-		return usagef("--format %q: want text or json", f.format)
+	case f.format != "text" && f.format != "json" && f.format != "html":
+		return usagef("--format %q: want text, json or html", f.format)
 	}
 	for _, a := range runArgs {
 		if a == "--url" || strings.HasPrefix(a, "--url=") || a == "--records" || a == "--out" || a == "--format" {
@@ -128,9 +130,13 @@ func measureWithRun(runArgs []string) sweep.Measure {
 	}
 }
 
-// writeSweep writes the points' table (text) or every outcome (json).
+// writeSweep writes the points' table (text), every outcome (json), or a
+// page of them (html).
 func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 	best, bestErr := sweep.Best(results)
+	if format == "html" {
+		return sweepPage(w, results, best, bestErr)
+	}
 	if format == "json" {
 		out := struct {
 			Points []sweep.Result `json:"points"`
@@ -206,4 +212,24 @@ func (f *sweepFlags) readGrid() (sweep.Grid, error) {
 		return sweep.Grid{}, usagef("--grid: %v", err)
 	}
 	return g, nil
+}
+
+// sweepPage writes the sweep as an HTML report whose steps are the
+// measured points (each its first step, labelled by its parameters), so
+// that the page draws them against each other and their Pareto front.
+func sweepPage(w io.Writer, results []sweep.Result, best sweep.Result, bestErr error) error {
+	var steps []metrics.Summary
+	for _, r := range results {
+		if r.Err == "" && len(r.Steps) > 0 {
+			s := r.Steps[0]
+			s.Label = r.Point.String()
+			steps = append(steps, s)
+		}
+	}
+	rep := report.New(tpsbench.Version, steps)
+	rep.Note = "No point met every target."
+	if bestErr == nil {
+		rep.Note = "Best point meeting every target: " + best.Point.String()
+	}
+	return report.Render(w, "html", rep)
 }

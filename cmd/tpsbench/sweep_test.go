@@ -163,4 +163,16 @@ func TestSweepScriptedServer(t *testing.T) {
 	if slow := res.Points[1].Steps[0].TPOT.P50; slow < 24 { // a little under for the stamps' own jitter
 		t.Errorf("at -gap 25ms the TPOT p50 is %v ms", slow)
 	}
+	// the same points, resumed, as a page: a row a point and the
+	// Pareto chart over them
+	code, page, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=1ms,25ms",
+		"--dir", dir, "--resume", "--format", "html", "--", "--model", "m", "--api", "chat", "--concurrency", "2", "--requests", "4", "--max-tokens", "10")
+	if code != 0 {
+		t.Fatalf("html: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"<td>gap=1ms</td>", "<td>gap=25ms</td>", `"id":"pareto"`, "Best point meeting every target: gap="} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %s", want)
+		}
+	}
 }
