@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// TestSweepServe: a sweep over the embedded engine's --max-num-seqs, each
+// TestSweepServe: a sweep over the embedded engine's --max-num-seqs and
+// --enable-chunked-prefill (zipped: two points), each
 // point's server (this tpsbench, serve) started at its own port, measured
 // by run, and stopped: a row a point, the front marked, the best point
 // under the target named; --resume keeps what was measured; --dry-run
@@ -22,15 +23,15 @@ import (
 func TestSweepServe(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	sweepArgs := []string{"sweep", "--serve-cmd", bin + " serve --model tiny --threads 1 --max-num-seqs {seqs} --addr 127.0.0.1:{port}",
-		"--grid", "seqs=1,4", "--dir", dir, "--ready-timeout", "2m"}
+	sweepArgs := []string{"sweep", "--serve-cmd", bin + " serve --model tiny --threads 1 --max-num-seqs {seqs} --enable-chunked-prefill={chunked} --addr 127.0.0.1:{port}",
+		"--grid", "seqs=1,4 chunked=false,true", "--zip", "--dir", dir, "--ready-timeout", "2m"}
 	runArgs := []string{"--", "--concurrency", "4", "--requests", "8", "--max-tokens", "8", "--slo", "system_tps=1", "--repeat", "2"}
 	code, out, errs := cli(t, append(append([]string{}, sweepArgs...), runArgs...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	// each point run twice: its system TPS a mean with its interval
-	for _, want := range []string{"seqs=1", "seqs=4", "system TPS", "Best point meeting every target: seqs=", " ["} {
+	for _, want := range []string{"seqs=1 chunked=false", "seqs=4 chunked=true", "system TPS", "Best point meeting every target: seqs=", " ["} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
