@@ -36,6 +36,10 @@ type protocol struct {
 	chat bool
 	// media says whether its requests carry images (Request.Images)
 	media bool
+	// outputless: it answers without generating tokens (embeddings); a
+	// request records its inputs, and completes with an answer a vector
+	// an input
+	outputless bool
 	// modelLists are where it lists models below a server's root, in the
 	// order tried; none means OpenAI's /v1/models.
 	modelLists []string
@@ -72,7 +76,7 @@ type probe struct {
 // protocols lists every API a client speaks, in the order help texts name
 // them and --api auto probes for them.
 var protocols = []*protocol{
-	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI,
+	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI, &embeddingsAPI,
 }
 
 // setAuth sets p's headers and credential on h (a bearer token for an
@@ -149,6 +153,9 @@ func endingIn(path string, proxied bool) []*protocol {
 	var found []*protocol
 	longest := 0
 	for _, p := range protocols {
+		if proxied && p.outputless {
+			continue // the proxy measures generations; it passes these on
+		}
 		ends := append(p.endpoints[:len(p.endpoints):len(p.endpoints)], p.wholePath)
 		if proxied {
 			ends = append(ends, p.proxied...)

@@ -34,6 +34,10 @@ type Request struct {
 	// Answer, when set, receives the answer's text (not its reasoning) as
 	// it is read: a session sends it back as the next turn's history.
 	Answer *strings.Builder
+	// Inputs are a batch of texts for an API that takes several and
+	// generates nothing (embeddings); Prompt alone is the one input
+	// when it is empty.
+	Inputs []string
 }
 
 // Client sends one request and fills rec with its timeline, counts and

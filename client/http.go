@@ -70,6 +70,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		return nil, err
 	}
 	cfg.API = api
+	if protocolOf(api).outputless {
+		cfg.Stream = false // it answers whole
+	}
 	if p := protocolOf(api); !cfg.Stream && p.wholePath != "" {
 		endpoint = strings.TrimSuffix(endpoint, p.path) + p.wholePath // TGI answers whole at /generate
 	}
@@ -189,6 +192,9 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	}
 	body, err := c.body(req)
 	rec.RequestBytes, rec.Images = len(body), len(req.Images)
+	if protocolOf(c.cfg.API).outputless {
+		rec.Inputs = len(inputsOf(req))
+	}
 	if err != nil {
 		rec.Sent = clock.Now()
 		rec.Done = rec.Sent

@@ -40,6 +40,7 @@ type streamState struct {
 	chunkUsage  bool  // every token-bearing chunk so far carried cumulative usage
 	cumulative  int   // the last cumulative completion_tokens seen on a token-bearing chunk
 	usageSeen   bool
+	vectors     int // embeddings an outputless answer held
 	usageTokens int
 	usageFell   int // a cumulative usage lower than one before it (+1), or 0
 	reasoning   int // hidden reasoning tokens the usage counts (not streamed)
@@ -196,6 +197,7 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	if len(ci.finish) > 0 {
 		rec.FinishReason = string(ci.finish)
 	}
+	st.vectors += ci.vectors
 	if ci.hasUsage {
 		if st.usageSeen && ci.completion < st.usageTokens && st.usageFell == 0 {
 			st.usageFell = st.usageTokens + 1
@@ -265,6 +267,10 @@ func (st *streamState) finish() {
 	rec := st.rec
 	// a cache can hold no more of the prompt than the prompt
 	rec.CachedTokens = min(max(rec.CachedTokens, 0), rec.PromptTokens)
+	if st.api.outputless {
+		st.finishOutputless()
+		return
+	}
 	if st.srv != (record.ServerTiming{}) && rec.Server == nil {
 		srv := st.srv
 		rec.Server = &srv
@@ -341,6 +347,16 @@ func (st *streamState) finish() {
 	}
 	if n := len(rec.OtherEvents); n > 0 && rec.Done < rec.Sent+rec.OtherEvents[n-1] {
 		rec.Done = rec.Sent + rec.OtherEvents[n-1]
+	}
+}
+
+// finishOutputless settles a request that generates nothing: it
+// completed when the answer held a vector for each input.
+func (st *streamState) finishOutputless() {
+	rec := st.rec
+	rec.OutputTokens, rec.Chunks, rec.First, rec.Last = 0, nil, 0, 0
+	if rec.Error == nil && st.vectors != rec.Inputs {
+		rec.Fail(record.KindMalformed, fmt.Sprintf("asked for %d vectors, the answer held %d", rec.Inputs, st.vectors))
 	}
 }
 

@@ -107,9 +107,15 @@ func (c *checker) counts(r *Record) {
 			r.CachedTokens = min(max(r.CachedTokens, 0), r.PromptTokens)
 		}
 	}
-	if r.Images < 0 || r.RequestBytes < 0 {
-		if c.broke("request size", fmt.Errorf("record %d: %d images, %d bytes", r.Seq, r.Images, r.RequestBytes)) {
+	if r.Images < 0 || r.RequestBytes < 0 || r.Inputs < 0 || r.Inputs > MaxTokens {
+		if c.broke("request size", fmt.Errorf("record %d: %d images, %d inputs, %d bytes", r.Seq, r.Images, r.Inputs, r.RequestBytes)) {
 			r.Images, r.RequestBytes = max(r.Images, 0), max(r.RequestBytes, 0)
+			r.Inputs = min(max(r.Inputs, 0), MaxTokens)
+		}
+	}
+	if r.Inputs > 0 && (r.OutputTokens > 0 || len(r.Chunks) > 0) {
+		if c.broke("inputs", fmt.Errorf("record %d: a request of %d inputs generates no tokens, yet has %d", r.Seq, r.Inputs, r.OutputTokens)) {
+			r.Inputs = 0
 		}
 	}
 	if r.Session < 0 || r.Turn < 0 || (r.Session == 0) != (r.Turn == 0) {

@@ -123,6 +123,11 @@ type Record struct {
 	// request body's size (the images in it, base64).
 	Images       int `json:"images,omitempty"`
 	RequestBytes int `json:"request_bytes,omitempty"`
+	// Inputs is how many inputs a request of an API that generates no
+	// tokens carried (an embeddings batch); 0 for a generating API. Such a
+	// request completes with vectors, not tokens: its figures are its
+	// latency and its inputs and prompt tokens per second.
+	Inputs int `json:"inputs,omitempty"`
 	// ReasoningTokens is the part of OutputTokens that was reasoning: the
 	// server's usage.completion_tokens_details.reasoning_tokens when it
 	// reports them (streamed or hidden), else the tokens of the reasoning
@@ -233,6 +238,10 @@ type Error struct {
 // OK reports whether the request completed and counts in latency and TPS figures.
 func (r *Record) OK() bool { return r.Error == nil }
 
+// Outputless reports whether r is a request of an API that generates no
+// tokens (Inputs): it has an end-to-end latency and no token timings.
+func (r *Record) Outputless() bool { return r.Inputs > 0 }
+
 // CancelledByPlan reports whether the run cancelled r as planned
 // (KindClientCancel).
 func (r *Record) CancelledByPlan() bool { return r.Error != nil && r.Error.Kind == KindClientCancel }
@@ -250,8 +259,14 @@ func (r *Record) Abs(stamp int64) int64 { return r.T0 + stamp }
 // TTFT is first - sent.
 func (r *Record) TTFT() time.Duration { return time.Duration(r.First - r.Sent) }
 
-// E2E is last - sent.
-func (r *Record) E2E() time.Duration { return time.Duration(r.Last - r.Sent) }
+// E2E is last - sent: to the last token, or for a request that generates
+// none (Outputless), to the answer's end.
+func (r *Record) E2E() time.Duration {
+	if r.Outputless() {
+		return time.Duration(r.Done - r.Sent)
+	}
+	return time.Duration(r.Last - r.Sent)
+}
 
 // ClientLag is sent - scheduled: how late the client was against the schedule.
 func (r *Record) ClientLag() time.Duration { return time.Duration(r.Sent - r.Scheduled) }

@@ -1,0 +1,90 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// TestEmbeddings: a batch of three inputs to the scripted server's
+// /v1/embeddings completes with a vector each, no token, the prompt tokens
+// it charged (a token a word: 2 + 3 + 1), and a latency no shorter than
+// the time the server's log says it held the answer; base64 vectors count
+// as well.
+func TestEmbeddings(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 20 * time.Millisecond})
+	defer srv.Close()
+	for _, format := range []string{"float", "base64"} {
+		c := newClient(t, srv.URL, func(cfg *HTTPConfig) {
+			cfg.API = APIEmbeddings
+			cfg.Extra = map[string]any{"encoding_format": format}
+		})
+		var rec record.Record
+		c.Do(context.Background(), &Request{Model: "m", Inputs: []string{"two words", "three more words", "one"}}, &rec)
+		if rec.Error != nil || rec.Inputs != 3 || rec.OutputTokens != 0 || len(rec.Chunks) != 0 || rec.PromptTokens != 6 || rec.Stream {
+			t.Fatalf("%s: record %+v (error %+v)", format, rec, rec.Error)
+		}
+		sent, ok := srv.Log(rec.ResponseID)
+		if !ok || len(sent.Events) != 1 || sent.Tokens[0] != 3 {
+			t.Fatalf("%s: server log %+v", format, sent)
+		}
+		var body struct {
+			Input          []string `json:"input"`
+			EncodingFormat string   `json:"encoding_format"`
+		}
+		json.Unmarshal(sent.Request, &body)
+		if len(body.Input) != 3 || body.EncodingFormat != format {
+			t.Errorf("%s: the server received %s", format, sent.Request)
+		}
+		if held := sent.Events[0].Sub(sent.Received); time.Duration(rec.E2E()) < held {
+			t.Errorf("%s: E2E %v, shorter than the %v the server held the answer", format, time.Duration(rec.E2E()), held)
+		}
+	}
+}
+
+// TestEmbeddingsShortAnswer: an answer with fewer vectors than inputs is
+// malformed; an error object is the server's error.
+func TestEmbeddingsShortAnswer(t *testing.T) {
+	for _, c := range []struct{ body, kind, says string }{
+		{`{"data":[{"embedding":[0.1]}],"usage":{"prompt_tokens":2}}`, record.KindMalformed, "asked for 2 vectors, the answer held 1"},
+		{`{"error":{"message":"too long"}}`, record.KindServerError, "too long"},
+		{`{"data":[{"embedding":[0.1]},{"embedding":[0.2]}]`, record.KindMalformed, ""},
+	} {
+		url := rawServer(t, http.StatusOK, "application/json", c.body)
+		cl := newClient(t, url, func(cfg *HTTPConfig) { cfg.API = APIEmbeddings })
+		var rec record.Record
+		cl.Do(context.Background(), &Request{Model: "m", Inputs: []string{"a", "b"}}, &rec)
+		if rec.Error == nil || rec.Error.Kind != c.kind || !strings.Contains(rec.Error.Message, c.says) {
+			t.Errorf("%s: error %+v, want %s %q", c.body, rec.Error, c.kind, c.says)
+		}
+	}
+}
+
+// FuzzScanEmbeddings: any answer is read or refused, never a panic; what
+// encoding/json takes as an object is read (unless its usage holds a
+// number past an int), and no answer counts more vectors than it has
+// bytes.
+func FuzzScanEmbeddings(f *testing.F) {
+	f.Add(`{"id":"e","data":[{"index":0,"embedding":[0.5,1e-3]},{"embedding":"AAAA"}],"usage":{"prompt_tokens":3}}`)
+	f.Add(`{"error":null,"data":[{"embedding":null}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var ci chunkInfo
+		err := scanEmbeddings([]byte(in), &ci)
+		if ci.vectors > len(in) {
+			t.Fatalf("%d vectors in %d bytes", ci.vectors, len(in))
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(in), &obj) == nil && obj != nil && err != nil && !errors.Is(err, errTooDeep) {
+			if _, usage := obj["usage"]; !usage {
+				t.Fatalf("valid JSON %q refused: %v", in, err)
+			}
+		}
+	})
+}
