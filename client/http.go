@@ -193,7 +193,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	body, err := c.body(req)
 	rec.RequestBytes, rec.Images = len(body), len(req.Images)
 	if protocolOf(c.cfg.API).outputless {
-		rec.Inputs = len(inputsOf(req))
+		rec.Inputs, rec.MaxTokens = len(inputsOf(req)), 0 // it asks for no tokens
 	}
 	if err != nil {
 		rec.Sent = clock.Now()

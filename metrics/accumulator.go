@@ -23,6 +23,8 @@ type Accumulator struct {
 	runs                   map[string]bool
 
 	req                  Requests
+	inputs               int64 // of the completed requests that generate nothing (embeddings)
+	outputless           bool  // the step's requests generate nothing: no TPS applies
 	warmup               int
 	rampUp               int
 	coolDown             int
@@ -93,6 +95,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 type requestFigures struct {
 	ttft, e2e, tpot float64
 	hasTimes        bool // a token arrived: TTFT and E2E are defined
+	hasE2E          bool // E2E is defined: a token arrived, or the answer of a request that generates none
 	hasTPOT         bool
 	tps             float64
 	hasTPS          bool
@@ -102,6 +105,7 @@ func figures(r *record.Record) requestFigures {
 	// a completed response can carry no token at all (a stop string that
 	// matched at once): it has no first or last token to time
 	f := requestFigures{ttft: float64(r.TTFT()), e2e: float64(r.E2E()), hasTimes: r.OutputTokens > 0 && r.First >= r.Sent}
+	f.hasE2E = f.hasTimes || (r.Outputless() && r.Done >= r.Sent)
 	if tpot, ok := r.TPOT(); ok {
 		f.tpot, f.hasTPOT = float64(tpot), true
 	}
@@ -137,6 +141,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.sessions.add(r)
 	s.slices.add(r)
 	s.images += int64(r.Images)
+	s.outputless = s.outputless || r.Outputless()
 	s.requestBytes += int64(r.RequestBytes)
 	if r.Retries > 0 {
 		s.retried++
@@ -211,7 +216,9 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	} else {
 		s.single = nil
 	}
-	s.sources[r.TokenSource]++
+	if !r.Outputless() { // counted no tokens, from nowhere
+		s.sources[r.TokenSource]++
+	}
 	if r.UsageSuspect != "" {
 		s.suspect++
 	}
@@ -237,13 +244,16 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 		s.outTok += int64(r.OutputTokens)
 	}
 	f := figures(r)
-	if f.hasTimes {
+	if f.hasE2E {
 		s.e2eSum += f.e2e
 		if !s.ownTimes() { // another tool's convention times these its own way
-			s.ttft.add(f.ttft)
+			if f.hasTimes {
+				s.ttft.add(f.ttft)
+			}
 			s.e2e.add(f.e2e)
 		}
 	}
+	s.inputs += int64(r.Inputs)
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
@@ -303,6 +313,7 @@ func (s *Accumulator) Summary() Summary {
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
 		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown, Images: s.images, RequestBytes: s.requestBytes,
+		Outputless: s.outputless, Inputs: s.inputs,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
 		Chunks: s.chunks, BatchedChunks: s.batched,
@@ -353,6 +364,7 @@ func (s *Accumulator) rates(sum *Summary, window float64) {
 		sum.SystemTPS = float64(s.outTok) / window
 		sum.TotalTPS = float64(s.outTok+s.inTok) / window
 		sum.RequestThroughput = float64(s.req.Completed) / window
+		sum.InputsPerSecond = float64(s.inputs) / window
 		if s.convention == ConventionGenAIPerf {
 			// it divides every request sent, those whose responses were
 			// all empty included

@@ -121,6 +121,13 @@ type Summary struct {
 	// with their prompts, and request bodies' bytes (images included).
 	Images       int64 `json:"images,omitempty"`
 	RequestBytes int64 `json:"request_bytes,omitempty"`
+	// Outputless marks a step of requests that generate nothing
+	// (embeddings): its figures are latency, Inputs (of its completed
+	// requests) and InputsPerSecond, and input tokens a second
+	// (TotalTPS); no figure of output tokens applies.
+	Outputless      bool    `json:"outputless,omitempty"`
+	Inputs          int64   `json:"inputs,omitempty"`
+	InputsPerSecond float64 `json:"inputs_per_s,omitempty"`
 	// Energy is what the step spent, when a meter was read around it.
 	Energy *Energy `json:"energy,omitempty"`
 	// Cost is what its tokens cost at the machine's price (CostAt).

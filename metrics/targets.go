@@ -139,7 +139,7 @@ func perRequestValue(name string, f requestFigures) (float64, bool) {
 	case TargetTPOT:
 		return f.tpot / 1e6, f.hasTPOT
 	case TargetE2E:
-		return f.e2e / 1e6, f.hasTimes
+		return f.e2e / 1e6, f.hasE2E
 	case TargetRequestTPS:
 		return f.tps, f.hasTPS
 	case TargetDecodeTPS:

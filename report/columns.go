@@ -80,6 +80,12 @@ func absentIfZero(get func(s *metrics.Summary) float64) func(s *metrics.Summary)
 	return func(s *metrics.Summary) (float64, bool) { v := get(s); return v, v != 0 }
 }
 
+// generating is a figure of generated tokens: absent from a step whose
+// requests generate none (embeddings), where 0 would read as a measure.
+func generating(get func(s *metrics.Summary) float64) func(s *metrics.Summary) (float64, bool) {
+	return func(s *metrics.Summary) (float64, bool) { return get(s), !s.Outputless }
+}
+
 // distStats are the statistics of a distribution the columns carry.
 var distStats = []struct {
 	name string
@@ -147,17 +153,19 @@ func columns(extra ...string) []column {
 		realCol("error_rate", "throughput", "", func(s *metrics.Summary) float64 { return s.ErrorRate }),
 		realCol("duration_s", "throughput", "s", func(s *metrics.Summary) float64 { return s.DurationS }),
 		countCol("input_tokens", "throughput", func(s *metrics.Summary) int64 { return s.InputTokens }),
-		countCol("output_tokens", "throughput", func(s *metrics.Summary) int64 { return s.OutputTokens }),
+		{name: "output_tokens", group: "throughput", count: true, num: generating(func(s *metrics.Summary) float64 { return float64(s.OutputTokens) })},
+		{name: "inputs", group: "throughput", count: true, num: func(s *metrics.Summary) (float64, bool) { return float64(s.Inputs), s.Outputless }},
+		{name: "inputs_per_s", group: "throughput", unit: "inputs/s", num: func(s *metrics.Summary) (float64, bool) { return s.InputsPerSecond, s.Outputless }},
 		countCol("cached_tokens", "throughput", func(s *metrics.Summary) int64 { return s.CachedTokens }),
 		{name: "cached_share", group: "throughput", num: absentIfZero(func(s *metrics.Summary) float64 { return s.CachedShare })},
-		realCol("system_tps", "throughput", "tokens/s", func(s *metrics.Summary) float64 { return s.SystemTPS }),
+		{name: "system_tps", group: "throughput", unit: "tokens/s", num: generating(func(s *metrics.Summary) float64 { return s.SystemTPS })},
 		realCol("total_tps", "throughput", "tokens/s", func(s *metrics.Summary) float64 { return s.TotalTPS }),
 		realCol("request_throughput", "throughput", "requests/s", func(s *metrics.Summary) float64 { return s.RequestThroughput }),
 		// a concurrency step has no schedule to achieve
 		{name: "achieved_rate", group: "throughput", unit: "requests/s",
 			num: func(s *metrics.Summary) (float64, bool) { return s.AchievedRate, s.Rate != 0 }},
 		realCol("achieved_concurrency", "throughput", "", func(s *metrics.Summary) float64 { return s.AchievedConcurrency }),
-		realCol("per_request_tps", "throughput", "tokens/s", func(s *metrics.Summary) float64 { return s.PerRequestTPS }),
+		{name: "per_request_tps", group: "throughput", unit: "tokens/s", num: generating(func(s *metrics.Summary) float64 { return s.PerRequestTPS })},
 		{name: "peak_tps", group: "throughput", unit: "tokens/s", num: absentIfZero(func(s *metrics.Summary) float64 { return s.PeakTPS })},
 		{name: "peak_tps_60s", group: "throughput", unit: "tokens/s", num: absentIfZero(func(s *metrics.Summary) float64 { return s.PeakTPS60 })},
 	}
@@ -363,6 +371,33 @@ var summaryViewWide = append(summaryView[:len(summaryView):len(summaryView)], vi
 	{"itl_ms_p99", "ITL p99", nil},
 	{"e2e_ms_p50", "E2E p50", nil},
 }...)
+
+// outputlessView and outputlessViewWide stand for the summary views when
+// every step's requests generate nothing (embeddings): no TPS applies.
+var outputlessView = view{
+	{"concurrency", "concurrency", loadCell},
+	{"completed", "requests", nil},
+	{"failed", "failed", nil},
+	{"inputs_per_s", "inputs/s", nil},
+	{"request_throughput", "requests/s", nil},
+	{"e2e_ms_p50", "E2E p50", nil},
+	{"e2e_ms_p99", "E2E p99", nil},
+}
+
+var outputlessViewWide = append(outputlessView[:len(outputlessView):len(outputlessView)], view{
+	{"inputs", "inputs", nil},
+	{"input_tokens", "prompt tokens", nil},
+	{"total_tps", "prompt tokens/s", nil},
+}...)
+
+// summaryViews are the summary tables' views for these steps: narrow
+// (text) and wide (HTML).
+func summaryViews(steps []metrics.Summary) (narrow, wide view) {
+	if allOutputless(steps) {
+		return outputlessView, outputlessViewWide
+	}
+	return summaryView, summaryViewWide
+}
 
 // ratioView is the figures compared against the first step.
 var ratioView = view{

@@ -74,8 +74,9 @@ func HTML(w io.Writer, r *Report) error {
 	}
 	var rows []tableRow
 	var notesText bytes.Buffer // what the text report notes: failures, sources, reasoning, replay
+	_, wide := summaryViews(r.Steps)
 	for i := range r.Steps {
-		rows = append(rows, row(&r.Steps[i]))
+		rows = append(rows, row(&r.Steps[i], wide))
 		notes(&errWriter{w: &notesText}, &r.Steps[i], len(r.Steps) > 1)
 	}
 	// a note a list item; a line indented under one (a failure's
@@ -102,7 +103,7 @@ func HTML(w io.Writer, r *Report) error {
 		}
 	}
 	var summaryHead []string
-	for _, c := range summaryViewWide.resolve() {
+	for _, c := range wide.resolve() {
 		summaryHead = append(summaryHead, c.heading)
 	}
 	return page.Execute(w, map[string]any{
@@ -193,9 +194,9 @@ type cell struct {
 	Value     float64
 }
 
-func row(s *metrics.Summary) tableRow {
+func row(s *metrics.Summary, v view) tableRow {
 	r := tableRow{Label: s.Label, Model: s.Model, Pass: true, HasTargets: len(s.Targets) > 0}
-	for _, c := range summaryViewWide.resolve() {
+	for _, c := range v.resolve() {
 		v, _ := c.num(s) // an absent figure's value is 0, shown as "-"
 		r.Cells = append(r.Cells, cell{Key: c.name, Text: c.shown(s), Value: v})
 	}
@@ -232,10 +233,15 @@ func charts(steps []metrics.Summary) []chart {
 			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
 			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
 		}
-		out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x, FromZero: true,
-			Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
-		out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x, FromZero: true,
-			Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
+		if allOutputless(byX) {
+			// nothing generated: inputs and requests a second, and latency
+			out = append(out, outputlessSweep(byX, x, axis)...)
+		} else {
+			out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x, FromZero: true,
+				Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
+			out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x, FromZero: true,
+				Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
+		}
 	}
 	if c, ok := paretoChart(steps); ok {
 		out = append(out, c)
@@ -276,6 +282,31 @@ func charts(steps []metrics.Summary) []chart {
 			Series: []chartSeries{{Label: "instant TPS", Y: inst, Points: true}, {Label: "cumulative tokens", Y: cum, Axis2: true}}}}, out...)
 	}
 	return out
+}
+
+// allOutputless tells whether every step's requests generated nothing.
+func allOutputless(steps []metrics.Summary) bool {
+	for _, s := range steps {
+		if !s.Outputless {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// outputlessSweep charts steps that generate nothing against the axis
+// they sweep: inputs and requests a second, and E2E latency.
+func outputlessSweep(byX []metrics.Summary, x []float64, a axis) []chart {
+	in, rps, e50, e99 := make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX))
+	for i, s := range byX {
+		in[i], rps[i], e50[i], e99[i] = f(s.InputsPerSecond), f(s.RequestThroughput), f(s.E2E.P50), f(s.E2E.P99)
+	}
+	return []chart{
+		{ID: "sweep", Title: "Inputs and requests a second against " + a.name, XLabel: a.label, YLabel: "inputs/s", Y2: "requests/s", X: x, FromZero: true,
+			Series: []chartSeries{{Label: "inputs/s", Y: in}, {Label: "requests/s", Y: rps, Axis2: true}}},
+		{ID: "latency", Title: "E2E latency against " + a.name, XLabel: a.label, YLabel: "ms", X: x, FromZero: true,
+			Series: []chartSeries{{Label: "E2E p50", Y: e50}, {Label: "E2E p99", Y: e99}}},
+	}
 }
 
 // paretoChart sets each step's system TPS against its mean per-request

@@ -153,6 +153,32 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	}
 	ew.printf("Load: %s\n", load)
 	ew.printf("Total requests: %d (%d completed, %d failed: %.1f%% errors)\n", s.Requests.Completed+s.Requests.Failed, s.Requests.Completed, s.Requests.Failed, 100*s.ErrorRate)
+	if s.Outputless {
+		outputlessRates(ew, s)
+	} else {
+		generationRates(ew, s)
+	}
+	ew.printf("\n")
+	latencyTable(ew, s)
+	reasoningLines(ew, s)
+}
+
+// outputlessRates are a step's rates when its requests generate nothing
+// (embeddings): inputs and prompt tokens a second, not TPS.
+func outputlessRates(ew *errWriter, s *metrics.Summary) {
+	per := 0.0
+	if s.Requests.Completed > 0 {
+		per = float64(s.Inputs) / float64(s.Requests.Completed)
+	}
+	ew.printf("Inputs: %d (%.2f a request), %d prompt tokens; no tokens generated\n", s.Inputs, per, s.InputTokens)
+	ew.printf("Elapsed: %.3f s\n", s.DurationS)
+	ew.printf("Inputs per second: %.2f; prompt tokens per second: %.2f\n", s.InputsPerSecond, s.TotalTPS)
+	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
+	ew.printf("Achieved concurrency: %.2f\n", s.AchievedConcurrency)
+}
+
+// generationRates are a step's token rates.
+func generationRates(ew *errWriter, s *metrics.Summary) {
 	ew.printf("Total tokens: %d generated, %d prompt\n", s.OutputTokens, s.InputTokens)
 	ew.printf("Elapsed: %.3f s\n", s.DurationS)
 	ew.printf("System TPS: %.2f tokens/s", s.SystemTPS)
@@ -184,7 +210,11 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	default:
 		ew.printf("Peak TPS (1 s window): %.2f tokens/s\n", s.PeakTPS)
 	}
-	ew.printf("\n")
+}
+
+// latencyTable is the step's latencies, mean, percentiles and max: the
+// token timings of a generating step, and every step's E2E and client lag.
+func latencyTable(ew *errWriter, s *metrics.Summary) {
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
 	// the percentiles asked for (--percentiles) replace p50, p90 and p99
 	keys := percentileKeys([]metrics.Summary{*s})
@@ -209,9 +239,11 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	row := func(name string, d metrics.Dist) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, dms(d, d.Mean), strings.Join(cells(d), "\t"), dms(d, d.Max))
 	}
-	row("TTFT", s.TTFT)
-	row("TPOT", s.TPOT)
-	row("ITL", s.ITL)
+	if !s.Outputless {
+		row("TTFT", s.TTFT)
+		row("TPOT", s.TPOT)
+		row("ITL", s.ITL)
+	}
 	if g := s.Reasoning; g != nil {
 		row("First reasoning", g.TTFR)
 		row("First answer", g.TTFA)
@@ -219,7 +251,6 @@ func batch(ew *errWriter, s *metrics.Summary) {
 	row("E2E latency", s.E2E)
 	row("Client lag", s.ClientLag)
 	_ = tw.Flush()
-	reasoningLines(ew, s)
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
@@ -234,7 +265,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // table is the steps side by side, one a row, with the summary view's
 // figures.
 func table(ew *errWriter, steps []metrics.Summary) {
-	cols := summaryView.resolve()
+	narrow, _ := summaryViews(steps)
+	cols := narrow.resolve()
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "step\tmodel\t")
 	for _, c := range cols {

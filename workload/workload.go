@@ -26,6 +26,8 @@ type Item struct {
 	// Trace is what a replayed trace asked of the request, kept in its
 	// record.
 	Trace *record.TraceRef
+	// Inputs, when set, are the texts of a batch request (Batched).
+	Inputs []string
 }
 
 // MaxPromptTokens bounds the prompts made of words (--input-tokens, a

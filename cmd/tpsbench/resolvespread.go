@@ -59,7 +59,28 @@ func resolveSources(f *runFlags, c *runConfig) error {
 	if c.tls, err = f.tls.Config(); err != nil {
 		return usagef("TLS: %v", err)
 	}
+	if err := resolveBatch(f); err != nil {
+		return err
+	}
 	return resolveImages(f, c)
+}
+
+// maxBatch bounds --batch-size: the largest batch servers take in one
+// embeddings request is of this order (OpenAI's is 2,048 inputs).
+const maxBatch = 2048
+
+// resolveBatch checks --batch-size: inputs a request, for an API that
+// takes several (embeddings).
+func resolveBatch(f *runFlags) error {
+	switch {
+	case f.batchSize < 1 || f.batchSize > maxBatch:
+		return usagef("--batch-size %d: want 1 to %d inputs a request", f.batchSize, maxBatch)
+	case f.batchSize > 1 && f.api != client.APIEmbeddings:
+		return usagef("--batch-size sends several inputs a request: with --api embeddings")
+	case f.api == client.APIEmbeddings && (f.turns > 0 || f.multiTurn):
+		return usagef("--api embeddings generates no answers for a session to send back: not with --turns or --multi-turn")
+	}
+	return nil
 }
 
 // resolveSpecBench maps a Spec-Bench file's columns when

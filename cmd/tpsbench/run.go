@@ -58,6 +58,7 @@ type runFlags struct {
 	repeat                    int
 	rampUp, coolDown          time.Duration
 	imagesPerRequest          int
+	batchSize                 int
 	imageSize, imageFormat    string
 	balance                   string
 	loraModules, loraAssign   string

@@ -91,6 +91,9 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if len(b.images) > 0 {
 		src = workload.WithImages{Source: src, Pool: b.images[ph.image], PerRequest: f.imagesPerRequest}
 	}
+	if f.batchSize > 1 {
+		src = workload.Batched{Source: src, Size: f.batchSize}
+	}
 	if b.shardN > 0 && b.cfg.trace == nil {
 		if prof, err = prof.Shard(b.shardI, b.shardN); err != nil {
 			return tpsbench.Step{}, usageError{err}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/internal/scripted"
+)
+
+// TestEmbeddingsRun: --api embeddings --batch-size 4 sends batches of four
+// prompts (the server received 4 inputs in each of 6 requests) and reports
+// what applies: 24 inputs and their rate over the step, the prompt tokens
+// the server charged, and the latency; no TPS in the text report.
+func TestEmbeddingsRun(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 5 * time.Millisecond})
+	defer srv.Close()
+	args := []string{"run", "--url", srv.URL, "--model", "m", "--api", "embeddings", "--batch-size", "4", "--input-tokens", "8",
+		"--requests", "6", "--concurrency", "2"}
+	code, out, errs := cli(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	charged, inputs := 0, 0
+	for _, s := range srv.All() {
+		var body struct{ Input []string }
+		json.Unmarshal(s.Request, &body)
+		if len(body.Input) != 4 || s.Tokens[0] != 4 {
+			t.Errorf("the server received %s", s.Request)
+		}
+		inputs += len(body.Input)
+		for _, in := range body.Input {
+			charged += max(1, len(strings.Fields(in)))
+		}
+	}
+	var rep struct {
+		Steps []struct {
+			Outputless      bool    `json:"outputless"`
+			Inputs          int     `json:"inputs"`
+			InputsPerSecond float64 `json:"inputs_per_s"`
+			InputTokens     int     `json:"input_tokens"`
+			DurationS       float64 `json:"duration_s"`
+			Requests        struct{ Completed int }
+			E2E             struct{ Count int } `json:"e2e_ms"`
+			TTFT            struct{ Count int } `json:"ttft_ms"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Steps[0]
+	if !s.Outputless || s.Inputs != 24 || inputs != 24 || s.InputTokens != charged || s.Requests.Completed != 6 || s.E2E.Count != 6 || s.TTFT.Count != 0 {
+		t.Errorf("step %+v; the server received %d inputs and charged %d tokens", s, inputs, charged)
+	}
+	if math.Abs(s.InputsPerSecond-24/s.DurationS) > 1e-9*s.InputsPerSecond {
+		t.Errorf("%v inputs/s over %v s", s.InputsPerSecond, s.DurationS)
+	}
+	_, text, _ := cli(t, append(args, "-q")...)
+	if !strings.Contains(text, "Inputs: 24 (4.00 a request)") || strings.Contains(text, "System TPS") || strings.Contains(text, "TTFT") {
+		t.Errorf("text report:\n%s", text)
+	}
+	// a sweep's page charts inputs and requests a second, not TPS
+	_, page, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "embeddings", "--sweep", "1,2", "--requests", "4", "-q", "--format", "html")
+	if !strings.Contains(page, "Inputs and requests a second against concurrency") || !strings.Contains(page, "<th>inputs/s</th>") || strings.Contains(page, "System TPS and per-request TPS") {
+		t.Errorf("the sweep's page lacks its inputs chart or table")
+	}
+	for _, bad := range [][]string{{"--batch-size", "4"}, {"--api", "embeddings", "--batch-size", "0"}, {"--api", "embeddings", "--turns", "3"}} {
+		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage {
+			t.Errorf("%v: exit %d %s", bad, code, errs)
+		}
+	}
+}
