@@ -48,6 +48,9 @@ type Options struct {
 	// ThinkTags splits chat answers at their </think> tag into reasoning
 	// and content (server.Server.ThinkTags): DeepSeek-R1, Qwen3.
 	ThinkTags bool
+	// Pooling is how /v1/embeddings pools a prompt's hidden states (mean,
+	// last, cls); "" takes the file's <arch>.pooling_type, else last.
+	Pooling string
 }
 
 // Presets of the scheduler (docs/design.md): throughput first
@@ -147,12 +150,30 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	srv := server.New(name, m, tok, s)
 	srv.Reasoning = opts.Reasoning
 	srv.ThinkTags = opts.ThinkTags
+	srv.Pooling = opts.Pooling
+	if srv.Pooling == "" {
+		srv.Pooling = filePooling(f)
+	}
 	if source, err := f.String("tokenizer.chat_template"); err == nil {
 		if srv.Chat, err = chat.Detect(source); err != nil {
 			srv.Chat, srv.ChatNote = chat.Plain, err.Error()+": chat prompts are plain \"role: content\" lines"
 		}
 	}
 	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: srv}, nil
+}
+
+// filePooling is the pooling a GGUF file names (llama.cpp's
+// <arch>.pooling_type: 1 mean, 2 cls, 3 last), or "" when it names none.
+func filePooling(f *gguf.File) string {
+	arch, err := f.String("general.architecture")
+	if err != nil {
+		return ""
+	}
+	n, err := f.Uint(arch + ".pooling_type")
+	if err != nil {
+		return ""
+	}
+	return map[uint64]string{1: sched.PoolMean, 2: sched.PoolCLS, 3: sched.PoolLast}[n]
 }
 
 // Close stops the scheduler and releases the model.

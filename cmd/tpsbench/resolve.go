@@ -333,8 +333,8 @@ func checkEngine(f *runFlags, changed func(string) bool, c *runConfig) error {
 		}
 		return nil
 	}
-	if api := engineAPI(f.api); api != client.APIChat && api != client.APICompletions {
-		return usagef("--api %s: the embedded engine serves chat and completions; measure a server that speaks %s with --url", f.api, f.api)
+	if api := engineAPI(f.api); api != client.APIChat && api != client.APICompletions && api != client.APIEmbeddings {
+		return usagef("--api %s: the embedded engine serves chat, completions and embeddings; measure a server that speaks %s with --url", f.api, f.api)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type engineFlags struct {
 	kvDtype    string
 	reasoning  int
 	parser     string
+	pooling    string
 	changed    func(name string) bool
 }
 
@@ -58,6 +59,7 @@ func (e *engineFlags) define(f *pflag.FlagSet, prefix string) {
 	f.IntVar(&e.kvCacheMB, prefix+"kv-cache-mb", 256, "memory for the prefix cache; least recently used blocks are evicted past it")
 	f.StringVar(&e.kvDtype, prefix+"kv-cache-dtype", "f32", "what the KV cache holds: f32, or f16 (half the memory, as llama.cpp's default cache; attention rounds as llama.cpp's does over it)")
 	f.IntVar(&e.reasoning, prefix+"reasoning", 0, "stream the first N tokens of every chat answer as reasoning_content, as a reasoning model does (to try reasoning figures end to end)")
+	f.StringVar(&e.pooling, prefix+"pooling", "", "how /v1/embeddings pools a prompt's final hidden states: mean, last or cls, then normalized to length 1 (llama.cpp's server's --pooling; default: the file's pooling_type, else last)")
 	f.StringVar(&e.parser, prefix+"reasoning-parser", "", "split chat answers at their </think> tag into reasoning_content and content, as vLLM's reasoning parsers do: deepseek_r1 (DeepSeek-R1 and its distilled models) or qwen3")
 }
 
@@ -107,6 +109,9 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if e.reasoning < 0 {
 		return engine.Options{}, usagef("engine reasoning must not be negative")
 	}
+	if e.pooling != "" && e.pooling != sched.PoolMean && e.pooling != sched.PoolLast && e.pooling != sched.PoolCLS {
+		return engine.Options{}, usagef("pooling %q: want mean, last or cls", e.pooling)
+	}
 	if e.parser != "" && e.parser != "deepseek_r1" && e.parser != "qwen3" {
 		return engine.Options{}, usagef("reasoning parser %q: want deepseek_r1 or qwen3", e.parser)
 	}
@@ -132,7 +137,7 @@ func (e *engineFlags) options() (engine.Options, error) {
 	if opts.MaxPrefillTokens < 1 {
 		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, KVCache: kv, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != ""}, nil
+	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, KVCache: kv, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != "", Pooling: e.pooling}, nil
 }
 
 func newServeCmd() *cobra.Command {
@@ -140,7 +145,7 @@ func newServeCmd() *cobra.Command {
 	var addr, apiKey, apiKeyEnv string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/models, /health, /metrics, /tokenize)",
+		Short: "Serve a model with the embedded engine: an OpenAI-compatible API (/v1/completions, /v1/chat/completions, /v1/embeddings, /v1/models, /health, /metrics, /tokenize)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if apiKey == "" {

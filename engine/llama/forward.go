@@ -48,6 +48,10 @@ type Entry struct {
 	Seq    *Sequence
 	Token  int
 	Logits bool // compute the logits after this token
+	// Hidden, when set (Dim values), receives the token's final hidden
+	// state: the output norm's result, the output head's input, which is
+	// what llama.cpp gives as a token's embedding (result_norm).
+	Hidden []float32
 }
 
 // Step runs one forward pass over a batch: decoding tokens of several
@@ -110,8 +114,11 @@ func (m *Model) step(entries []Entry) ([][]float32, error) {
 	for j := range x {
 		x[j] += xb2[j]
 	}
-	for _, e := range entries {
+	for i, e := range entries {
 		e.Seq.pos++
+		if len(e.Hidden) == c.Dim {
+			rmsNorm(e.Hidden, x[i*c.Dim:(i+1)*c.Dim], m.outNorm, c.Eps)
+		}
 	}
 	if nl == 0 {
 		return nil, nil
@@ -132,6 +139,9 @@ func (m *Model) positions(entries []Entry) error {
 		}
 		if e.Seq.released() {
 			return errors.New("entry of a released sequence")
+		}
+		if e.Hidden != nil && len(e.Hidden) != c.Dim {
+			return fmt.Errorf("a hidden state of %d values, the model's are %d", len(e.Hidden), c.Dim)
 		}
 		st.pos[i] = e.Seq.pos
 		if i > 0 && entries[i-1].Seq == e.Seq {

@@ -30,6 +30,10 @@ type Request struct {
 	// for that many of the most likely tokens at each step
 	Logprobs    bool
 	TopLogprobs int
+	// Pooling, when set (PoolMean, PoolLast, PoolCLS), makes the request
+	// an embedding: its prompt is run and nothing generated (MaxTokens
+	// 0), and its Done event carries the prompt's hidden states pooled.
+	Pooling string
 }
 
 // Event is one step of a generation: a token, or the end.
@@ -43,6 +47,9 @@ type Event struct {
 	// Cached, when Done, is how many of the prompt's tokens came from the
 	// prefix cache (their prefill skipped).
 	Cached int
+	// Embedding, when Done, is an embedding request's pooled hidden state
+	// (not normalized).
+	Embedding []float32
 }
 
 // Logprob is a made token's log-probability and the most likely tokens.
@@ -119,6 +126,7 @@ type job struct {
 	cached int // prompt tokens taken from the prefix cache
 	last   int // the last token made, to feed next
 	made   int
+	pooled []float32 // an embedding's hidden states pooled so far
 }
 
 // New starts a scheduler on m.
@@ -184,7 +192,12 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 	if len(req.Prompt) >= s.model.Context {
 		return nil, fmt.Errorf("the prompt has %d tokens; the context holds %d", len(req.Prompt), s.model.Context)
 	}
-	if req.MaxTokens <= 0 {
+	switch {
+	case req.Pooling != "" && !validPooling(req.Pooling):
+		return nil, fmt.Errorf("pooling %q: want mean, last or cls", req.Pooling)
+	case req.Pooling != "" && req.MaxTokens != 0:
+		return nil, fmt.Errorf("an embedding generates nothing: max_tokens 0")
+	case req.Pooling == "" && req.MaxTokens <= 0:
 		return nil, fmt.Errorf("max_tokens must be at least 1")
 	}
 	if req.Sampler == nil {
@@ -208,6 +221,9 @@ type batch struct {
 	owners   []*job // the job of each logits row of a step
 	samplers []*llama.Sampler
 	picked   []int
+	// hidden are the hidden states a step asked for, of embeddings' tokens
+	hidden    []hiddenRow
+	hiddenBuf []float32
 }
 
 // loop runs the engine: admit waiting requests, assemble one step's
@@ -261,7 +277,7 @@ func (s *Scheduler) admit(b *batch) bool {
 			continue
 		}
 		j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
-		if s.prefix != nil {
+		if s.prefix != nil && j.req.Pooling == "" { // an embedding needs every token's state
 			j.fed = s.prefix.restore(j.seq, j.req.Prompt)
 			j.cached = j.fed
 		}
@@ -275,6 +291,7 @@ func (s *Scheduler) admit(b *batch) bool {
 // budget). Jobs cancelled or out of context end here.
 func (s *Scheduler) assemble(b *batch) {
 	b.entries, b.owners = b.entries[:0], b.owners[:0]
+	b.hidden = b.hidden[:0]
 	budget := s.prefillBudget(b.running)
 	kept := b.running[:0]
 	for _, j := range b.running {
@@ -293,8 +310,16 @@ func (s *Scheduler) assemble(b *batch) {
 				budget -= n
 			}
 			for i := 0; i < n; i++ {
-				last := j.fed+i == len(j.req.Prompt)-1
-				b.entries = append(b.entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[j.fed+i], Logits: last})
+				pos := j.fed + i
+				last := pos == len(j.req.Prompt)-1
+				if j.req.Pooling != "" {
+					if readsHidden(j, pos) {
+						b.hidden = append(b.hidden, hiddenRow{job: j, pos: pos, entry: len(b.entries)})
+					}
+					b.entries = append(b.entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[pos]})
+					continue
+				}
+				b.entries = append(b.entries, llama.Entry{Seq: j.seq, Token: j.req.Prompt[pos], Logits: last})
 				if last {
 					b.owners = append(b.owners, j)
 				}
@@ -312,6 +337,7 @@ func (s *Scheduler) assemble(b *batch) {
 	}
 	clear(b.running[len(kept):])
 	b.running = kept
+	b.placeHidden(s.model.Dim)
 }
 
 // step runs the assembled entries, samples a token for each logits row
@@ -345,6 +371,9 @@ func (s *Scheduler) step(b *batch) {
 			}
 			_ = j.emit(b.picked[i], lp)
 		}
+	}
+	if err == nil {
+		b.pool()
 	}
 	kept := b.running[:0]
 	for _, j := range b.running {

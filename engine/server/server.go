@@ -51,6 +51,9 @@ type Server struct {
 	// models that reason in those tags: DeepSeek-R1 and its distilled
 	// models, Qwen3.
 	ThinkTags bool
+	// Pooling is how /v1/embeddings pools a prompt's hidden states
+	// (sched.PoolMean, PoolLast, PoolCLS; "" takes the last token's).
+	Pooling string
 }
 
 // New makes a server for a model; it takes ownership of the scheduler.
@@ -58,6 +61,7 @@ func New(name string, m *llama.Model, tok *tokenizer.Tokenizer, s *sched.Schedul
 	srv := &Server{Name: name, model: m, tok: tok, sched: s, mux: http.NewServeMux(), start: time.Now(), metrics: newMetrics(), Chat: chatfmt.Plain}
 	srv.mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, false) })
 	srv.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { srv.generate(w, r, true) })
+	srv.mux.HandleFunc("POST /v1/embeddings", srv.embeddings)
 	srv.mux.HandleFunc("GET /v1/models", srv.models)
 	srv.mux.HandleFunc("GET /v1/models/{id...}", srv.modelByID)
 	srv.mux.HandleFunc("GET /metrics", srv.serveMetrics)
