@@ -17,6 +17,8 @@
 //                     begun; TEMPLATE is a template's text or a name (chatml, llama3, ...)
 //   llamaref quantize IN OUT FTYPE            llama.cpp's quantizer: FTYPE is a llama_ftype
 //                     number (15 Q4_K_M, 17 Q5_K_M, 18 Q6_K, 10 Q2_K, 12 Q3_K_M, 32 BF16, ...)
+//   llamaref embed    MODEL POOLING TOKEN...  the tokens' embedding pooled as POOLING (mean, last, cls),
+//                     not normalized, in one decode: one value a line
 //   llamaref variants                         the CPU variants llama.cpp ships (libggml-cpu-NAME.so), one a
 //                     line as NAME SCORE (0: does not run on this CPU), then "use NAME": the one loaded
 //
@@ -148,8 +150,12 @@ static bool trace_cb(struct ggml_tensor *t, bool ask, void *user) {
     return true;
 }
 
+// the pooling of an embedding context ("embed"); -1: no embeddings
+static int embed_pooling = -1;
+
 static struct llama_context *context(struct llama_model *m, int threads, int n_ctx, int n_batch, int n_seq, int f32_cache) {
     struct llama_context_params cp = llama_context_default_params();
+    if (embed_pooling >= 0) { cp.embeddings = true; cp.pooling_type = (enum llama_pooling_type)embed_pooling; }
     cp.n_ctx = n_ctx;
     cp.n_seq_max = n_seq;
     cp.kv_unified = true;
@@ -191,6 +197,33 @@ static int logits(const char *path, int n, char **toks) {
         for (int j = 0; j < nv; j++) printf(j ? " %.7g" : "%.7g", l[j]);
         printf("\n");
     }
+    llama_batch_free(b);
+    llama_free(c);
+    llama_model_free(m);
+    return 0;
+}
+
+static int embed(const char *path, const char *pooling, int n, char **toks) {
+    if (!strcmp(pooling, "mean")) embed_pooling = LLAMA_POOLING_TYPE_MEAN;
+    else if (!strcmp(pooling, "last")) embed_pooling = LLAMA_POOLING_TYPE_LAST;
+    else if (!strcmp(pooling, "cls")) embed_pooling = LLAMA_POOLING_TYPE_CLS;
+    else { fprintf(stderr, "llamaref: pooling %s: want mean, last or cls\n", pooling); return 2; }
+    struct llama_model *m = load(path);
+    struct llama_context *c = context(m, 1, 512, 512, 1, 1);
+    struct llama_batch b = llama_batch_init(n, 0, 1);
+    for (int i = 0; i < n; i++) {
+        b.token[i] = atoi(toks[i]);
+        b.pos[i] = i;
+        b.n_seq_id[i] = 1;
+        b.seq_id[i][0] = 0;
+        b.logits[i] = 1;
+    }
+    b.n_tokens = n;
+    if (llama_decode(c, b) != 0) { fprintf(stderr, "llamaref: decode failed\n"); return 1; }
+    const float *v = llama_get_embeddings_seq(c, 0);
+    if (!v) { fprintf(stderr, "llamaref: no pooled embedding\n"); return 1; }
+    int dim = llama_model_n_embd(m);
+    for (int i = 0; i < dim; i++) printf("%.9g\n", v[i]);
     llama_batch_free(b);
     llama_free(c);
     llama_model_free(m);
@@ -292,6 +325,7 @@ int main(int argc, char **argv) {
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bench"))
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 1);
     if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
+    if (argc >= 5 && !strcmp(argv[1], "embed")) return embed(argv[2], argv[3], argc - 4, argv + 4);
     if (argc == 3 && !strcmp(argv[1], "chat")) return chat(argv[2]);
     if (argc == 5 && !strcmp(argv[1], "quantize")) return quantize(argv[2], argv[3], atoi(argv[4]));
     if (argc == 2 && !strcmp(argv[1], "variants")) {
@@ -302,6 +336,6 @@ int main(int argc, char **argv) {
         printf("use %s\n", want ? want : best);
         return 0;
     }
-    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE | variants\n");
+    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | embed MODEL POOLING TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE | variants\n");
     return 2;
 }
