@@ -19,6 +19,9 @@
 //                     number (15 Q4_K_M, 17 Q5_K_M, 18 Q6_K, 10 Q2_K, 12 Q3_K_M, 32 BF16, ...)
 //   llamaref embed    MODEL POOLING TOKEN...  the tokens' embedding pooled as POOLING (mean, last, cls),
 //                     not normalized, in one decode: one value a line
+//   llamaref benchembed MODEL THREADS TOKENS BATCH ROUNDS
+//                     embeddings/s: BATCH sequences of TOKENS tokens in one decode, mean-pooled,
+//                     ROUNDS times (JSON)
 //   llamaref variants                         the CPU variants llama.cpp ships (libggml-cpu-NAME.so), one a
 //                     line as NAME SCORE (0: does not run on this CPU), then "use NAME": the one loaded
 //
@@ -230,6 +233,35 @@ static int embed(const char *path, const char *pooling, int n, char **toks) {
     return 0;
 }
 
+static int benchembed(const char *path, int threads, int nt, int batch, int rounds) {
+    embed_pooling = LLAMA_POOLING_TYPE_MEAN;
+    struct llama_model *m = load(path);
+    int n = nt * batch;
+    struct llama_context *c = context(m, threads, n + 16, n, batch, 0);
+    struct llama_batch b = llama_batch_init(n, 0, 1);
+    double total = 0;
+    for (int r = 0; r <= rounds; r++) { // round 0 warms up
+        llama_memory_clear(llama_get_memory(c), true);
+        for (int s = 0; s < batch; s++) {
+            for (int i = 0; i < nt; i++) {
+                int k = s * nt + i;
+                b.token[k] = 300 + (i + 7 * s) % 1000; b.pos[k] = i; b.n_seq_id[k] = 1; b.seq_id[k][0] = s; b.logits[k] = 1;
+            }
+        }
+        b.n_tokens = n;
+        double t0 = now();
+        if (llama_decode(c, b) != 0) { fprintf(stderr, "llamaref: decode failed\n"); return 1; }
+        for (int s = 0; s < batch; s++) if (!llama_get_embeddings_seq(c, s)) { fprintf(stderr, "llamaref: no embedding\n"); return 1; }
+        if (r > 0) total += now() - t0;
+    }
+    printf("{\"engine\":\"llama.cpp\",\"cpu_variant\":\"%s\",\"threads\":%d,\"batch\":%d,\"tokens\":%d,\"embeddings_per_s\":%.2f}\n",
+           variant_name, threads, batch, nt, (double)batch * rounds / total);
+    llama_batch_free(b);
+    llama_free(c);
+    llama_model_free(m);
+    return 0;
+}
+
 static int tokenize(const char *path) {
     struct llama_model *m = load(path);
     const struct llama_vocab *v = llama_model_get_vocab(m);
@@ -325,6 +357,7 @@ int main(int argc, char **argv) {
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bench"))
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 1);
     if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
+    if (argc == 7 && !strcmp(argv[1], "benchembed")) return benchembed(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     if (argc >= 5 && !strcmp(argv[1], "embed")) return embed(argv[2], argv[3], argc - 4, argv + 4);
     if (argc == 3 && !strcmp(argv[1], "chat")) return chat(argv[2]);
     if (argc == 5 && !strcmp(argv[1], "quantize")) return quantize(argv[2], argv[3], atoi(argv[4]));
@@ -336,6 +369,6 @@ int main(int argc, char **argv) {
         printf("use %s\n", want ? want : best);
         return 0;
     }
-    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | embed MODEL POOLING TOKEN... | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE | variants\n");
+    fprintf(stderr, "usage: llamaref logits MODEL TOKEN... | embed MODEL POOLING TOKEN... | benchembed MODEL THREADS TOKENS BATCH ROUNDS | tokenize MODEL | bench MODEL THREADS PROMPT GEN [BATCH] | trace MODEL NAMES TOKEN... | chat TEMPLATE | quantize IN OUT FTYPE | variants\n");
     return 2;
 }

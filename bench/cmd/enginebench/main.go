@@ -23,6 +23,8 @@ func main() {
 	prompt := flag.Int("prompt", 128, "prompt tokens")
 	gen := flag.Int("gen", 64, "generated tokens")
 	prompts := flag.Int("prompts", 0, "more prompts to time after the first (prompt_tps_warm)")
+	embed := flag.Int("embed", 0, "instead: embeddings/s of this many sequences of -prompt tokens in one step, mean-pooled, as llamaref benchembed")
+	rounds := flag.Int("rounds", 5, "with -embed: steps timed, after one to warm up")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: enginebench [-threads T] [-prompt P] [-gen G] MODEL.gguf")
@@ -41,6 +43,10 @@ func main() {
 	}
 	defer m.Close()
 	tok := func(i int) int { return i % m.Vocab }
+	if *embed > 0 {
+		benchEmbed(m, *threads, *prompt, *embed, *rounds)
+		return
+	}
 	// warm-up, as llamaref does
 	warm := m.NewSequence(4)
 	for i := 0; i < 4; i++ {
@@ -89,4 +95,45 @@ func main() {
 		out["prompt_tps_warm"] = float64(*prompt**prompts) / warm.Seconds()
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// benchEmbed times batch sequences of n tokens in one step, every token's
+// final hidden state asked for and mean-pooled, as the scheduler runs an
+// embeddings batch and as llamaref benchembed decodes one; it prints
+// embeddings/s as JSON.
+func benchEmbed(m *llama.Model, threads, n, batch, rounds int) {
+	entries := make([]llama.Entry, n*batch)
+	hidden := make([]float32, n*batch*m.Dim)
+	pooled := make([]float32, batch*m.Dim)
+	var total time.Duration
+	for r := 0; r <= rounds; r++ { // round 0 warms up
+		seqs := make([]*llama.Sequence, batch)
+		for s := range seqs {
+			seqs[s] = m.NewSequence(n)
+			for i := range n {
+				k := s*n + i
+				entries[k] = llama.Entry{Seq: seqs[s], Token: (300 + (i+7*s)%1000) % m.Vocab, Hidden: hidden[k*m.Dim : (k+1)*m.Dim]}
+			}
+		}
+		t0 := time.Now()
+		if _, err := m.Step(entries); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		clear(pooled)
+		for k := range entries {
+			row, out := hidden[k*m.Dim:(k+1)*m.Dim], pooled[(k/n)*m.Dim:(k/n+1)*m.Dim]
+			for j, v := range row {
+				out[j] += v / float32(n)
+			}
+		}
+		if r > 0 {
+			total += time.Since(t0)
+		}
+		for _, s := range seqs {
+			s.Release()
+		}
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"engine": "tpsbench", "threads": threads, "batch": batch, "tokens": n,
+		"kernels": llama.Kernels(), "embeddings_per_s": float64(batch*rounds) / total.Seconds()})
 }
