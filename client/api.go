@@ -36,10 +36,12 @@ type protocol struct {
 	chat bool
 	// media says whether its requests carry images (Request.Images)
 	media bool
-	// outputless: it answers without generating tokens (embeddings); a
-	// request records its inputs, and completes with an answer a vector
-	// an input
+	// outputless: it answers without generating tokens (embeddings,
+	// rerank); a request records its inputs, and completes with one of
+	// answers (vectors, scores) for each
 	outputless bool
+	answers    string
+	inputs     func(req *Request) []string // what it answers one of answers for
 	// modelLists are where it lists models below a server's root, in the
 	// order tried; none means OpenAI's /v1/models.
 	modelLists []string
@@ -76,7 +78,7 @@ type probe struct {
 // protocols lists every API a client speaks, in the order help texts name
 // them and --api auto probes for them.
 var protocols = []*protocol{
-	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI, &embeddingsAPI,
+	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI, &embeddingsAPI, &rerankAPI,
 }
 
 // setAuth sets p's headers and credential on h (a bearer token for an

@@ -13,6 +13,8 @@ var embeddingsAPI = protocol{
 	body:       embeddingsBody,
 	scanner:    func(*streamState) scanFunc { return scanEmbeddings },
 	outputless: true,
+	answers:    "vectors",
+	inputs:     inputsOf,
 	streams:    func(string, *bool) bool { return false },
 	prompt:     "input",
 }
@@ -52,21 +54,13 @@ func scanEmbeddings(data []byte, ci *chunkInfo) error {
 				}
 				return s.object(func(k []byte) error {
 					if string(k) == "embedding" && (s.peek() == '[' || s.peek() == '"') {
-						ci.vectors++
+						ci.answers++
 					}
 					return s.skip()
 				})
 			})
 		case "usage":
-			if s.peek() == '{' {
-				ci.hasUsage = true
-				return s.object(func(k []byte) error {
-					if string(k) == "prompt_tokens" {
-						return s.intInto(&ci.prompt)
-					}
-					return s.skip()
-				})
-			}
+			return s.outputlessUsage(ci)
 		case "id":
 			if s.peek() == '"' {
 				return s.strInto(&ci.id)

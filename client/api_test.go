@@ -14,7 +14,7 @@ import (
 func TestEveryAPIComplete(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range protocols {
-		if p.name == "" || p.help == "" || p.path == "" || p.body == nil || p.scanner == nil || (len(p.budget) == 0) != p.outputless || p.prompt == "" || len(p.endpoints) == 0 {
+		if p.name == "" || p.help == "" || p.path == "" || p.body == nil || p.scanner == nil || (len(p.budget) == 0) != p.outputless || p.outputless != (p.inputs != nil && p.answers != "") || p.prompt == "" || len(p.endpoints) == 0 {
 			t.Errorf("%q: incomplete: %+v", p.name, *p)
 		}
 		if seen[p.name] {

@@ -67,24 +67,72 @@ func TestEmbeddingsShortAnswer(t *testing.T) {
 	}
 }
 
-// FuzzScanEmbeddings: any answer is read or refused, never a panic; what
-// encoding/json takes as an object is read (unless its usage holds a
-// number past an int), and no answer counts more vectors than it has
-// bytes.
-func FuzzScanEmbeddings(f *testing.F) {
+// FuzzScanOutputless: any answer to an embeddings or rerank request is
+// read or refused, never a panic; what encoding/json takes as an object is
+// read (unless its usage holds a number past an int), and no answer counts
+// more vectors or scores than it has bytes.
+func FuzzScanOutputless(f *testing.F) {
 	f.Add(`{"id":"e","data":[{"index":0,"embedding":[0.5,1e-3]},{"embedding":"AAAA"}],"usage":{"prompt_tokens":3}}`)
 	f.Add(`{"error":null,"data":[{"embedding":null}]}`)
+	f.Add(`{"results":[{"index":0,"relevance_score":0.9,"document":{"text":"a"}}],"usage":{"total_tokens":7}}`)
+	f.Add(`{"data":[{"score":-1e-3},{"score":"x"}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
-		var ci chunkInfo
-		err := scanEmbeddings([]byte(in), &ci)
-		if ci.vectors > len(in) {
-			t.Fatalf("%d vectors in %d bytes", ci.vectors, len(in))
-		}
-		var obj map[string]any
-		if json.Unmarshal([]byte(in), &obj) == nil && obj != nil && err != nil && !errors.Is(err, errTooDeep) {
-			if _, usage := obj["usage"]; !usage {
-				t.Fatalf("valid JSON %q refused: %v", in, err)
+		for _, scan := range []scanFunc{scanEmbeddings, scanRerank} {
+			var ci chunkInfo
+			err := scan([]byte(in), &ci)
+			if ci.answers > len(in) {
+				t.Fatalf("%d answers in %d bytes", ci.answers, len(in))
+			}
+			var obj map[string]any
+			if json.Unmarshal([]byte(in), &obj) == nil && obj != nil && err != nil && !errors.Is(err, errTooDeep) {
+				if _, usage := obj["usage"]; !usage {
+					t.Fatalf("valid JSON %q refused: %v", in, err)
+				}
 			}
 		}
 	})
+}
+
+// TestRerank: a query and three documents to the scripted server's
+// /v1/rerank complete with a score each, the tokens it charged (the query's
+// 2 words with each document's: 4 + 5 + 3), and a latency no shorter than
+// the time its log says it held the answer; vLLM's /score answer shape
+// (a data list of scores) reads alike, and fewer scores than documents is
+// malformed.
+func TestRerank(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 20 * time.Millisecond})
+	defer srv.Close()
+	c := newClient(t, srv.URL, func(cfg *HTTPConfig) { cfg.API = APIRerank })
+	var rec record.Record
+	c.Do(context.Background(), &Request{Model: "m", Inputs: []string{"what fox", "a fox", "two big dogs", "one"}}, &rec)
+	if rec.Error != nil || rec.Inputs != 3 || rec.PromptTokens != 12 || rec.OutputTokens != 0 {
+		t.Fatalf("record %+v (error %+v)", rec, rec.Error)
+	}
+	sent, ok := srv.Log(rec.ResponseID)
+	if !ok || sent.Tokens[0] != 3 {
+		t.Fatalf("server log %+v", sent)
+	}
+	var body struct {
+		Query     string
+		Documents []string
+	}
+	json.Unmarshal(sent.Request, &body)
+	if body.Query != "what fox" || len(body.Documents) != 3 || body.Documents[2] != "one" {
+		t.Errorf("the server received %s", sent.Request)
+	}
+	if held := sent.Events[0].Sub(sent.Received); rec.E2E() < held {
+		t.Errorf("E2E %v, shorter than the %v the server held the answer", rec.E2E(), held)
+	}
+	for _, c := range []struct{ body, kind string }{
+		{`{"data":[{"index":0,"object":"score","score":0.5},{"index":1,"score":0.1}],"usage":{"prompt_tokens":4}}`, ""},
+		{`{"results":[{"index":0,"relevance_score":0.9}]}`, record.KindMalformed},
+	} {
+		url := rawServer(t, http.StatusOK, "application/json", c.body)
+		cl := newClient(t, url, func(cfg *HTTPConfig) { cfg.API = APIRerank })
+		var rec record.Record
+		cl.Do(context.Background(), &Request{Model: "m", Inputs: []string{"q", "a", "b"}}, &rec)
+		if (c.kind == "" && rec.Error != nil) || (c.kind != "" && (rec.Error == nil || rec.Error.Kind != c.kind)) {
+			t.Errorf("%s: error %+v, want %q", c.body, rec.Error, c.kind)
+		}
+	}
 }

@@ -192,8 +192,8 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	}
 	body, err := c.body(req)
 	rec.RequestBytes, rec.Images = len(body), len(req.Images)
-	if protocolOf(c.cfg.API).outputless {
-		rec.Inputs, rec.MaxTokens = len(inputsOf(req)), 0 // it asks for no tokens
+	if p := protocolOf(c.cfg.API); p.outputless {
+		rec.Inputs, rec.MaxTokens = len(p.inputs(req)), 0 // it asks for no tokens
 	}
 	if err != nil {
 		rec.Sent = clock.Now()

@@ -30,7 +30,7 @@ type chunkInfo struct {
 	texts       [3][]byte // raw (still escaped) text strings, for showing tokens
 	reasons     [3]bool   // which of texts are reasoning
 	nTexts      int
-	vectors     int // embeddings in an outputless API's answer
+	answers     int // the answers an outputless API gave: embeddings, scores
 }
 
 // tokenBearing reports whether the chunk carries at least one output token.

@@ -40,7 +40,7 @@ type streamState struct {
 	chunkUsage  bool  // every token-bearing chunk so far carried cumulative usage
 	cumulative  int   // the last cumulative completion_tokens seen on a token-bearing chunk
 	usageSeen   bool
-	vectors     int // embeddings an outputless answer held
+	answers     int // the answers an outputless request got: a vector or a score an input
 	usageTokens int
 	usageFell   int // a cumulative usage lower than one before it (+1), or 0
 	reasoning   int // hidden reasoning tokens the usage counts (not streamed)
@@ -197,7 +197,7 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 	if len(ci.finish) > 0 {
 		rec.FinishReason = string(ci.finish)
 	}
-	st.vectors += ci.vectors
+	st.answers += ci.answers
 	if ci.hasUsage {
 		if st.usageSeen && ci.completion < st.usageTokens && st.usageFell == 0 {
 			st.usageFell = st.usageTokens + 1
@@ -351,12 +351,13 @@ func (st *streamState) finish() {
 }
 
 // finishOutputless settles a request that generates nothing: it
-// completed when the answer held a vector for each input.
+// completed when the answer held one answer (a vector, a score) for each
+// input.
 func (st *streamState) finishOutputless() {
 	rec := st.rec
 	rec.OutputTokens, rec.Chunks, rec.First, rec.Last = 0, nil, 0, 0
-	if rec.Error == nil && st.vectors != rec.Inputs {
-		rec.Fail(record.KindMalformed, fmt.Sprintf("asked for %d vectors, the answer held %d", rec.Inputs, st.vectors))
+	if rec.Error == nil && st.answers != rec.Inputs {
+		rec.Fail(record.KindMalformed, fmt.Sprintf("asked for %d %s, the answer held %d", rec.Inputs, st.api.answers, st.answers))
 	}
 }
 

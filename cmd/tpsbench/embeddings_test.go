@@ -72,3 +72,39 @@ func TestEmbeddingsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRerankRun: --api rerank --batch-size 3 sends a query and three
+// documents a request (what the server received), and reports 3 inputs
+// a request; the embedded engine does not serve it.
+func TestRerankRun(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 2 * time.Millisecond})
+	defer srv.Close()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "rerank", "--batch-size", "3", "--input-tokens", "6",
+		"--requests", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, s := range srv.All() {
+		var body struct {
+			Query     string
+			Documents []string
+		}
+		json.Unmarshal(s.Request, &body)
+		if body.Query == "" || len(body.Documents) != 3 {
+			t.Errorf("the server received %s", s.Request)
+		}
+	}
+	var rep struct {
+		Steps []struct {
+			Inputs   int
+			Requests struct{ Completed int }
+		}
+	}
+	json.Unmarshal([]byte(out), &rep)
+	if s := rep.Steps[0]; s.Inputs != 12 || s.Requests.Completed != 4 {
+		t.Errorf("step %+v", s)
+	}
+	if code, _, errs := cli(t, "run", "--api", "rerank", "--requests", "1"); code != exitUsage || !strings.Contains(errs, "rerank") {
+		t.Errorf("rerank on the engine: exit %d %s", code, errs)
+	}
+}

@@ -109,7 +109,7 @@ func TestNativeAPIs(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "/v1/chat/completions (chat)") || !strings.Contains(errs, "--api auto: chat, for it lists models at /v1/models") {
 		t.Errorf("--api auto against a TGI-like server that speaks OpenAI's API too:\n%s%s", stdout, errs)
 	}
-	if code, _, errs := cli(t, "run", "--engine-model", "tiny", "--api", "tgi"); code != 2 || !strings.Contains(errs, "the embedded engine serves chat and completions") {
+	if code, _, errs := cli(t, "run", "--engine-model", "tiny", "--api", "tgi"); code != 2 || !strings.Contains(errs, "the embedded engine serves chat, completions and embeddings") {
 		t.Errorf("embedded engine with --api tgi: exit %d, %s", code, errs)
 	}
 	if code, _, errs := cli(t, "run", "--url", srv.URL, "--api", "grpc"); code != 2 || !strings.Contains(errs, "want chat, completions, responses") {

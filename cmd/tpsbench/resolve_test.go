@@ -91,7 +91,7 @@ var resolveRules = []resolveRule{
 	{"output tokens go with input tokens", []string{"--prompts", "p.jsonl", "--output-tokens", "8"}, nil, "go with --input-tokens"},
 	{"multi-turn goes with prompts", []string{"--multi-turn"}, nil, "--multi-turn goes with --prompts"},
 	{"an engine flag with a URL", []string{"--url", "http://127.0.0.1:1", "--engine-kv-cache-dtype", "f16"}, nil, "--engine-kv-cache-dtype applies to the embedded engine"},
-	{"the engine speaks chat and completions", []string{"--api", "tgi"}, nil, "the embedded engine serves chat and completions"},
+	{"the engine speaks chat, completions and embeddings", []string{"--api", "tgi"}, nil, "the embedded engine serves chat, completions and embeddings"},
 	{"an unknown factor", []string{"--factor", "vibes"}, nil, "--factor \"vibes\""},
 	{"an engine factor with a URL", []string{"--factor", "quantization", "--url", "http://127.0.0.1:1"}, nil, "compares engine configurations"},
 	{"server metrics of an engine that does not run", []string{"--url", "http://127.0.0.1:1", "--server-metrics", "engine"}, nil, "no embedded engine runs"},

@@ -70,15 +70,15 @@ func resolveSources(f *runFlags, c *runConfig) error {
 const maxBatch = 2048
 
 // resolveBatch checks --batch-size: inputs a request, for an API that
-// takes several (embeddings).
+// takes several (embeddings; rerank's documents, after its query).
 func resolveBatch(f *runFlags) error {
 	switch {
 	case f.batchSize < 1 || f.batchSize > maxBatch:
 		return usagef("--batch-size %d: want 1 to %d inputs a request", f.batchSize, maxBatch)
-	case f.batchSize > 1 && f.api != client.APIEmbeddings:
-		return usagef("--batch-size sends several inputs a request: with --api embeddings")
-	case f.api == client.APIEmbeddings && (f.turns > 0 || f.multiTurn):
-		return usagef("--api embeddings generates no answers for a session to send back: not with --turns or --multi-turn")
+	case f.batchSize > 1 && f.api != client.APIEmbeddings && f.api != client.APIRerank:
+		return usagef("--batch-size sends several inputs a request: with --api embeddings or rerank")
+	case (f.api == client.APIEmbeddings || f.api == client.APIRerank) && (f.turns > 0 || f.multiTurn):
+		return usagef("--api %s generates no answers for a session to send back: not with --turns or --multi-turn", f.api)
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 // concurrency and rate: sessions and think times, ramps, cancellations,
 // model mixes and replicas, datasets and length mixtures, repeats.
 func (f *runFlags) defineShapeFlags(fl *pflag.FlagSet) {
-	fl.IntVar(&f.batchSize, "batch-size", 1, "with --api embeddings: inputs a request, each a prompt of the workload in turn (AIPerf's --batch-size, vLLM's --random-batch-size)")
+	fl.IntVar(&f.batchSize, "batch-size", 1, "with --api embeddings: inputs a request, each a prompt of the workload in turn (AIPerf's --batch-size, vLLM's --random-batch-size); with --api rerank, documents after the query, prompts of the workload too")
 	fl.IntVar(&f.imagesPerRequest, "images-per-request", 0, "send this many synthetic images with each prompt (image_url parts, data URLs; chat API), for a vision-language model")
 	fl.StringVar(&f.imageSize, "image-size", "", "the synthetic images' size, WIDTHxHEIGHT (default 512x512); several, comma-separated, are a step each: a sweep over image sizes")
 	fl.StringVar(&f.imageFormat, "image-format", "png", "the synthetic images' format: png or jpeg")

@@ -91,7 +91,10 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if len(b.images) > 0 {
 		src = workload.WithImages{Source: src, Pool: b.images[ph.image], PerRequest: f.imagesPerRequest}
 	}
-	if f.batchSize > 1 {
+	switch {
+	case f.api == client.APIRerank: // a query, then the documents
+		src = workload.Batched{Source: src, Size: f.batchSize + 1}
+	case f.batchSize > 1:
 		src = workload.Batched{Source: src, Size: f.batchSize}
 	}
 	if b.shardN > 0 && b.cfg.trace == nil {

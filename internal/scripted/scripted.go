@@ -68,6 +68,7 @@ func NewHandler(script func(seq int) Script, keepLog bool) *Handler {
 	h.mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, true) })
 	h.mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, false) })
 	h.mux.HandleFunc("/v1/embeddings", h.serveEmbeddings)
+	h.mux.HandleFunc("/v1/rerank", h.serveRerank)
 	h.mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "responses") })
 	h.mux.HandleFunc("/v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "anthropic") })
 	h.mux.HandleFunc("/completion", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "llamacpp") })

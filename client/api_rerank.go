@@ -1,0 +1,112 @@
+package client
+
+// APIRerank is the rerank API vLLM, SGLang, TEI and llama.cpp's server
+// serve at /v1/rerank (Jina's and Cohere's form): a query and documents,
+// a relevance score for each document, no token generated.
+const APIRerank = "rerank"
+
+var rerankAPI = protocol{
+	name:       APIRerank,
+	help:       "/v1/rerank: a query and Request.Inputs documents, a score a document; latency and documents/s, no TPS",
+	path:       "/v1/rerank",
+	endpoints:  []string{"/rerank"},
+	body:       rerankBody,
+	scanner:    func(*streamState) scanFunc { return scanRerank },
+	outputless: true,
+	answers:    "scores",
+	inputs:     rerankDocuments,
+	streams:    func(string, *bool) bool { return false },
+	prompt:     "query",
+}
+
+// rerankBody asks for every document's score (rerankParts).
+func rerankBody(_ *HTTPConfig, req *Request) map[string]any {
+	query, docs := rerankParts(req)
+	return map[string]any{"model": req.Model, "query": query, "documents": docs}
+}
+
+// rerankParts are a rerank request's query and documents: the first of
+// its inputs and the others, or, with one input or none, its prompt as
+// both (a document scored against itself).
+func rerankParts(req *Request) (query string, docs []string) {
+	if len(req.Inputs) > 1 {
+		return req.Inputs[0], req.Inputs[1:]
+	}
+	text := promptText(req)
+	if len(req.Inputs) == 1 {
+		text = req.Inputs[0]
+	}
+	return text, []string{text}
+}
+
+func rerankDocuments(req *Request) []string { _, docs := rerankParts(req); return docs }
+
+// scanRerank reads a rerank answer: its results (each a document's
+// relevance_score), counted, and its usage; vLLM's /score answer (a
+// data list of scores) reads the same.
+func scanRerank(data []byte, ci *chunkInfo) error {
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
+	}
+	err = s.object(func(key []byte) error {
+		switch string(key) {
+		case "results", "data":
+			if s.peek() != '[' {
+				return s.skip()
+			}
+			return s.array(func() error {
+				if s.peek() != '{' {
+					return s.skip()
+				}
+				return s.object(func(k []byte) error {
+					if k := string(k); (k == "relevance_score" || k == "score") && isNumberByte(s.peek()) {
+						ci.answers++
+					}
+					return s.skip()
+				})
+			})
+		case "usage":
+			return s.outputlessUsage(ci)
+		case "id":
+			if s.peek() == '"' {
+				return s.strInto(&ci.id)
+			}
+		case "error":
+			if s.peek() == 'n' { // "error": null
+				return s.skip()
+			}
+			ci.hasError = true
+			return s.errorValue(ci)
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// outputlessUsage reads the usage of an answer that generated nothing:
+// its prompt tokens, or its total tokens where it gives only those (a
+// rerank's), which are the same.
+func (s *scanner) outputlessUsage(ci *chunkInfo) error {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	ci.hasUsage = true
+	total := 0
+	err := s.object(func(k []byte) error {
+		switch string(k) {
+		case "prompt_tokens":
+			return s.intInto(&ci.prompt)
+		case "total_tokens":
+			return s.intInto(&total)
+		}
+		return s.skip()
+	})
+	if ci.prompt == 0 {
+		ci.prompt = total
+	}
+	return err
+}
