@@ -155,13 +155,16 @@ static bool trace_cb(struct ggml_tensor *t, bool ask, void *user) {
 
 // the pooling of an embedding context ("embed"); -1: no embeddings
 static int embed_pooling = -1;
+// a KV cache of its own for each sequence ("benchembed"): a unified one
+// has every token of a batch of prompts attend over every cell, masked
+static int split_kv = 0;
 
 static struct llama_context *context(struct llama_model *m, int threads, int n_ctx, int n_batch, int n_seq, int f32_cache) {
     struct llama_context_params cp = llama_context_default_params();
     if (embed_pooling >= 0) { cp.embeddings = true; cp.pooling_type = (enum llama_pooling_type)embed_pooling; }
     cp.n_ctx = n_ctx;
     cp.n_seq_max = n_seq;
-    cp.kv_unified = true;
+    cp.kv_unified = !split_kv;
     cp.n_batch = n_batch;
     cp.n_ubatch = n_batch;
     cp.n_threads = threads;
@@ -235,9 +238,10 @@ static int embed(const char *path, const char *pooling, int n, char **toks) {
 
 static int benchembed(const char *path, int threads, int nt, int batch, int rounds) {
     embed_pooling = LLAMA_POOLING_TYPE_MEAN;
+    split_kv = 1;
     struct llama_model *m = load(path);
     int n = nt * batch;
-    struct llama_context *c = context(m, threads, n + 16, n, batch, 0);
+    struct llama_context *c = context(m, threads, (nt + 16) * batch, n, batch, 0);
     struct llama_batch b = llama_batch_init(n, 0, 1);
     double total = 0;
     for (int r = 0; r <= rounds; r++) { // round 0 warms up

@@ -1,0 +1,292 @@
+// Command mutants scores how well a package's tests pin its code: it
+// makes small changes to the package's source (mutants: a comparison or
+// arithmetic operator swapped, && and || swapped, a condition negated, an
+// integer constant changed, an assignment dropped), one at a time in a
+// copy of the module, and runs the tests on each. A mutant the tests fail
+// is killed; one they pass survived; one that does not build is not
+// viable and not counted. The score is killed / (killed + survived), with
+// the mutants listed as equivalent (-equivalent: lines of "file:line
+// description", a change that cannot alter behaviour) set aside.
+//
+//	mutants -pkg ./metrics [-files 'scan*.go'] [-n 60] [-seed 1] [-tests ./metrics,./record]
+//
+// It prints a line a mutant and a summary line as JSON.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// site is one place a mutant can be made: the file, the node's offset
+// and what the change does.
+type site struct {
+	file   string // relative to the module
+	offset int
+	line   int
+	kind   string // "op", "not", "int", "drop"
+	from   string
+	to     string
+}
+
+func (s site) String() string {
+	return fmt.Sprintf("%s:%d %s %s -> %s", s.file, s.line, s.kind, s.from, s.to)
+}
+
+var swaps = map[token.Token]token.Token{
+	token.LSS: token.LEQ, token.LEQ: token.LSS, token.GTR: token.GEQ, token.GEQ: token.GTR,
+	token.EQL: token.NEQ, token.NEQ: token.EQL, token.ADD: token.SUB, token.SUB: token.ADD,
+	token.MUL: token.QUO, token.QUO: token.MUL, token.LAND: token.LOR, token.LOR: token.LAND,
+}
+
+func main() {
+	pkg := flag.String("pkg", "", "the package's folder, relative to the module root (./metrics)")
+	files := flag.String("files", "*.go", "which of its files to mutate (a glob; tests never)")
+	n := flag.Int("n", 60, "mutants to try, drawn at random (0: every one)")
+	seed := flag.Uint64("seed", 1, "seed of the draw")
+	tests := flag.String("tests", "", "packages whose tests judge a mutant, comma-separated (default: -pkg)")
+	timeout := flag.Duration("timeout", 3*time.Minute, "a mutant whose tests run longer is killed (a loop without end)")
+	equivalent := flag.String("equivalent", "", "a file of mutants set aside as equivalent, one \"file:line kind from -> to\" a line")
+	flag.Parse()
+	if *pkg == "" {
+		fmt.Fprintln(os.Stderr, "usage: mutants -pkg ./DIR [-files GLOB] [-n N] [-seed S] [-tests PKGS] [-equivalent FILE]")
+		os.Exit(2)
+	}
+	root, err := os.Getwd()
+	check(err)
+	sites, err := collect(root, *pkg, *files)
+	check(err)
+	r := rand.New(rand.NewPCG(*seed, 0))
+	r.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
+	if *n > 0 && *n < len(sites) {
+		sites = sites[:*n]
+	}
+	sort.Slice(sites, func(i, j int) bool { return sites[i].String() < sites[j].String() })
+	skip := readEquivalent(*equivalent)
+	judge := strings.Split(*tests, ",")
+	if *tests == "" {
+		judge = []string{*pkg}
+	}
+	copyDir, err := os.MkdirTemp("", "mutants-")
+	check(err)
+	defer os.RemoveAll(copyDir)
+	check(copyModule(root, copyDir))
+	counts := map[string]int{}
+	var survivors []string
+	enc := json.NewEncoder(os.Stdout)
+	for _, s := range sites {
+		outcome := "equivalent"
+		if !skip[s.String()] {
+			outcome = try(copyDir, s, judge, *timeout)
+		}
+		counts[outcome]++
+		if outcome == "survived" {
+			survivors = append(survivors, s.String())
+		}
+		_ = enc.Encode(map[string]string{"mutant": s.String(), "outcome": outcome})
+	}
+	score := 0.0
+	if k, sv := counts["killed"], counts["survived"]; k+sv > 0 {
+		score = float64(k) / float64(k+sv)
+	}
+	_ = enc.Encode(map[string]any{"package": *pkg, "files": *files, "tests": judge, "sites": len(sites), "killed": counts["killed"],
+		"survived": counts["survived"], "not_viable": counts["not_viable"], "equivalent": counts["equivalent"], "score": score, "survivors": survivors})
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		os.Exit(1)
+	}
+}
+
+// collect finds every mutation site in the package's files.
+func collect(root, pkg, glob string) ([]site, error) {
+	paths, err := filepath.Glob(filepath.Join(root, pkg, glob))
+	if err != nil {
+		return nil, err
+	}
+	var out []site
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		rel, _ := filepath.Rel(root, path)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		add := func(n ast.Node, kind, from, to string) {
+			p := fset.Position(n.Pos())
+			out = append(out, site{file: rel, offset: p.Offset, line: p.Line, kind: kind, from: from, to: to})
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.GenDecl:
+				return x.Tok != token.CONST // constants are sizes and names, not logic
+			case *ast.BinaryExpr:
+				if to, ok := swaps[x.Op]; ok {
+					add(x, "op", x.Op.String(), to.String())
+				}
+			case *ast.IfStmt:
+				add(x, "not", "if", "if !")
+			case *ast.BasicLit:
+				if x.Kind == token.INT {
+					v, err := strconv.ParseInt(x.Value, 0, 64)
+					if err == nil && v >= 0 && v < 1<<20 {
+						to := strconv.FormatInt(v+1, 10)
+						if v == 1 {
+							to = "0"
+						}
+						add(x, "int", x.Value, to)
+					}
+				}
+			case *ast.AssignStmt:
+				if x.Tok != token.DEFINE && len(x.Lhs) == 1 {
+					add(x, "drop", "assignment", "nothing")
+				}
+			}
+			return true
+		})
+	}
+	return out, nil
+}
+
+// try makes mutant s in the copy, runs the judging tests, and puts the
+// file back: "killed", "survived" or "not_viable".
+func try(dir string, s site, judge []string, timeout time.Duration) string {
+	path := filepath.Join(dir, s.file)
+	orig, err := os.ReadFile(path)
+	check(err)
+	defer func() { check(os.WriteFile(path, orig, 0o644)) }()
+	mutated, ok := mutate(path, orig, s)
+	if !ok {
+		return "not_viable"
+	}
+	check(os.WriteFile(path, mutated, 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1", "-failfast"}, judge...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err == nil:
+		return "survived"
+	case ctx.Err() != nil:
+		return "killed" // ran without end
+	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+		return "not_viable"
+	}
+	return "killed"
+}
+
+// mutate rewrites the file's source with the change at s.
+func mutate(path string, src []byte, s site) ([]byte, bool) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, false
+	}
+	done := false
+	at := func(n ast.Node) bool { return n != nil && fset.Position(n.Pos()).Offset == s.offset }
+	var rewrite func(list []ast.Stmt) []ast.Stmt
+	rewrite = func(list []ast.Stmt) []ast.Stmt {
+		for i, st := range list {
+			if a, ok := st.(*ast.AssignStmt); ok && s.kind == "drop" && at(a) {
+				list[i] = &ast.EmptyStmt{Semicolon: a.Pos(), Implicit: true}
+				done = true
+			}
+		}
+		return list
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if done {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.BlockStmt:
+			x.List = rewrite(x.List)
+		case *ast.CaseClause:
+			x.Body = rewrite(x.Body)
+		case *ast.BinaryExpr:
+			if s.kind == "op" && at(x) && x.Op.String() == s.from {
+				x.Op, done = swaps[x.Op], true
+			}
+		case *ast.IfStmt:
+			if s.kind == "not" && at(x) {
+				x.Cond, done = &ast.UnaryExpr{Op: token.NOT, X: &ast.ParenExpr{X: x.Cond}}, true
+			}
+		case *ast.BasicLit:
+			if s.kind == "int" && at(x) && x.Value == s.from {
+				x.Value, done = s.to, true
+			}
+		}
+		return true
+	})
+	if !done {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := printer.Fprint(&buf, fset, f); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// copyModule copies the module's Go sources and test data (not its
+// caches or build outputs) to dir.
+func copyModule(root, dir string) error {
+	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || name == "out" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+}
+
+// readEquivalent reads the mutants set aside.
+func readEquivalent(path string) map[string]bool {
+	out := map[string]bool{}
+	if path == "" {
+		return out
+	}
+	f, err := os.Open(path)
+	check(err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			out[line] = true
+		}
+	}
+	return out
+}
