@@ -5,12 +5,12 @@
 # embeddings context with mean pooling, one decode, as llama-server runs
 # an embeddings batch), at batch 1 to 64, THREADS threads (default 2).
 # Each figure is the median of REPS runs (default 3) of ROUNDS timed steps
-# (default 5). PRESETS="15m 110m" adds a larger shape (about an hour on
-# two cores). Prints Markdown and keeps it in bench/results/embeddings.md.
+# (default 5). The full run takes about an hour on two cores; PRESETS=15m
+# takes minutes. Prints Markdown and keeps it in bench/results/embeddings.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-3}
-presets=${PRESETS:-"15m"}
+presets=${PRESETS:-"15m 110m"}
 formats=${FORMATS:-"f32 q8_0"}
 batches=${BATCHES:-"1 2 4 8 16 32 64"}
 tokens=${TOKENS:-64}
