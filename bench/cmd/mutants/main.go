@@ -90,6 +90,7 @@ func main() {
 	counts := map[string]int{}
 	var survivors []string
 	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false) // operators read as written
 	for _, s := range sites {
 		outcome := "equivalent"
 		if !skip[s.String()] {
