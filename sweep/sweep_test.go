@@ -213,3 +213,37 @@ func FuzzGridFile(f *testing.F) {
 		}
 	})
 }
+
+// TestRank: by system TPS the highest first, by cost the cheapest first;
+// failed points and points without a price go last in the grid's order;
+// an unknown ranking is an error.
+func TestRank(t *testing.T) {
+	mk := func(name string, sys, cost float64) Result {
+		s := metrics.Summary{SystemTPS: sys}
+		if cost > 0 {
+			s.Cost = &metrics.Cost{PerMillionOutput: cost}
+		}
+		return Result{Dir: name, Outcome: Outcome{Steps: []metrics.Summary{s}}}
+	}
+	order := func(rs []Result) string {
+		var names []string
+		for _, r := range rs {
+			names = append(names, r.Dir)
+		}
+		return strings.Join(names, " ")
+	}
+	base := []Result{mk("a", 100, 3), {Dir: "failed", Err: "x"}, mk("b", 300, 2), mk("unpriced", 50, 0), mk("c", 200, 1)}
+	for _, c := range []struct{ by, want string }{
+		{"", "a failed b unpriced c"},
+		{RankSystemTPS, "b c a unpriced failed"},
+		{RankCost, "c b a failed unpriced"},
+	} {
+		rs := append([]Result(nil), base...)
+		if err := Rank(rs, c.by); err != nil || order(rs) != c.want {
+			t.Errorf("rank by %q: %s (%v), want %s", c.by, order(rs), err, c.want)
+		}
+	}
+	if Rank(base, "ttft") == nil {
+		t.Error("rank by ttft accepted")
+	}
+}

@@ -25,9 +25,9 @@ import (
 
 // sweepFlags are the sweep command's own flags; the run's follow "--".
 type sweepFlags struct {
-	serveCmd, grid, gridFile, dir, url, api, format string
-	zip, resume, dryRun                             bool
-	readyTimeout, stopGrace                         time.Duration
+	serveCmd, grid, gridFile, dir, url, api, format, rankBy string
+	zip, resume, dryRun                                     bool
+	readyTimeout, stopGrace                                 time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -51,6 +51,7 @@ func newSweepCmd() *cobra.Command {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print each point's server command, start nothing")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 10*time.Minute, "how long a started server may take to answer")
 	fl.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long before a server is killed")
+	fl.StringVar(&f.rankBy, "rank-by", "", "order the points by system_tps (the highest first) or cost (the fewest dollars a million output tokens first; give --cost-per-hour after --); default: the grid's order")
 	fl.StringVar(&f.format, "format", "text", "text (a table of the points), json (every point's outcome) or html (a page: the points' table, the Pareto front drawn, their distributions)")
 	return cmd
 }
@@ -63,6 +64,8 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 		return usagef("give --dir, the folder the points' outcomes go in")
 	case f.format != "text" && f.format != "json" && f.format != "html":
 		return usagef("--format %q: want text, json or html", f.format)
+	case f.rankBy != "" && f.rankBy != sweep.RankSystemTPS && f.rankBy != sweep.RankCost:
+		return usagef("--rank-by %q: want system_tps or cost", f.rankBy)
 	}
 	for _, a := range runArgs {
 		if a == "--url" || strings.HasPrefix(a, "--url=") || a == "--records" || a == "--out" || a == "--format" {
@@ -90,6 +93,9 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	}
 	if f.dryRun {
 		return nil
+	}
+	if err := sweep.Rank(results, f.rankBy); err != nil {
+		return usagef("--rank-by: %v", err)
 	}
 	if err := writeSweep(cmd.OutOrStdout(), f.format, results); err != nil {
 		return err
