@@ -152,12 +152,18 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	priced := false // a column of dollars a million output tokens, when --cost-per-hour was given
+	// columns of goodput, when per-request targets were given, and of
+	// dollars a million output tokens, when --cost-per-hour was
+	good, priced := false, false
 	for _, r := range results {
+		good = good || (len(r.Steps) > 0 && r.Steps[0].Goodput != nil)
 		priced = priced || (len(r.Steps) > 0 && r.Steps[0].Cost != nil)
 	}
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "point\tsystem TPS\trequest TPS\tTTFT p50\tTTFT p99\tTPOT p50\ttargets\tPareto\t")
+	if good {
+		fmt.Fprintf(tw, "goodput req/s\t")
+	}
 	if priced {
 		fmt.Fprintf(tw, "$/M output\t")
 	}
@@ -179,6 +185,13 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t", r.Point, system, s.RequestTPS.Mean, ms(s.TTFT.P50), ms(s.TTFT.P99),
 			ms(s.TPOT.P50), map[bool]string{true: "pass", false: "FAIL"}[r.Pass], mark)
+		if good {
+			cell := "-"
+			if g := s.Goodput; g != nil {
+				cell = fmt.Sprintf("%.3f", g.RequestThroughput)
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
+		}
 		if priced && s.Cost != nil {
 			fmt.Fprintf(tw, "%.4g\t", s.Cost.PerMillionOutput)
 		}

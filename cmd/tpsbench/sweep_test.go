@@ -178,9 +178,13 @@ func TestSweepScriptedServer(t *testing.T) {
 	}
 	// ranked by system TPS, the faster server (tokens 1 ms apart) first
 	code, table, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=25ms,1ms",
-		"--dir", dir, "--resume", "--rank-by", "system_tps", "--", "--model", "m", "--api", "chat", "--concurrency", "2", "--requests", "4", "--max-tokens", "10")
+		"--dir", dir, "--resume", "--rank-by", "system_tps", "--", "--model", "m", "--api", "chat", "--concurrency", "2", "--requests", "4", "--max-tokens", "10",
+		"--slo", "ttft=10s")
 	if fast, slow := strings.Index(table, "gap=1ms"), strings.Index(table, "gap=25ms"); code != 0 || fast < 0 || slow < 0 || fast > slow {
 		t.Errorf("ranked by system TPS: exit %d\n%s%s", code, table, errs)
+	}
+	if !strings.Contains(table, "goodput req/s") { // a per-request target gives a goodput column
+		t.Errorf("no goodput column:\n%s", table)
 	}
 	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x", "--grid", "a=1", "--rank-by", "ttft", "--dry-run"); code != exitUsage || !strings.Contains(errs, "--rank-by") {
 		t.Errorf("--rank-by ttft: exit %d %s", code, errs)
