@@ -350,17 +350,6 @@ func (st *streamState) finish() {
 	}
 }
 
-// finishOutputless settles a request that generates nothing: it
-// completed when the answer held one answer (a vector, a score) for each
-// input.
-func (st *streamState) finishOutputless() {
-	rec := st.rec
-	rec.OutputTokens, rec.Chunks, rec.First, rec.Last = 0, nil, 0, 0
-	if rec.Error == nil && st.answers != rec.Inputs {
-		rec.Fail(record.KindMalformed, fmt.Sprintf("asked for %d %s, the answer held %d", rec.Inputs, st.api.answers, st.answers))
-	}
-}
-
 // countKinds settles the record's reasoning and tool-call tokens:
 // reasoning as known apart from the chunks (reasoning >= 0), else the
 // tokens of the reasoning chunks; tool calls those of their chunks, within

@@ -27,6 +27,10 @@ type Report struct {
 	// Note is a conclusion printed after the figures (the answer of a
 	// --find-max search).
 	Note string `json:"note,omitempty"`
+	// BestConcurrency, after a --find-max search that found one, is the
+	// concurrency it answered: the highest meeting every target (or, past
+	// saturation, the passing one of most throughput).
+	BestConcurrency int `json:"best_concurrency,omitempty"`
 	// Sent is what every request carried besides its prompt and budget
 	// (sampling parameters, ignore_eos, --extra-body's fields), by body
 	// field name: what a figure was measured under.

@@ -39,6 +39,9 @@ type Outcome struct {
 	Steps   []metrics.Summary `json:"steps,omitempty"`
 	Pass    bool              `json:"pass"`
 	Repeats []metrics.Repeat  `json:"repeats,omitempty"`
+	// BestConcurrency is the answer of a search for the highest load
+	// meeting the targets, when the point was measured by one.
+	BestConcurrency int `json:"best_concurrency,omitempty"`
 }
 
 // Result is a point's outcome.

@@ -50,6 +50,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 	warnStoppedEarly(stderr, search.Steps)
 	rep := report.New(tpsbench.Version, search.Steps)
 	if search.Found {
+		rep.BestConcurrency = search.Best.Concurrency
 		rep.Note = fmt.Sprintf("Highest concurrency meeting every target: %d (system TPS %.2f, per-request TPS %.2f); %s.",
 			search.Best.Concurrency, search.Best.SystemTPS, search.Best.RequestTPS.Mean, search.Why)
 		if search.Highest != search.Best.Concurrency {

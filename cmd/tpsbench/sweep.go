@@ -132,7 +132,7 @@ func measureWithRun(runArgs []string) sweep.Measure {
 		if err := json.Unmarshal(data, &rep); err != nil {
 			return sweep.Outcome{}, fmt.Errorf("reading the run's report: %w", err)
 		}
-		return sweep.Outcome{Steps: rep.Steps, Pass: rep.Pass, Repeats: rep.Repeats}, nil
+		return sweep.Outcome{Steps: rep.Steps, Pass: rep.Pass, Repeats: rep.Repeats, BestConcurrency: rep.BestConcurrency}, nil
 	}
 }
 
@@ -154,8 +154,9 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 	}
 	// columns of goodput, when per-request targets were given, and of
 	// dollars a million output tokens, when --cost-per-hour was
-	good, priced := false, false
+	good, priced, searched := false, false, false
 	for _, r := range results {
+		searched = searched || r.BestConcurrency > 0
 		good = good || (len(r.Steps) > 0 && r.Steps[0].Goodput != nil)
 		priced = priced || (len(r.Steps) > 0 && r.Steps[0].Cost != nil)
 	}
@@ -163,6 +164,9 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 	fmt.Fprintf(tw, "point\tsystem TPS\trequest TPS\tTTFT p50\tTTFT p99\tTPOT p50\ttargets\tPareto\t")
 	if good {
 		fmt.Fprintf(tw, "goodput req/s\t")
+	}
+	if searched {
+		fmt.Fprintf(tw, "max concurrency under targets\t")
 	}
 	if priced {
 		fmt.Fprintf(tw, "$/M output\t")
@@ -189,6 +193,13 @@ func writeSweep(w io.Writer, format string, results []sweep.Result) error {
 			cell := "-"
 			if g := s.Goodput; g != nil {
 				cell = fmt.Sprintf("%.3f", g.RequestThroughput)
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
+		}
+		if searched {
+			cell := "none"
+			if r.BestConcurrency > 0 {
+				cell = fmt.Sprint(r.BestConcurrency)
 			}
 			fmt.Fprintf(tw, "%s\t", cell)
 		}
