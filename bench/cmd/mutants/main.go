@@ -207,8 +207,7 @@ func mutate(path string, src []byte, s site) ([]byte, bool) {
 	}
 	done := false
 	at := func(n ast.Node) bool { return n != nil && fset.Position(n.Pos()).Offset == s.offset }
-	var rewrite func(list []ast.Stmt) []ast.Stmt
-	rewrite = func(list []ast.Stmt) []ast.Stmt {
+	rewrite := func(list []ast.Stmt) []ast.Stmt {
 		for i, st := range list {
 			if a, ok := st.(*ast.AssignStmt); ok && s.kind == "drop" && at(a) {
 				list[i] = &ast.EmptyStmt{Semicolon: a.Pos(), Implicit: true}
