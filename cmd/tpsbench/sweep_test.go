@@ -190,3 +190,27 @@ func TestSweepScriptedServer(t *testing.T) {
 		t.Errorf("--rank-by ttft: exit %d %s", code, errs)
 	}
 }
+
+// TestSweepFindMax: a point measured by a --find-max search carries its
+// answer into the sweep's table: with targets every level meets, the
+// limit the search was given.
+func TestSweepFindMax(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "scripted-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../bench/cmd/scripted-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the scripted server: %v\n%s", err, out)
+	}
+	code, table, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=1ms",
+		"--dir", t.TempDir(), "--", "--model", "m", "--api", "chat", "--max-tokens", "4", "--find-max", "--find-max-limit", "4", "--slo", "ttft=10s")
+	if code != 0 || !strings.Contains(table, "max concurrency under targets") {
+		t.Fatalf("exit %d\n%s%s", code, table, errs)
+	}
+	var row string
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "gap=1ms") {
+			row = line
+		}
+	}
+	if f := strings.Fields(row); len(f) == 0 || f[len(f)-1] != "4" {
+		t.Errorf("the point's row %q, want its answer 4 last", row)
+	}
+}
