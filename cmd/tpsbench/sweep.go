@@ -18,6 +18,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
 	"github.com/tpsbench/tpsbench/sweep"
@@ -25,9 +26,10 @@ import (
 
 // sweepFlags are the sweep command's own flags; the run's follow "--".
 type sweepFlags struct {
-	serveCmd, grid, gridFile, dir, url, api, format, rankBy string
-	zip, resume, dryRun                                     bool
-	readyTimeout, stopGrace                                 time.Duration
+	serveCmd, grid, gridFile, dir, url, api, format, rankBy, out string
+	force                                                        bool
+	zip, resume, dryRun                                          bool
+	readyTimeout, stopGrace                                      time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -51,6 +53,8 @@ func newSweepCmd() *cobra.Command {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print each point's server command, start nothing")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 10*time.Minute, "how long a started server may take to answer")
 	fl.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long before a server is killed")
+	fl.StringVar(&f.out, "out", "", "write the table, JSON or page to this file (whole or not at all) instead of stdout")
+	fl.BoolVar(&f.force, "force", false, "with --out: replace a file that exists")
 	fl.StringVar(&f.rankBy, "rank-by", "", "order the points by system_tps (the highest first) or cost (the fewest dollars a million output tokens first; give --cost-per-hour after --); default: the grid's order")
 	fl.StringVar(&f.format, "format", "text", "text (a table of the points), json (every point's outcome) or html (a page: the points' table, the Pareto front drawn, their distributions)")
 	return cmd
@@ -66,6 +70,8 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 		return usagef("--format %q: want text, json or html", f.format)
 	case f.rankBy != "" && f.rankBy != sweep.RankSystemTPS && f.rankBy != sweep.RankCost:
 		return usagef("--rank-by %q: want system_tps or cost", f.rankBy)
+	case f.out != "" && outfile.Check(f.out, f.force) != nil:
+		return usagef("--out: %v", outfile.Check(f.out, f.force)) // said before the sweep, not after it
 	}
 	for _, a := range runArgs {
 		if a == "--url" || strings.HasPrefix(a, "--url=") || a == "--records" || a == "--out" || a == "--format" {
@@ -97,7 +103,7 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	if err := sweep.Rank(results, f.rankBy); err != nil {
 		return usagef("--rank-by: %v", err)
 	}
-	if err := writeSweep(cmd.OutOrStdout(), f.format, results); err != nil {
+	if err := f.write(cmd.OutOrStdout(), results); err != nil {
 		return err
 	}
 	for _, r := range results {
@@ -262,4 +268,20 @@ func sweepPage(w io.Writer, results []sweep.Result, best sweep.Result, bestErr e
 		rep.Note = "Best point meeting every target: " + best.Point.String()
 	}
 	return report.Render(w, "html", rep)
+}
+
+// write writes the sweep's outcome to stdout, or whole to --out.
+func (f *sweepFlags) write(stdout io.Writer, results []sweep.Result) error {
+	if f.out == "" {
+		return writeSweep(stdout, f.format, results)
+	}
+	file, err := outfile.Create(f.out, f.force)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", f.out, err)
+	}
+	defer file.Abort()
+	if err := writeSweep(file, f.format, results); err != nil {
+		return fmt.Errorf("writing %s: %w", f.out, err)
+	}
+	return file.Commit()
 }

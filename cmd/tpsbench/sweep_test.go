@@ -189,6 +189,19 @@ func TestSweepScriptedServer(t *testing.T) {
 	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x", "--grid", "a=1", "--rank-by", "ttft", "--dry-run"); code != exitUsage || !strings.Contains(errs, "--rank-by") {
 		t.Errorf("--rank-by ttft: exit %d %s", code, errs)
 	}
+	// --out writes the page whole, and refuses a file that exists before
+	// measuring anything
+	page2 := filepath.Join(t.TempDir(), "sweep.html")
+	if code, _, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=1ms,25ms",
+		"--dir", dir, "--resume", "--format", "html", "--out", page2, "--", "--model", "m", "--api", "chat", "--concurrency", "2", "--requests", "4", "--max-tokens", "10"); code != 0 {
+		t.Errorf("--out: exit %d %s", code, errs)
+	}
+	if data, _ := os.ReadFile(page2); !strings.Contains(string(data), `"id":"pareto"`) {
+		t.Errorf("--out %s holds no page", page2)
+	}
+	if code, _, errs := cli(t, "sweep", "--serve-cmd", "x", "--grid", "a=1", "--dir", dir, "--out", page2); code != exitUsage || !strings.Contains(errs, "--out") {
+		t.Errorf("--out onto a file that exists: exit %d %s", code, errs)
+	}
 }
 
 // TestSweepFindMax: a point measured by a --find-max search carries its
