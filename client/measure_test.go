@@ -28,6 +28,9 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte("data: {\"text\":\"ab\",\"meta_info\":{\"completion_tokens\":2}}\n\ndata: {\"text\":\"a\",\"meta_info\":{\"completion_tokens\":3}}\n\ndata: [DONE]\n\n"), uint8(12))
 	f.Add([]byte(anthropicStream), uint8(14))
 	f.Add([]byte(`{"id":"msg_1","type":"message","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","input":{}},{"type":"text","text":"a"}],"stop_reason":"max_tokens","usage":{"input_tokens":3,"output_tokens":4}}`), uint8(15))
+	f.Add([]byte(`{"data":[{"embedding":[0.1,0.2]},{"embedding":"AAAAAA=="},{"embedding":[1]}],"usage":{"prompt_tokens":6}}`), uint8(17))
+	f.Add([]byte(`{"data":[]}`), uint8(16))
+	f.Add([]byte(`{"results":[{"index":0,"relevance_score":0.5},{"index":1,"relevance_score":0.1}],"usage":{"total_tokens":9}}`), uint8(19))
 	// every API, streamed (even modes) and whole (odd ones)
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
 		api, stream := APIs[int(mode)/2%len(APIs)], mode%2 == 0
@@ -35,6 +38,10 @@ func FuzzMeasure(f *testing.F) {
 		reads := int64(0)
 		stamp := func() time.Time { reads++; return clock.Time(reads * int64(time.Millisecond)) }
 		rec := &record.Record{}
+		outputless := protocolOf(api).outputless
+		if outputless {
+			rec.Inputs = 1 + int(mode)%3 // as the request sent would set it
+		}
 		Measure(bytes.NewReader(body), stamp, rec, clock, api, stream, MeasureOptions{})
 		if rec.OutputTokens < 0 || rec.PromptTokens < 0 || rec.UsageTokens < 0 {
 			t.Fatalf("negative count: %+v", rec)
@@ -53,6 +60,14 @@ func FuzzMeasure(f *testing.F) {
 				t.Fatalf("chunk %d: %+v after %d", i, c, last)
 			}
 			last = c.At
+		}
+		// a request that generates nothing succeeds with an answer for each
+		// of its inputs, and no tokens
+		if outputless {
+			if rec.OK() && (len(rec.Chunks) > 0 || rec.OutputTokens != 0 || rec.First != 0 || rec.Done < rec.Sent) {
+				t.Fatalf("an outputless success with tokens or out of order: %+v", rec)
+			}
+			return
 		}
 		// a success streamed tokens in order, or (nothing to show: a stop
 		// string matched at once) rests on the server's usage
