@@ -97,7 +97,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			// comes (--max-tokens 2^30 asked for a 25.8 GB block)
 			rec.Chunks = make([]record.Chunk, 0, min(item.MaxTokens, chunksReserved))
 		}
-		req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens, Images: item.Images, Inputs: item.Inputs}
+		req := &client.Request{Model: step.Model, Prompt: item.Prompt, Messages: item.Messages, MaxTokens: item.MaxTokens, Media: item.Media, Inputs: item.Inputs}
 		if item.Model != "" {
 			req.Model, rec.Model = item.Model, item.Model
 		}

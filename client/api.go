@@ -34,8 +34,10 @@ type protocol struct {
 	// chat: its requests carry chat messages, which a server templates
 	// (a /tokenize count asks for the same).
 	chat bool
-	// media says whether its requests carry images (Request.Images)
-	media bool
+	// media says whether its requests carry media as content parts
+	// (Request.Media); transcribes, that a request is one audio sent as
+	// a multipart form's file (the body's fields the form's others)
+	media, transcribes bool
 	// outputless: it answers without generating tokens (embeddings,
 	// rerank); a request records its inputs, and completes with one of
 	// answers (vectors, scores) for each
@@ -78,7 +80,7 @@ type probe struct {
 // protocols lists every API a client speaks, in the order help texts name
 // them and --api auto probes for them.
 var protocols = []*protocol{
-	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI, &embeddingsAPI, &rerankAPI,
+	&chatAPI, &completionsAPI, &responsesAPI, &ollamaAPI, &llamaCppAPI, &tgiAPI, &sglangAPI, &anthropicAPI, &embeddingsAPI, &rerankAPI, &transcriptionAPI,
 }
 
 // setAuth sets p's headers and credential on h (a bearer token for an
@@ -155,8 +157,8 @@ func endingIn(path string, proxied bool) []*protocol {
 	var found []*protocol
 	longest := 0
 	for _, p := range protocols {
-		if proxied && p.outputless {
-			continue // the proxy measures generations; it passes these on
+		if proxied && (p.outputless || p.transcribes) {
+			continue // the proxy measures generations of JSON requests; it passes these on
 		}
 		ends := append(p.endpoints[:len(p.endpoints):len(p.endpoints)], p.wholePath)
 		if proxied {

@@ -1,6 +1,11 @@
 package client
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/tpsbench/tpsbench/workload"
+)
 
 // OpenAI's chat and completions APIs, which vLLM, SGLang, TGI, llama.cpp's
 // server, Ollama and the tpsbench engine all serve.
@@ -39,7 +44,7 @@ var completionsAPI = protocol{
 func openAIBody(cfg *HTTPConfig, req *Request) map[string]any {
 	b := map[string]any{"model": req.Model, "stream": cfg.Stream}
 	if cfg.API == APIChat {
-		b["messages"] = withImages(messages(req), req.Images)
+		b["messages"] = withMedia(messages(req), req.Media)
 	} else {
 		b["prompt"] = req.Prompt
 	}
@@ -56,11 +61,12 @@ func openAIScanner(st *streamState) scanFunc {
 	return func(b []byte, ci *chunkInfo) error { return scanOpenAI(b, ci, &st.srv) }
 }
 
-// withImages is msgs with images as image_url parts (data URLs) of the
-// last user message's content, after its text: what a vision-language
-// model's chat takes.
-func withImages(msgs []Message, images []Media) any {
-	if len(images) == 0 {
+// withMedia is msgs with media as parts of the last user message's
+// content, after its text: images as image_url parts and videos as
+// video_url parts (data URLs, vLLM's and SGLang's video extension),
+// audio as input_audio parts; what a multimodal model's chat takes.
+func withMedia(msgs []Message, media []Media) any {
+	if len(media) == 0 {
 		return msgs
 	}
 	last := len(msgs) - 1
@@ -74,11 +80,35 @@ func withImages(msgs []Message, images []Media) any {
 			continue
 		}
 		parts := []any{map[string]any{"type": "text", "text": m.Content}}
-		for _, img := range images {
-			url := "data:" + img.MIME + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
-			parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": url}})
+		for _, part := range media {
+			parts = append(parts, mediaPart(part))
 		}
 		out[i] = map[string]any{"role": m.Role, "content": parts}
 	}
 	return out
+}
+
+// mediaPart is one medium as a chat content part.
+func mediaPart(m Media) map[string]any {
+	data := base64.StdEncoding.EncodeToString(m.Data)
+	switch m.Kind() {
+	case workload.KindAudio:
+		return map[string]any{"type": "input_audio", "input_audio": map[string]any{"data": data, "format": audioFormat(m.MIME)}}
+	case workload.KindVideo:
+		return map[string]any{"type": "video_url", "video_url": map[string]any{"url": "data:" + m.MIME + ";base64," + data}}
+	}
+	return map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:" + m.MIME + ";base64," + data}}
+}
+
+// audioFormat is input_audio's format of an audio MIME type: wav, mp3,
+// or the subtype.
+func audioFormat(mime string) string {
+	_, sub, _ := strings.Cut(mime, "/")
+	switch sub {
+	case "mpeg":
+		return "mp3"
+	case "x-wav", "wave":
+		return "wav"
+	}
+	return sub
 }

@@ -1,7 +1,11 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
 	"strings"
 	"testing"
 )
@@ -30,11 +34,25 @@ func TestEveryAPIComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := c.body(&Request{Model: "m", Prompt: "say hi", MaxTokens: 7})
+			req := &Request{Model: "m", Prompt: "say hi", MaxTokens: 7}
+			if p.transcribes {
+				req.Media = []Media{{MIME: "audio/wav", Data: []byte("RIFF")}}
+			}
+			body, ctype, err := c.body(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, ok := ReadProxied(strings.TrimPrefix(c.endpoint, "http://127.0.0.1:8000"), body)
+			if p.transcribes { // a form, which the proxy passes on unmeasured
+				form := readForm(t, ctype, body)
+				if ok || form["file"] != "RIFF" || form["model"] != "m" || form["prompt"] != "" || form["max_completion_tokens"] != "7" || (form["stream"] == "true") != stream {
+					t.Errorf("%s: sent the form %v, proxy read %+v (ok %v)", p.name, form, got, ok)
+				}
+				continue
+			}
+			if ctype != "application/json" {
+				t.Errorf("%s: Content-Type %q", p.name, ctype)
+			}
 			if p.outputless { // the proxy passes it on unmeasured
 				if ok || !strings.Contains(string(body), "say hi") {
 					t.Errorf("%s: sent %s, proxy read %+v (ok %v)", p.name, body, got, ok)
@@ -52,4 +70,30 @@ func TestEveryAPIComplete(t *testing.T) {
 	if len(APIs) != len(protocols) || !strings.Contains(ErrAPI.Error(), "sglang") {
 		t.Errorf("APIs %v, ErrAPI %q", APIs, ErrAPI)
 	}
+}
+
+// readForm is a multipart form's fields and files, each by its name.
+func readForm(t *testing.T, ctype string, body []byte) map[string]string {
+	t.Helper()
+	_, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		t.Fatalf("Content-Type %q: %v", ctype, err)
+	}
+	form, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(1 << 20)
+	if err != nil {
+		t.Fatalf("reading the form: %v", err)
+	}
+	out := map[string]string{}
+	for k, v := range form.Value {
+		out[k] = v[0]
+	}
+	for k, fs := range form.File {
+		f, err := fs[0].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(f)
+		out[k] = string(data)
+	}
+	return out
 }

@@ -28,9 +28,10 @@ type Request struct {
 	// with the tokens it carries by then (rec.Streamed adds them up). It
 	// runs on the reading goroutine: it must be quick.
 	OnChunk func(rec *record.Record, tokens int)
-	// Images go with the last user message, as parts of its content (an
-	// API whose protocol has media: OpenAI's chat).
-	Images []Media
+	// Media (images, audio, video) go with the last user message, as
+	// parts of its content (an API whose protocol has media: OpenAI's
+	// chat), or are the audio a transcription request sends.
+	Media []Media
 	// Answer, when set, receives the answer's text (not its reasoning) as
 	// it is read: a session sends it back as the next turn's history.
 	Answer *strings.Builder

@@ -164,13 +164,19 @@ func (c *HTTP) API() string { return c.cfg.API }
 func (c *HTTP) Close() { c.http.CloseIdleConnections() }
 
 // body is the request in the API's form, with HTTPConfig.Extra's fields
-// over it.
-func (c *HTTP) body(req *Request) ([]byte, error) {
-	b := protocolOf(c.cfg.API).body(&c.cfg, req)
+// over it, and its Content-Type: JSON, or a multipart form with the
+// audio a transcription sends.
+func (c *HTTP) body(req *Request) ([]byte, string, error) {
+	p := protocolOf(c.cfg.API)
+	b := p.body(&c.cfg, req)
 	for k, v := range c.cfg.Extra {
 		b[k] = v
 	}
-	return json.Marshal(b)
+	if p.transcribes {
+		return multipartBody(b, req.Media[0]) // checkMedia saw it is one audio
+	}
+	body, err := json.Marshal(b)
+	return body, "application/json", err
 }
 
 // Do sends req and fills rec. See Client.
@@ -184,14 +190,15 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	rec.Stream = c.cfg.Stream
 	rec.MaxTokens = req.MaxTokens
 
-	if len(req.Images) > 0 && !protocolOf(c.cfg.API).media {
+	if err := protocolOf(c.cfg.API).checkMedia(req.Media); err != nil {
 		rec.Sent = clock.Now()
 		rec.Done = rec.Sent
-		rec.Fail(record.KindMalformed, fmt.Sprintf("the %s API carries no images here: send them with --api chat", c.cfg.API))
+		rec.Fail(record.KindMalformed, err.Error())
 		return
 	}
-	body, err := c.body(req)
-	rec.RequestBytes, rec.Images = len(body), len(req.Images)
+	body, contentType, err := c.body(req)
+	rec.RequestBytes = len(body)
+	countMedia(rec, req.Media)
 	if p := protocolOf(c.cfg.API); p.outputless {
 		rec.Inputs, rec.MaxTokens = len(p.inputs(req)), 0 // it asks for no tokens
 	}
@@ -207,7 +214,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		defer cancel()
 	}
 	tr := &sendTrace{clock: clock, began: clock.Now()}
-	hreq, err := c.newRequest(httptrace.WithClientTrace(ctx, tr.hooks()), body)
+	hreq, err := c.newRequest(httptrace.WithClientTrace(ctx, tr.hooks()), body, contentType)
 	if err != nil {
 		rec.Sent = tr.began
 		rec.Done = tr.began
@@ -255,7 +262,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 }
 
 // newRequest is the POST of body to the endpoint, with the run's headers.
-func (c *HTTP) newRequest(ctx context.Context, body []byte) (*http.Request, error) {
+func (c *HTTP) newRequest(ctx context.Context, body []byte, contentType string) (*http.Request, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -265,7 +272,7 @@ func (c *HTTP) newRequest(ctx context.Context, body []byte) (*http.Request, erro
 			hreq.Header.Add(k, v)
 		}
 	}
-	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Content-Type", contentType)
 	// A POST that fails on a reused connection before a byte of an answer
 	// came back was never read by the server: llama.cpp's server closes
 	// each connection after its answer though its headers said

@@ -31,6 +31,8 @@ func FuzzMeasure(f *testing.F) {
 	f.Add([]byte(`{"data":[{"embedding":[0.1,0.2]},{"embedding":"AAAAAA=="},{"embedding":[1]}],"usage":{"prompt_tokens":6}}`), uint8(17))
 	f.Add([]byte(`{"data":[]}`), uint8(16))
 	f.Add([]byte(`{"results":[{"index":0,"relevance_score":0.5},{"index":1,"relevance_score":0.1}],"usage":{"total_tokens":9}}`), uint8(19))
+	f.Add([]byte(`data: {"type":"transcript.text.delta","delta":"Hi"}`+"\n\n"+`data: {"type":"transcript.text.done","text":"Hi","usage":{"type":"tokens","input_tokens":4,"output_tokens":1}}`+"\n\n"), uint8(20))
+	f.Add([]byte(`{"text":"Hello","usage":{"type":"duration","seconds":3}}`), uint8(21))
 	// every API, streamed (even modes) and whole (odd ones)
 	f.Fuzz(func(t *testing.T, body []byte, mode uint8) {
 		api, stream := APIs[int(mode)/2%len(APIs)], mode%2 == 0

@@ -22,21 +22,22 @@ type Accumulator struct {
 	rate                   float64 // likewise
 	runs                   map[string]bool
 
-	req                  Requests
-	inputs               int64 // of the completed requests that generate nothing (embeddings)
-	outputless           bool  // the step's requests generate nothing: no TPS applies
-	warmup               int
-	rampUp               int
-	coolDown             int
-	images, requestBytes int64
-	sources              map[string]int
-	mismatch             int
-	suspect              int
-	retried              int
-	chunks               int64
-	batched              int64
-	short                int
-	long                 int
+	req          Requests
+	inputs       int64 // of the completed requests that generate nothing (embeddings)
+	outputless   bool  // the step's requests generate nothing: no TPS applies
+	warmup       int
+	rampUp       int
+	coolDown     int
+	media        mediaAcc
+	requestBytes int64
+	sources      map[string]int
+	mismatch     int
+	suspect      int
+	retried      int
+	chunks       int64
+	batched      int64
+	short        int
+	long         int
 
 	start, end          int64   // window: first sent, last done (absolute ns)
 	rateLo, rateHi      float64 // the rates requests were started at (a ramp's differ)
@@ -140,7 +141,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.replay.add(r)
 	s.sessions.add(r)
 	s.slices.add(r)
-	s.images += int64(r.Images)
+	s.media.sent(r)
 	s.outputless = s.outputless || r.Outputless()
 	s.requestBytes += int64(r.RequestBytes)
 	if r.Retries > 0 {
@@ -254,6 +255,7 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 		}
 	}
 	s.inputs += int64(r.Inputs)
+	s.media.completed(r)
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
@@ -300,7 +302,7 @@ func (s *Accumulator) Summary() Summary {
 	sum := Summary{
 		Label: s.label, Model: s.model, URL: s.url, API: s.api,
 		Concurrency: s.concurrency, Rate: s.rate,
-		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown, Images: s.images, RequestBytes: s.requestBytes,
+		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown, RequestBytes: s.requestBytes,
 		Outputless: s.outputless, Inputs: s.inputs,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
@@ -320,6 +322,7 @@ func (s *Accumulator) Summary() Summary {
 	}
 	window := s.window()
 	s.rates(&sum, window)
+	s.media.summary(&sum, window)
 	s.charts(&sum)
 	s.distributions(&sum)
 	if len(s.targets.List) > 0 {

@@ -117,10 +117,21 @@ type Summary struct {
 	// Slices are the step's figures slice by slice, when asked for
 	// (Steps.WithSlices).
 	Slices []Slice `json:"slices,omitempty"`
-	// Images and RequestBytes are what the measured requests sent: images
-	// with their prompts, and request bodies' bytes (images included).
+	// Images, Audios, Videos and RequestBytes are what the measured
+	// requests sent: media with their prompts (or audio transcribed), and
+	// request bodies' bytes (media included).
 	Images       int64 `json:"images,omitempty"`
+	Audios       int64 `json:"audios,omitempty"`
+	Videos       int64 `json:"videos,omitempty"`
 	RequestBytes int64 `json:"request_bytes,omitempty"`
+	// AudioSeconds is the audio of a known length (a WAV's) the completed
+	// requests sent; RealTimeFactor is it over their seconds from send to
+	// answer's end (audio seconds per second of processing, the Open ASR
+	// Leaderboard's RTFx), and AudioSecondsPerSecond it over the step's
+	// window: the server's audio throughput.
+	AudioSeconds          float64 `json:"audio_s,omitempty"`
+	RealTimeFactor        float64 `json:"real_time_factor,omitempty"`
+	AudioSecondsPerSecond float64 `json:"audio_s_per_s,omitempty"`
 	// Outputless marks a step of requests that generate nothing
 	// (embeddings): its figures are latency, Inputs (of its completed
 	// requests) and InputsPerSecond, and input tokens a second

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// maxAudioSeconds bounds a record's audio: a day of it is past any
+// request a server takes.
+const maxAudioSeconds = 86400
+
 // MaxTokens bounds every token count a record holds (output, prompt,
 // usage, a chunk's): no request generates a billion tokens, and with the
 // bound, sums over billions of records cannot overflow.
@@ -107,9 +111,12 @@ func (c *checker) counts(r *Record) {
 			r.CachedTokens = min(max(r.CachedTokens, 0), r.PromptTokens)
 		}
 	}
-	if r.Images < 0 || r.RequestBytes < 0 || r.Inputs < 0 || r.Inputs > MaxTokens {
-		if c.broke("request size", fmt.Errorf("record %d: %d images, %d inputs, %d bytes", r.Seq, r.Images, r.Inputs, r.RequestBytes)) {
-			r.Images, r.RequestBytes = max(r.Images, 0), max(r.RequestBytes, 0)
+	if r.Images < 0 || r.Audios < 0 || r.Videos < 0 || r.RequestBytes < 0 || r.Inputs < 0 || r.Inputs > MaxTokens || !(r.AudioSeconds >= 0 && r.AudioSeconds <= maxAudioSeconds) {
+		if c.broke("request size", fmt.Errorf("record %d: %d images, %d audios (%g s), %d videos, %d inputs, %d bytes", r.Seq, r.Images, r.Audios, r.AudioSeconds, r.Videos, r.Inputs, r.RequestBytes)) {
+			r.Images, r.Audios, r.Videos, r.RequestBytes = max(r.Images, 0), max(r.Audios, 0), max(r.Videos, 0), max(r.RequestBytes, 0)
+			if !(r.AudioSeconds >= 0 && r.AudioSeconds <= maxAudioSeconds) {
+				r.AudioSeconds = 0
+			}
 			r.Inputs = min(max(r.Inputs, 0), MaxTokens)
 		}
 	}

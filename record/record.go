@@ -119,10 +119,16 @@ type Record struct {
 	// cache reads), so their prefill was skipped.
 	CachedTokens int `json:"cached_tokens,omitempty"`
 	MaxTokens    int `json:"max_tokens,omitempty"`
-	// Images is how many images went with the prompt, RequestBytes the
-	// request body's size (the images in it, base64).
+	// Images, Audios and Videos are how many of each went with the
+	// prompt (or, audio, were transcribed), RequestBytes the request
+	// body's size (the media in it, base64 in JSON).
 	Images       int `json:"images,omitempty"`
+	Audios       int `json:"audios,omitempty"`
+	Videos       int `json:"videos,omitempty"`
 	RequestBytes int `json:"request_bytes,omitempty"`
+	// AudioSeconds is the length of the audio sent, where known (a WAV's
+	// header): a transcription's real-time factor is it over E2E.
+	AudioSeconds float64 `json:"audio_seconds,omitempty"`
 	// Inputs is how many inputs a request of an API that generates no
 	// tokens carried (an embeddings batch); 0 for a generating API. Such a
 	// request completes with vectors, not tokens: its figures are its

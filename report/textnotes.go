@@ -82,11 +82,7 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 			ew.printf("%sEnergy: %.2f J from %s; %.4g J a token, %.4g tokens a joule\n", prefix, e.Joules, e.Source, e.JoulesPerToken, e.TokensPerJoule)
 		}
 	}
-	if s.Images > 0 {
-		sent := s.Requests.Completed + s.Requests.Failed
-		ew.printf("%sImages: %d sent with the prompts, %.1f KB of request body a request on average (images in base64 included); prompt tokens as the server charged them: %d\n",
-			prefix, s.Images, float64(s.RequestBytes)/float64(max(sent, 1))/1024, s.InputTokens)
-	}
+	mediaLines(ew, prefix, s)
 	if c := s.Cost; c != nil {
 		ew.printf("%sCost at $%.2f an hour: $%.4g a million output tokens", prefix, c.PerHour, c.PerMillionOutput)
 		if c.PerMillionInput > 0 {
@@ -273,5 +269,19 @@ func repeatsLines(ew *errWriter, reps []metrics.Repeat) {
 			}
 		}
 		ew.printf("  %s: %s\n", r.Label, strings.Join(parts, "; "))
+	}
+}
+
+// mediaLines says what media the step's requests sent, and how fast its
+// audio was processed.
+func mediaLines(ew *errWriter, prefix string, s *metrics.Summary) {
+	if s.Images+s.Audios+s.Videos > 0 {
+		sent := s.Requests.Completed + s.Requests.Failed
+		ew.printf("%sMedia: %d images, %d audio, %d videos sent, %.1f KB of request body a request on average (media in base64 included); prompt tokens as the server charged them: %d\n",
+			prefix, s.Images, s.Audios, s.Videos, float64(s.RequestBytes)/float64(max(sent, 1))/1024, s.InputTokens)
+	}
+	if s.RealTimeFactor > 0 {
+		ew.printf("%sAudio: %.1f s processed at %.2fx real time (audio seconds a second of send to answer's end, per request), %.2f audio seconds a second over the step\n",
+			prefix, s.AudioSeconds, s.RealTimeFactor, s.AudioSecondsPerSecond)
 	}
 }

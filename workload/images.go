@@ -12,12 +12,6 @@ import (
 	"strings"
 )
 
-// Media is an image (or another medium) sent with a request's prompt.
-type Media struct {
-	MIME string // image/png, image/jpeg
-	Data []byte
-}
-
 // Image formats synthetic images are made in.
 const (
 	ImagePNG  = "png"
@@ -106,22 +100,4 @@ func drawImage(size ImageSize, r *rand.Rand) *image.RGBA {
 		}
 	}
 	return img
-}
-
-// WithImages sends each request of Source with PerRequest images of Pool,
-// in turn by the request's index.
-type WithImages struct {
-	Source
-	Pool       []Media
-	PerRequest int
-}
-
-// Item implements Source.
-func (w WithImages) Item(seq int, warmup bool) Item {
-	it := w.Source.Item(seq, warmup)
-	it.Images = make([]Media, w.PerRequest)
-	for i := range w.PerRequest {
-		it.Images[i] = w.Pool[(seq*w.PerRequest+i)%len(w.Pool)]
-	}
-	return it
 }

@@ -34,9 +34,9 @@ func TestSyntheticImages(t *testing.T) {
 	if _, err := SyntheticImages(ImageSize{8, 8}, "gif", 1); err == nil {
 		t.Error("gif accepted")
 	}
-	w := WithImages{Source: Fixed{Prompt: "p"}, Pool: []Media{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}}, PerRequest: 2}
-	if it := w.Item(1, false); len(it.Images) != 2 || string(it.Images[0].Data) != "c" || string(it.Images[1].Data) != "a" {
-		t.Errorf("request 1's images %+v", it.Images)
+	w := WithMedia{Source: Fixed{Prompt: "p"}, Pool: []Media{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}}, PerRequest: 2}
+	if it := w.Item(1, false); len(it.Media) != 2 || string(it.Media[0].Data) != "c" || string(it.Media[1].Data) != "a" {
+		t.Errorf("request 1's images %+v", it.Media)
 	}
 	for _, bad := range []string{"", "512", "0x5", "9000x10", "axb"} {
 		if _, err := ParseImageSizes(bad); err == nil {

@@ -20,9 +20,10 @@ type Item struct {
 	// Model, when set, is the model the request asks for in place of its
 	// step's (a ModelMix's: a LoRA adapter, say).
 	Model string
-	// Images go with the prompt (its last user message), for a
-	// vision-language model (WithImages).
-	Images []Media
+	// Media (images, audio, video) go with the prompt (its last user
+	// message) for a multimodal model, or are what a transcription
+	// request transcribes (WithMedia).
+	Media []Media
 	// Trace is what a replayed trace asked of the request, kept in its
 	// record.
 	Trace *record.TraceRef

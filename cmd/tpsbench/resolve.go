@@ -30,8 +30,13 @@ type runConfig struct {
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
 	corpus  [][]string            // --corpus
-	// imageSizes are --image-size's, a step each when several
-	imageSizes []workload.ImageSize
+	// imageSizes are --image-size's, a step each when several, and
+	// images their synthetic images (or --image-dir's, one pool); audio
+	// and videos are the pools of the audio and the videos requests
+	// carry, synthetic or from a folder
+	imageSizes    []workload.ImageSize
+	images        [][]workload.Media
+	audio, videos []workload.Media
 	// lora are --lora-modules' models and weights
 	lora        []string
 	loraWeights []float64

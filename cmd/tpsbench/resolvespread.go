@@ -62,7 +62,7 @@ func resolveSources(f *runFlags, c *runConfig) error {
 	if err := resolveBatch(f); err != nil {
 		return err
 	}
-	return resolveImages(f, c)
+	return resolveMedia(f, c)
 }
 
 // maxBatch bounds --batch-size: the largest batch servers take in one
@@ -106,39 +106,6 @@ func resolveSpecBench(f *runFlags) error {
 		}
 	}
 	f.columns = workload.SpecBench(categories...)
-	return nil
-}
-
-// resolveImages reads the images requests carry (--images-per-request,
-// --image-size, --image-format).
-func resolveImages(f *runFlags, c *runConfig) error {
-	if f.imageSize == "" && f.imagesPerRequest == 0 {
-		return nil
-	}
-	switch {
-	case f.imagesPerRequest < 0 || f.imagesPerRequest > 64:
-		return usagef("--images-per-request %d: want 1 to 64", f.imagesPerRequest)
-	case f.api != client.APIAuto && f.api != client.APIChat:
-		return usagef("images go in chat messages: --api chat (or auto), not %s", f.api)
-	case f.imageFormat != workload.ImagePNG && f.imageFormat != workload.ImageJPEG:
-		return usagef("--image-format %q: want png or jpeg", f.imageFormat)
-	case f.trace != "" || f.turns > 0:
-		return usagef("images go with synthetic or listed prompts: not with --trace or --turns")
-	}
-	if f.imagesPerRequest == 0 {
-		f.imagesPerRequest = 1
-	}
-	size := f.imageSize
-	if size == "" {
-		size = "512x512"
-	}
-	var err error
-	if c.imageSizes, err = workload.ParseImageSizes(size); err != nil {
-		return usagef("--image-size: %v", err)
-	}
-	if len(c.imageSizes) > 1 && (len(c.levels) > 1 || f.sweepRates != "" || f.findMax || f.factor != "") {
-		return usagef("several --image-size are a step each: not with --sweep, --sweep-rates, --find-max or --factor")
-	}
 	return nil
 }
 

@@ -57,17 +57,16 @@ type runFlags struct {
 	replicas                  []string
 	repeat                    int
 	rampUp, coolDown          time.Duration
-	imagesPerRequest          int
 	batchSize                 int
-	imageSize, imageFormat    string
-	balance                   string
-	loraModules, loraAssign   string
-	turns                     int
-	thinkTime, thinkStddev    time.Duration
-	cancelRate                float64
-	cancelDelay               time.Duration
-	rampStrategy              string
-	rampStart, rampEnd        float64
+	mediaFlags
+	balance                 string
+	loraModules, loraAssign string
+	turns                   int
+	thinkTime, thinkStddev  time.Duration
+	cancelRate              float64
+	cancelDelay             time.Duration
+	rampStrategy            string
+	rampStart, rampEnd      float64
 
 	requests    int
 	concurrency int

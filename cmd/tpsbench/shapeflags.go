@@ -10,10 +10,8 @@ import (
 // concurrency and rate: sessions and think times, ramps, cancellations,
 // model mixes and replicas, datasets and length mixtures, repeats.
 func (f *runFlags) defineShapeFlags(fl *pflag.FlagSet) {
+	f.defineMediaFlags(fl)
 	fl.IntVar(&f.batchSize, "batch-size", 1, "with --api embeddings: inputs a request, each a prompt of the workload in turn (AIPerf's --batch-size, vLLM's --random-batch-size); with --api rerank, documents after the query, prompts of the workload too")
-	fl.IntVar(&f.imagesPerRequest, "images-per-request", 0, "send this many synthetic images with each prompt (image_url parts, data URLs; chat API), for a vision-language model")
-	fl.StringVar(&f.imageSize, "image-size", "", "the synthetic images' size, WIDTHxHEIGHT (default 512x512); several, comma-separated, are a step each: a sweep over image sizes")
-	fl.StringVar(&f.imageFormat, "image-format", "png", "the synthetic images' format: png or jpeg")
 	fl.DurationVar(&f.rampUp, "ramp-up-duration", 0, "raise the load over a step's first part: --rate from 0 (GuideLLM's rampup), or --concurrency users from 1 (AIPerf's --concurrency-ramp-duration); requests started in it are counted apart, out of the step's figures")
 	fl.DurationVar(&f.coolDown, "cool-down-duration", 0, "with --duration: requests started in a step's last part are counted apart, out of its figures (GuideLLM's cooldown)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the whole plan this many times: every step's runs are reported, and each figure's mean with its 95% confidence interval across them (AIPerf's --num-profile-runs)")

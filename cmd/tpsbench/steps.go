@@ -32,8 +32,6 @@ type stepBuilder struct {
 	// contexts are the targets' contexts (contextOf), by target
 	contexts map[string]int
 	stderr   io.Writer
-	// images are the synthetic images of each --image-size, by size
-	images [][]workload.Media
 }
 
 // contextOf is the context the target's server gives its model (0 when
@@ -88,9 +86,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	if ph.requests > 0 {
 		prof.Requests, prof.Warmup = ph.requests, 0
 	}
-	if len(b.images) > 0 {
-		src = workload.WithImages{Source: src, Pool: b.images[ph.image], PerRequest: f.imagesPerRequest}
-	}
+	src = b.cfg.withMedia(src, f, ph.image)
 	switch {
 	case f.api == client.APIRerank: // a query, then the documents
 		src = workload.Batched{Source: src, Size: f.batchSize + 1}
@@ -216,13 +212,6 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	}
 	b.counter = cfg.counter
 	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
-	for _, size := range cfg.imageSizes {
-		pool, err := workload.SyntheticImages(size, f.imageFormat, f.seed)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		b.images = append(b.images, pool)
-	}
 	if len(cfg.lora) > 0 {
 		b.src = workload.ModelMix{Source: b.src, Models: cfg.lora, Weights: cfg.loraWeights, Assign: f.loraAssign, Seed: f.seed}
 	}

@@ -27,7 +27,10 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	}
 	texts := make([]string, 0, len(parts))
 	for _, p := range parts {
-		if p.Type != "text" || p.Text == nil {
+		switch {
+		case p.Type == "image_url" || p.Type == "video_url" || p.Type == "input_audio" || p.Type == "audio_url":
+			return badRequest{"messages.content", fmt.Sprintf("messages.content: a part of type %q: this engine serves text-only llama models, with no vision or audio encoder; send text parts, or measure a multimodal server with --url", p.Type)}
+		case p.Type != "text" || p.Text == nil:
 			return badRequest{"messages.content", fmt.Sprintf("messages.content: a part of type %q; only text parts, {\"type\":\"text\",\"text\":...}, are served here", p.Type)}
 		}
 		texts = append(texts, *p.Text)

@@ -80,6 +80,8 @@ func TestChatContent(t *testing.T) {
 	}
 	for _, tc := range []struct{ body, param, msg string }{
 		{`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, "messages.content", `type "image_url"`},
+		{`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`, "messages.content", "no vision or audio encoder"},
+		{`{"messages":[{"role":"user","content":[{"type":"video_url","video_url":{"url":"data:video/x-msvideo;base64,UklGRg=="}}]}]}`, "messages.content", `type "video_url"`},
 		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, "messages.content", "only text parts"},
 		{`{"messages":[{"role":"user","content":7}]}`, "messages.content", "a string or an array of text parts"},
 		{`{"messages":"hi"}`, "messages", "messages: want an array, got string"},

@@ -48,6 +48,8 @@ type Sent struct {
 	Stream   bool
 	Request  json.RawMessage // the request's body, as received
 	Images   []ImageSeen     // the images it carried, decoded
+	Audios   []AudioSeen     // the audio it carried or transcribed, decoded
+	Videos   []VideoSeen     // the videos it carried, decoded
 }
 
 // Handler serves the scripted API; it keeps a log of what it sent.
@@ -69,6 +71,7 @@ func NewHandler(script func(seq int) Script, keepLog bool) *Handler {
 	h.mux.HandleFunc("/v1/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, false) })
 	h.mux.HandleFunc("/v1/embeddings", h.serveEmbeddings)
 	h.mux.HandleFunc("/v1/rerank", h.serveRerank)
+	h.mux.HandleFunc("/v1/audio/transcriptions", h.serveTranscription)
 	h.mux.HandleFunc("/v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "responses") })
 	h.mux.HandleFunc("/v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "anthropic") })
 	h.mux.HandleFunc("/completion", func(w http.ResponseWriter, r *http.Request) { h.serveNative(w, r, "llamacpp") })
@@ -186,10 +189,7 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	log := &Sent{ID: id, Received: received, Stream: body.Stream, Request: raw}
 	if chat {
-		log.Images = imagesIn(raw)
-		for _, img := range log.Images {
-			sc.PromptTokens += img.Tokens // charged as a VLM charges them
-		}
+		sc.PromptTokens += log.readMedia(raw) // charged as a multimodal model charges them
 	}
 	if !s.noLog {
 		s.mu.Lock()
@@ -214,20 +214,26 @@ func (s *Handler) serve(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 
+	s.stream(w, r, sc, chat, id, body.Model, word, n, per, log)
+}
+
+// stream answers with n tokens as chat (or completions) chunks paced by
+// sc, usage when sc asks, and [DONE].
+func (s *Handler) stream(w http.ResponseWriter, r *http.Request, sc Script, chat bool, id, model, word string, n, per int, log *Sent) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl := w.(http.Flusher)
 	if sc.RoleChunk && chat {
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n", id, body.Model)
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n", id, model)
 		fl.Flush()
 	}
 	if sc.TTFT == 0 && sc.Gap == 0 && !sc.ContinuousUsage && sc.Reasoning == 0 && chat {
-		s.flood(w, id, body.Model, word, n, per, log)
+		s.flood(w, id, model, word, n, per, log)
 	} else {
-		s.paced(w, fl, r, sc, chat, id, body.Model, word, n, per, log)
+		s.paced(w, fl, r, sc, chat, id, model, word, n, per, log)
 	}
 	if sc.Usage {
-		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, body.Model, usageJSON(sc, n))
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chunk\",\"model\":%q,\"choices\":[]%s}\n\n", id, model, usageJSON(sc, n))
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	fl.Flush()

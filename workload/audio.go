@@ -1,0 +1,130 @@
+package workload
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// AudioRate is the sample rate of synthetic audio: 16 kHz, what speech
+// models (Whisper, Qwen2-Audio) resample their input to.
+const AudioRate = 16000
+
+// maxAudioSeconds bounds a synthetic signal: Whisper's window is 30 s and
+// the longest clips servers take are minutes; an hour is 115 MB of WAV.
+const maxAudioSeconds = 3600
+
+// audioPool is how many distinct signals of a length are made: fewer than
+// images, as a clip of 30 s is a megabyte.
+const audioPool = 8
+
+// SyntheticAudio makes the audio requests of one length carry: pool
+// distinct speech-like signals (drawn from seed) of seconds each, as
+// 16-bit mono WAV at AudioRate.
+func SyntheticAudio(seconds float64, seed uint64) ([]Media, error) {
+	if !(seconds > 0 && seconds <= maxAudioSeconds) {
+		return nil, fmt.Errorf("audio of %g s: want more than 0 and at most %d", seconds, maxAudioSeconds)
+	}
+	out := make([]Media, audioPool)
+	for i := range out {
+		samples := speechLike(int(math.Round(seconds*AudioRate)), rand.New(rand.NewPCG(seed, uint64(i)|1<<59)))
+		out[i] = Media{MIME: "audio/wav", Data: EncodeWAV(samples, AudioRate), Seconds: float64(len(samples)) / AudioRate}
+	}
+	return out, nil
+}
+
+// speechLike is n samples of voiced syllables (a pitch with harmonics
+// under two formants, a smooth envelope) and pauses between words, over
+// quiet noise: a signal a speech model's voice detection and encoder
+// treat as speech, not as silence or a tone.
+func speechLike(n int, r *rand.Rand) []int16 {
+	out := make([]int16, n)
+	word := 0 // syllables left in the word
+	for i := 0; i < n; {
+		syllable := int((0.12 + 0.18*r.Float64()) * AudioRate)
+		pitch := 90 + 160*r.Float64()
+		f1, f2 := 300+600*r.Float64(), 900+1600*r.Float64()
+		phase := 0.0
+		for j := 0; j < syllable && i+j < n; j++ {
+			env := math.Sin(math.Pi * float64(j) / float64(syllable))
+			f0 := pitch * (1 + 0.1*float64(j)/float64(syllable)) // a rising tone
+			phase += 2 * math.Pi * f0 / AudioRate
+			v := 0.0
+			for k := 1; k <= 24; k++ {
+				h := f0 * float64(k)
+				v += (formant(h, f1, 120) + 0.6*formant(h, f2, 180)) * math.Sin(float64(k)*phase) / float64(k)
+			}
+			out[i+j] = pcm16(15000 * env * v) // about -20 dBFS voiced, as speech is recorded
+		}
+		i += syllable
+		if word--; word <= 0 { // a pause between words of 2 to 4 syllables
+			i += int((0.1 + 0.3*r.Float64()) * AudioRate)
+			word = 2 + r.IntN(3)
+		}
+	}
+	for i := range out {
+		out[i] = pcm16(float64(out[i]) + r.NormFloat64()*30)
+	}
+	return out
+}
+
+// pcm16 is v as a 16-bit sample, clipped as a recording clips.
+func pcm16(v float64) int16 { return int16(max(-32768, min(32767, math.Round(v)))) }
+
+// formant is a resonance's gain at frequency f: a bell around center.
+func formant(f, center, width float64) float64 {
+	d := (f - center) / width
+	return math.Exp(-d * d / 2)
+}
+
+// EncodeWAV is samples as a 16-bit mono PCM WAV file.
+func EncodeWAV(samples []int16, rate int) []byte {
+	data := 2 * len(samples)
+	b := make([]byte, 44, 44+data)
+	copy(b[0:], "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], uint32(36+data))
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)
+	binary.LittleEndian.PutUint16(b[20:], 1) // PCM
+	binary.LittleEndian.PutUint16(b[22:], 1) // mono
+	binary.LittleEndian.PutUint32(b[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(b[28:], uint32(2*rate))
+	binary.LittleEndian.PutUint16(b[32:], 2)
+	binary.LittleEndian.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], uint32(data))
+	for _, s := range samples {
+		b = binary.LittleEndian.AppendUint16(b, uint16(s))
+	}
+	return b
+}
+
+// WAVSeconds is a WAV file's length in seconds, read from its header
+// (fmt's byte rate, data's size: the data present, when a stream's
+// header overstates it).
+func WAVSeconds(b []byte) (float64, error) {
+	if len(b) < 12 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+		return 0, errors.New("not a RIFF WAVE file")
+	}
+	byteRate := uint32(0)
+	for p := 12; p+8 <= len(b); {
+		id, size := string(b[p:p+4]), int64(binary.LittleEndian.Uint32(b[p+4:]))
+		body := b[p+8:]
+		switch id {
+		case "fmt ":
+			if size < 16 || len(body) < 16 {
+				return 0, errors.New("a WAV fmt chunk shorter than 16 bytes")
+			}
+			byteRate = binary.LittleEndian.Uint32(body[8:])
+		case "data":
+			if byteRate == 0 {
+				return 0, errors.New("a WAV file with no byte rate before its data")
+			}
+			return float64(min(size, int64(len(body)))) / float64(byteRate), nil
+		}
+		p += 8 + int(min(size+size&1, int64(len(b)))) // chunks are padded to even sizes
+	}
+	return 0, errors.New("a WAV file with no data chunk")
+}

@@ -1,0 +1,81 @@
+package workload
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// mediaTypes are the file extensions a media folder's files are read by.
+var mediaTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp",
+	".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac", ".ogg": "audio/ogg", ".m4a": "audio/mp4",
+	".mp4": "video/mp4", ".avi": "video/x-msvideo", ".webm": "video/webm", ".mov": "video/quicktime", ".mkv": "video/x-matroska",
+}
+
+// maxMediaBytes bounds what a run reads of media files into memory: they
+// are sent again and again, so they are held, not streamed from disk.
+const maxMediaBytes = 2 << 30
+
+// MediaFile reads one media file of a known extension: its type from the
+// extension, an audio WAV's length from its header.
+func MediaFile(path string) (Media, error) {
+	mime, ok := mediaTypes[strings.ToLower(filepath.Ext(path))]
+	if !ok {
+		return Media{}, fmt.Errorf("%s: not a media file tpsbench knows by its extension (%s)", path, mediaExtensions())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Media{}, err
+	}
+	m := Media{MIME: mime, Data: data}
+	if mime == "audio/wav" {
+		if m.Seconds, err = WAVSeconds(data); err != nil {
+			return Media{}, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return m, nil
+}
+
+// MediaDir reads the files of kind (image, audio or video) in dir, in the
+// order of their names, for requests to cycle through; skipped counts
+// the files of other kinds or extensions left out.
+func MediaDir(dir, kind string) (pool []Media, skipped int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the media folder: %w", err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	total := 0
+	for _, e := range entries {
+		mime, ok := mediaTypes[strings.ToLower(filepath.Ext(e.Name()))]
+		if !e.Type().IsRegular() || !ok || !strings.HasPrefix(mime, kind+"/") {
+			skipped++
+			continue
+		}
+		m, err := MediaFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, 0, err
+		}
+		if total += len(m.Data); total > maxMediaBytes {
+			return nil, 0, fmt.Errorf("%s: more than %d GiB of %s files: they are held in memory to be sent again and again; give a folder of fewer", dir, maxMediaBytes>>30, kind)
+		}
+		pool = append(pool, m)
+	}
+	if len(pool) == 0 {
+		return nil, skipped, fmt.Errorf("%s holds no %s files (%s)", dir, kind, mediaExtensions())
+	}
+	return pool, skipped, nil
+}
+
+// mediaExtensions lists the extensions MediaFile reads.
+func mediaExtensions() string {
+	var exts []string
+	for ext := range mediaTypes {
+		exts = append(exts, ext)
+	}
+	sort.Strings(exts)
+	return strings.Join(exts, " ")
+}
