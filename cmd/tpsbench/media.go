@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -97,12 +98,9 @@ func resolveImages(f *runFlags, c *runConfig) error {
 		if f.imageSize != "" {
 			return usagef("--image-dir's images have their own sizes: not with --image-size")
 		}
-		pool, _, err := workload.MediaDir(f.imageDir, workload.KindImage)
-		if err != nil {
-			return usagef("--image-dir: %v", err)
-		}
+		pool, err := mediaDir(c, "--image-dir", f.imageDir, workload.KindImage)
 		c.images = [][]workload.Media{pool}
-		return nil
+		return err
 	}
 	if f.imageFormat != workload.ImagePNG && f.imageFormat != workload.ImageJPEG {
 		return usagef("--image-format %q: want png or jpeg", f.imageFormat)
@@ -137,10 +135,8 @@ func resolveAudio(f *runFlags, c *runConfig) error {
 		if f.audioDuration != 0 {
 			return usagef("--audio-dir's files have their own lengths: not with --audio-duration")
 		}
-		if c.audio, _, err = workload.MediaDir(f.audioDir, workload.KindAudio); err != nil {
-			return usagef("--audio-dir: %v", err)
-		}
-		return nil
+		c.audio, err = mediaDir(c, "--audio-dir", f.audioDir, workload.KindAudio)
+		return err
 	}
 	d := f.audioDuration
 	if d == 0 {
@@ -161,10 +157,8 @@ func resolveVideos(f *runFlags, c *runConfig) error {
 		if f.videoSize != "" {
 			return usagef("--video-dir's videos have their own sizes: not with --video-size")
 		}
-		if c.videos, _, err = workload.MediaDir(f.videoDir, workload.KindVideo); err != nil {
-			return usagef("--video-dir: %v", err)
-		}
-		return nil
+		c.videos, err = mediaDir(c, "--video-dir", f.videoDir, workload.KindVideo)
+		return err
 	}
 	size := f.videoSize
 	if size == "" {
@@ -178,6 +172,25 @@ func resolveVideos(f *runFlags, c *runConfig) error {
 		return usagef("--video-frames, --video-fps: %v", err)
 	}
 	return nil
+}
+
+// mediaDir reads a folder's files of kind, noting how many it kept and
+// left out.
+func mediaDir(c *runConfig, flag, dir, kind string) ([]workload.Media, error) {
+	pool, skipped, err := workload.MediaDir(dir, kind)
+	if err != nil {
+		return nil, usagef("%s: %v", flag, err)
+	}
+	bytes := 0
+	for _, m := range pool {
+		bytes += len(m.Data)
+	}
+	note := fmt.Sprintf("%s: %d %s files (%.1f MB) sent in name order, cycled", flag, len(pool), kind, float64(bytes)/1e6)
+	if skipped > 0 {
+		note += fmt.Sprintf("; %d other entries left out (not %s files by their extension, or not regular files)", skipped, kind)
+	}
+	c.notes = append(c.notes, note)
+	return pool, nil
 }
 
 // withMedia is src with the media its requests carry: the image pool of

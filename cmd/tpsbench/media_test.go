@@ -154,6 +154,9 @@ func TestMediaPartsAsTheServerSawThem(t *testing.T) {
 		}
 		widths = append(widths, s.Images[0].W)
 	}
+	if !strings.Contains(errs, "--image-dir: 2 image files") || !strings.Contains(errs, "1 other entries left out") {
+		t.Errorf("no word of the folder's files kept and left out: %s", errs)
+	}
 	if fmt.Sprint(widths) != "[28 84 28]" {
 		t.Errorf("image widths by request %v, want the folder's in name order, cycled", widths)
 	}

@@ -37,6 +37,9 @@ type runConfig struct {
 	imageSizes    []workload.ImageSize
 	images        [][]workload.Media
 	audio, videos []workload.Media
+	// notes are what resolving read that a user should know (a media
+	// folder's files kept and left out), printed before the run
+	notes []string
 	// lora are --lora-modules' models and weights
 	lora        []string
 	loraWeights []float64

@@ -210,6 +210,11 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 		// a trace's prompts are words, sized in the server's tokens
 		src = workload.Synthetic{Seed: f.seed, InputTokens: 1}
 	}
+	if !f.quiet {
+		for _, note := range cfg.notes {
+			fmt.Fprintln(stderr, note)
+		}
+	}
 	b.counter = cfg.counter
 	b.src = f.calibrate(ctx, src, tgts, key, b.counter, stderr)
 	if len(cfg.lora) > 0 {
