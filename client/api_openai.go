@@ -90,6 +90,10 @@ func withMedia(msgs []Message, media []Media) any {
 
 // mediaPart is one medium as a chat content part.
 func mediaPart(m Media) map[string]any {
+	if m.URL != "" { // the server fetches it: vLLM's audio_url beside OpenAI's image_url
+		kind := m.Kind()
+		return map[string]any{"type": kind + "_url", kind + "_url": map[string]any{"url": m.URL}}
+	}
 	data := base64.StdEncoding.EncodeToString(m.Data)
 	switch m.Kind() {
 	case workload.KindAudio:

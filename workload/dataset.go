@@ -28,8 +28,11 @@ import (
 // them (Spec-Bench's "category").
 type Columns struct {
 	Prompt, System, Output string
-	Category               string
-	Categories             []string
+	// Image, Audio and Video name columns of media sent with the prompt
+	// (mediaReader.media reads their values).
+	Image, Audio, Video string
+	Category            string
+	Categories          []string
 }
 
 // SpecBench is how Spec-Bench's question.jsonl (and MT-Bench's) maps:
@@ -84,7 +87,7 @@ func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats
 	if err != nil {
 		return nil, DatasetStats{}, fmt.Errorf("opening the dataset: %w", err)
 	}
-	items, stats, err := parseDataset(data, strings.EqualFold(filepath.Ext(path), ".csv"), cols, maxTokens)
+	items, stats, err := parseDataset(data, strings.EqualFold(filepath.Ext(path), ".csv"), cols, maxTokens, newMediaReader(filepath.Dir(path)))
 	if err != nil {
 		return nil, stats, fmt.Errorf("%s: %w", path, err)
 	}
@@ -92,7 +95,7 @@ func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats
 }
 
 // parseDataset reads a dataset's contents (see LoadDataset).
-func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item, DatasetStats, error) {
+func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int, media *mediaReader) ([]Item, DatasetStats, error) {
 	stats := DatasetStats{Dropped: map[string]int{}}
 	if cols.Category != "" {
 		stats.Categories = map[string]int{}
@@ -100,7 +103,7 @@ func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int) ([]Item,
 	var items []Item
 	add := func(row map[string]json.RawMessage) {
 		stats.Rows++
-		it, reason := cols.item(row, maxTokens, stats.Categories)
+		it, reason := cols.item(row, maxTokens, stats.Categories, media)
 		if reason != "" {
 			stats.Dropped[reason]++
 			return
@@ -187,7 +190,7 @@ func csvRows(data []byte, add func(map[string]json.RawMessage)) error {
 
 // item maps a row to a request, or says why it cannot; it counts the
 // row's category in seen.
-func (c Columns) item(row map[string]json.RawMessage, maxTokens int, seen map[string]int) (Item, string) {
+func (c Columns) item(row map[string]json.RawMessage, maxTokens int, seen map[string]int, media *mediaReader) (Item, string) {
 	it := Item{MaxTokens: maxTokens}
 	if c.Category != "" {
 		var category string
@@ -241,6 +244,17 @@ func (c Columns) item(row map[string]json.RawMessage, maxTokens int, seen map[st
 			}
 			it.MaxTokens = n
 		}
+	}
+	for _, col := range c.mediaColumns() {
+		raw, ok := row[col[0]]
+		if !ok || isNull(raw) {
+			continue // a row without media is sent as text
+		}
+		got, ok := media.media(raw, col[1])
+		if !ok {
+			return it, dropBadMedia
+		}
+		it.Media = append(it.Media, got...)
 	}
 	return it, ""
 }

@@ -23,7 +23,7 @@ func TestDatasetColumns(t *testing.T) {
 {"question": "x", "answer": 0}
 {"question": "y", "answer": 2.5}
 `
-	items, stats, err := parseDataset([]byte(jsonl), false, cols, 64)
+	items, stats, err := parseDataset([]byte(jsonl), false, cols, 64, newMediaReader("."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,15 +43,15 @@ func TestDatasetColumns(t *testing.T) {
 	}
 
 	array := `[{"question": "a", "answer": 4}, {"question": "b"}]`
-	if items, _, err := parseDataset([]byte(array), false, cols, 64); err != nil || len(items) != 2 || items[0].MaxTokens != 4 || items[1].MaxTokens != 64 {
+	if items, _, err := parseDataset([]byte(array), false, cols, 64, newMediaReader(".")); err != nil || len(items) != 2 || items[0].MaxTokens != 4 || items[1].MaxTokens != 64 {
 		t.Errorf("JSON array: %+v %v", items, err)
 	}
 	csvData := "\uFEFFid,question,answer\n1,\"Hello, world\",5\n2,,3\n"
-	items, stats, err = parseDataset([]byte(csvData), true, cols, 64)
+	items, stats, err = parseDataset([]byte(csvData), true, cols, 64, newMediaReader("."))
 	if err != nil || len(items) != 1 || items[0].Prompt != "Hello, world" || items[0].MaxTokens != 5 || stats.Dropped[dropNoPrompt] != 1 {
 		t.Errorf("CSV: %+v %+v %v", items, stats, err)
 	}
-	if _, _, err := parseDataset([]byte(`{"other": 1}`), false, cols, 64); err == nil || !strings.Contains(err.Error(), `the prompt column is "question"`) {
+	if _, _, err := parseDataset([]byte(`{"other": 1}`), false, cols, 64, newMediaReader(".")); err == nil || !strings.Contains(err.Error(), `the prompt column is "question"`) {
 		t.Errorf("no prompts: %v", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestSpecBench(t *testing.T) {
 {"question_id": 200, "category": "translation", "turns": ["Translate German to English: Guten Tag."]}
 {"question_id": 201, "turns": ["no category"]}
 `
-	items, stats, err := parseDataset([]byte(file), false, SpecBench("coding", "writing"), 256)
+	items, stats, err := parseDataset([]byte(file), false, SpecBench("coding", "writing"), 256, newMediaReader("."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +79,10 @@ func TestSpecBench(t *testing.T) {
 	if !reflect.DeepEqual(stats, wantStats) {
 		t.Errorf("stats %+v\nwant %+v", stats, wantStats)
 	}
-	if items, stats, err := parseDataset([]byte(file), false, SpecBench(), 256); err != nil || len(items) != 4 || stats.Kept != 4 {
+	if items, stats, err := parseDataset([]byte(file), false, SpecBench(), 256, newMediaReader(".")); err != nil || len(items) != 4 || stats.Kept != 4 {
 		t.Errorf("every category: %d items, %+v, %v", len(items), stats, err)
 	}
-	_, _, err = parseDataset([]byte(file), false, SpecBench("rag"), 256)
+	_, _, err = parseDataset([]byte(file), false, SpecBench("rag"), 256, newMediaReader("."))
 	if err == nil || !strings.Contains(err.Error(), "no prompts in rag") || !strings.Contains(err.Error(), "its categories: coding 2, translation 1, writing 1") {
 		t.Errorf("a category the file lacks: %v", err)
 	}
@@ -116,7 +116,7 @@ func TestParquetDataset(t *testing.T) {
 	data, _ := os.ReadFile("testdata/spec-bench.parquet")
 	for _, cut := range []int{8, len(data) / 2, len(data) - 9} {
 		broken := append(append([]byte{}, data[:cut]...), parquetMagic...)
-		if _, _, err := parseDataset(broken, false, SpecBench(), 16); err == nil {
+		if _, _, err := parseDataset(broken, false, SpecBench(), 16, newMediaReader(".")); err == nil {
 			t.Errorf("a file cut at %d read", cut)
 		}
 	}
@@ -132,18 +132,25 @@ func FuzzDataset(f *testing.F) {
 	if pq, err := os.ReadFile("testdata/spec-bench.parquet"); err == nil {
 		f.Add(pq, false)
 	}
+	f.Add([]byte(`{"q": "a", "i": ["data:image/png;base64,iVBORw0KGgo=", "x.png"], "a": {"bytes": {"$base64": "UklGRg=="}, "path": "a.wav"}}`), false)
+	dir := f.TempDir() // a dataset's relative paths resolve here, empty
 	f.Fuzz(func(t *testing.T, data []byte, isCSV bool) {
-		cols := Columns{Prompt: "q", System: "s", Output: "n"}
+		cols := Columns{Prompt: "q", System: "s", Output: "n", Image: "i", Audio: "a"}
 		if len(data) > 0 && data[0] == '{' { // JSON lines also filter by category
 			cols.Category, cols.Categories = "c", []string{"a"}
 		}
-		items, _, err := parseDataset(data, isCSV, cols, 16)
+		items, _, err := parseDataset(data, isCSV, cols, 16, newMediaReader(dir))
 		if err != nil {
 			return
 		}
 		for _, it := range items {
 			if (it.Prompt == "" && len(it.Messages) == 0) || it.MaxTokens < 1 || it.MaxTokens > 1<<30 {
 				t.Fatalf("item %+v", it)
+			}
+			for _, m := range it.Media {
+				if k := m.Kind(); k != KindImage && k != KindAudio || len(m.Data) == 0 && m.URL == "" {
+					t.Fatalf("a medium of kind %q, %d bytes, URL %q", k, len(m.Data), m.URL)
+				}
 			}
 		}
 	})

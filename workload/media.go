@@ -7,6 +7,9 @@ import "strings"
 type Media struct {
 	MIME string // image/png, audio/wav, video/x-msvideo...
 	Data []byte
+	// URL, when set, is where the server fetches it (an http URL a
+	// dataset named), sent in place of Data.
+	URL string
 	// Seconds is the audio's or the video's length, when known (a WAV's
 	// header, a synthetic signal's); 0 for an image or a length unknown.
 	Seconds float64

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tpsbench/tpsbench/internal/fileread"
 )
 
 // mediaTypes are the file extensions a media folder's files are read by.
@@ -14,6 +16,10 @@ var mediaTypes = map[string]string{
 	".wav": "audio/wav", ".mp3": "audio/mpeg", ".flac": "audio/flac", ".ogg": "audio/ogg", ".m4a": "audio/mp4",
 	".mp4": "video/mp4", ".avi": "video/x-msvideo", ".webm": "video/webm", ".mov": "video/quicktime", ".mkv": "video/x-matroska",
 }
+
+// maxMediaFile bounds one media file: a wrong path (/dev/zero) fails
+// with a message, and an hour of WAV (115 MB) or a long video fits.
+const maxMediaFile = 512 << 20
 
 // maxMediaBytes bounds what a run reads of media files into memory: they
 // are sent again and again, so they are held, not streamed from disk.
@@ -26,7 +32,7 @@ func MediaFile(path string) (Media, error) {
 	if !ok {
 		return Media{}, fmt.Errorf("%s: not a media file tpsbench knows by its extension (%s)", path, mediaExtensions())
 	}
-	data, err := os.ReadFile(path)
+	data, err := fileread.AtMost(path, maxMediaFile)
 	if err != nil {
 		return Media{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -62,11 +63,17 @@ func parquetRows(data []byte, add func(map[string]json.RawMessage)) (err error) 
 }
 
 // textOf gives byte strings as text, so that a column of binary
-// without the STRING annotation still reads as prompts, not as base64.
+// without the STRING annotation still reads as prompts, not as base64;
+// bytes that are not text (an image's) stay bytes (textOrBinary).
 func textOf(v any) any {
 	switch v := v.(type) {
 	case []byte:
-		return string(v)
+		return textOrBinary(v)
+	case string: // the reader gives a byte string without annotation as a string
+		if utf8.ValidString(v) {
+			return v
+		}
+		return textOrBinary([]byte(v))
 	case []any:
 		for i := range v {
 			v[i] = textOf(v[i])

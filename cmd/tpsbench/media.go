@@ -56,11 +56,14 @@ func resolveMedia(f *runFlags, c *runConfig) error {
 	audio := f.audioPerRequest != 0 || f.audioDir != "" || f.audioDuration != 0
 	videos := f.videosPerRequest != 0 || f.videoDir != "" || f.videoSize != ""
 	transcribe := f.api == client.APITranscription
+	cols := f.columns.Image != "" || f.columns.Audio != "" || f.columns.Video != ""
 	switch {
-	case !images && !audio && !videos && !transcribe:
+	case !images && !audio && !videos && !transcribe && !cols:
 		return nil
-	case transcribe && (images || videos || f.audioPerRequest > 1):
+	case transcribe && (images || videos || f.audioPerRequest > 1 || f.columns.Image != "" || f.columns.Video != ""):
 		return usagef("--api transcription sends one audio a request: no images, videos or --audio-per-request past 1")
+	case transcribe && f.columns.Audio != "" && audio:
+		return usagef("--api transcription with --audio-column transcribes the dataset's audio: not with --audio-per-request, --audio-duration or --audio-dir")
 	case !transcribe && f.api != client.APIAuto && f.api != client.APIChat:
 		return usagef("images, audio and videos go in chat messages: --api chat (or auto), not %s", f.api)
 	case f.trace != "" || f.turns > 0:
@@ -79,7 +82,7 @@ func resolveMedia(f *runFlags, c *runConfig) error {
 			return err
 		}
 	}
-	if audio || transcribe {
+	if audio || transcribe && f.columns.Audio == "" {
 		if err := resolveAudio(f, c); err != nil {
 			return err
 		}

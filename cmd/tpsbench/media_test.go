@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // TestImagesAsTheServerSawThem: --images-per-request 2 with two image
@@ -193,5 +194,57 @@ func TestMediaRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, "tpsbench: ") {
 			t.Errorf("%v: exit %d: %s", args, code, errs)
 		}
+	}
+}
+
+// TestMediaColumnsAsTheServerSawThem: a dataset's image column sends
+// each row's own image (files beside the dataset), and its audio column
+// is what --api transcription transcribes; the scripted server decoded
+// each as a row named it, and the row whose file is missing was dropped
+// and said so.
+func TestMediaColumnsAsTheServerSawThem(t *testing.T) {
+	dir := t.TempDir()
+	for name, w := range map[string]int{"small.png": 28, "large.png": 280} {
+		var b bytes.Buffer
+		png.Encode(&b, image.NewRGBA(image.Rect(0, 0, w, w)))
+		os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644)
+	}
+	clips, err := workload.SyntheticAudio(1.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "clip.wav"), clips[0].Data, 0o644)
+	data := filepath.Join(dir, "vqa.jsonl")
+	os.WriteFile(data, []byte(`{"q":"what?","img":"small.png","wav":"clip.wav"}`+"\n"+`{"q":"and?","img":"large.png","wav":"clip.wav"}`+"\n"+`{"q":"gone","img":"gone.png"}`+"\n"), 0o644)
+
+	srv := scripted.New(scripted.Script{Usage: true})
+	defer srv.Close()
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "chat", "--max-tokens", "2", "--requests", "2", "--concurrency", "1",
+		"--prompts", data, "--prompt-column", "q", "--image-column", "img")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "2 of 3 rows kept") {
+		t.Errorf("no word of the dropped row: %s", errs)
+	}
+	widths := map[int]int{}
+	for seq := range 2 {
+		s, ok := srv.Log(fmt.Sprintf("cmpl-%d", seq))
+		if !ok || len(s.Images) != 1 || len(s.Audios) != 0 {
+			t.Fatalf("request %d: images %+v, audio %+v; want one image", seq, s.Images, s.Audios)
+		}
+		widths[s.Images[0].W]++
+	}
+	if widths[28]+widths[280] != 2 {
+		t.Errorf("image widths %v: want the rows' own, 28 or 280", widths)
+	}
+
+	code, _, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "transcription", "--max-tokens", "2", "--requests", "1",
+		"--prompts", data, "--prompt-column", "q", "--audio-column", "wav")
+	if code != 0 {
+		t.Fatalf("transcription: exit %d: %s", code, errs)
+	}
+	if s, ok := srv.Log("trsc-2"); !ok || len(s.Audios) != 1 || s.Audios[0].Seconds != 1.5 {
+		t.Errorf("transcription: the server saw %+v", s.Audios)
 	}
 }

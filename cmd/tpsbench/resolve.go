@@ -215,8 +215,8 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--prompts %s is Parquet: name the column of its prompts with --prompt-column (or --spec-bench-category for Spec-Bench's file)", f.prompts)
 	case f.columns.Prompt != "" && f.prompts == "":
 		return usagef("--prompt-column reads a dataset: give it with --prompts FILE")
-	case f.columns.Prompt == "" && (f.columns.System != "" || f.columns.Output != ""):
-		return usagef("--system-column and --output-column map a dataset's columns: give --prompt-column too")
+	case f.columns.Prompt == "" && (f.columns.System != "" || f.columns.Output != "" || f.columns.Image != "" || f.columns.Audio != "" || f.columns.Video != ""):
+		return usagef("--system-column, --output-column and the media columns map a dataset's columns: give --prompt-column too")
 	case f.columns.Prompt != "" && (f.multiTurn || f.replyLength):
 		return usagef("--prompt-column maps a dataset's own columns: --multi-turn and --sharegpt-output-len read ShareGPT files")
 	case f.turns < 0 || f.thinkTime < 0 || f.thinkStddev < 0:
