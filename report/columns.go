@@ -412,6 +412,23 @@ var ratioView = view{
 	{"e2e_ms_p50", "E2E p50", nil},
 }
 
+// outputlessRatioView is ratioView for steps that generate nothing.
+var outputlessRatioView = view{
+	{"inputs_per_s", "inputs/s", nil},
+	{"request_throughput", "requests/s", nil},
+	{"e2e_ms_p50", "E2E p50", nil},
+	{"e2e_ms_p99", "E2E p99", nil},
+}
+
+// ratioViewOf is the figures steps are compared on: TPS and latencies,
+// or, when none generates, what applies to them.
+func ratioViewOf(steps []metrics.Summary) view {
+	if allOutputless(steps) {
+		return outputlessRatioView
+	}
+	return ratioView
+}
+
 // loadCell is a step's load as the summary tables show it: its
 // concurrency, or its rate asked and achieved (after a cap on the
 // requests in flight when there is one), or "as it came".

@@ -90,7 +90,7 @@ func HTML(w io.Writer, r *Report) error {
 	var ratioHead []string
 	var ratioRows [][]string
 	if r.Compare && len(r.Steps) > 1 {
-		ratioCols := ratioView.resolve()
+		ratioCols := ratioViewOf(r.Steps).resolve()
 		for _, c := range ratioCols {
 			ratioHead = append(ratioHead, c.heading)
 		}

@@ -63,7 +63,7 @@ func Markdown(w io.Writer, r *Report) error {
 		}
 	}
 	if r.Compare && len(r.Steps) > 1 {
-		ratioCols := ratioView.resolve()
+		ratioCols := ratioViewOf(r.Steps).resolve()
 		ew.printf("\n## against %s\n\n| step |", mdEscape(r.Steps[0].Label))
 		for _, c := range ratioCols {
 			ew.printf(" %s |", c.heading)

@@ -523,7 +523,7 @@ func TestViewsNameColumns(t *testing.T) {
 			t.Errorf("column %s: want a number or a text", c.name)
 		}
 	}
-	for _, v := range []view{summaryViewWide, outputlessViewWide, ratioView} {
+	for _, v := range []view{summaryViewWide, outputlessViewWide, ratioView, outputlessRatioView} {
 		for _, e := range v {
 			if !names[e.name] {
 				t.Errorf("view entry %q (%s) is no column", e.name, e.heading)

@@ -393,7 +393,7 @@ func (c viewColumn) ratio(s, base *metrics.Summary) string {
 func ratios(ew *errWriter, steps []metrics.Summary) {
 	ew.printf("\nAgainst %s:\n", steps[0].Label)
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	cols := ratioView.resolve()
+	cols := ratioViewOf(steps).resolve()
 	fmt.Fprintf(tw, "step\t")
 	for _, c := range cols {
 		fmt.Fprintf(tw, "%s\t", c.heading)

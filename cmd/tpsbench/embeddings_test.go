@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,17 @@ func TestEmbeddingsRun(t *testing.T) {
 	_, page, _ := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "embeddings", "--sweep", "1,2", "--requests", "4", "-q", "--format", "html")
 	if !strings.Contains(page, "Inputs and requests a second against concurrency") || !strings.Contains(page, "<th>inputs/s</th>") || strings.Contains(page, "System TPS and per-request TPS") {
 		t.Errorf("the sweep's page lacks its inputs chart or table")
+	}
+	// compare sets two runs side by side on inputs/s and latency
+	dir := t.TempDir()
+	for _, c := range []string{"1", "3"} {
+		if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "embeddings", "--requests", "6", "--concurrency", c, "-q", "--records", filepath.Join(dir, "c"+c+".jsonl")); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	_, cmpText, _ := cli(t, "compare", filepath.Join(dir, "c1.jsonl"), filepath.Join(dir, "c3.jsonl"))
+	if !strings.Contains(cmpText, "Against c1:\n  step  inputs/s  requests/s  E2E p50  E2E p99") || strings.Contains(cmpText, "system TPS") {
+		t.Errorf("compare of embeddings runs:\n%s", cmpText)
 	}
 	for _, bad := range [][]string{{"--batch-size", "4"}, {"--api", "embeddings", "--batch-size", "0"}, {"--api", "embeddings", "--turns", "3"}} {
 		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage {
