@@ -34,6 +34,8 @@ type Exporter struct {
 	tpot     *prometheus.HistogramVec
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
+	inputs   *prometheus.CounterVec // of requests that generate nothing (embeddings, rerank)
+	audio    *prometheus.CounterVec // seconds of audio processed
 	// the in-flight gauge each request was counted under: a record's
 	// model is filled in after it is sent (the client reads it from the
 	// request), so Observe's labels may differ from Sent's
@@ -72,6 +74,10 @@ func NewExporter() *Exporter {
 			"A request's duration, from its send to its last token, measured by the client.", latbuckets.Request()),
 		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "tpsbench_requests_in_flight",
 			Help: "Requests sent and not yet ended."}, by),
+		inputs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_inputs_total",
+			Help: "Inputs of completed requests that generate nothing (embeddings' texts, rerank's documents); a rate over it is inputs/s."}, by),
+		audio: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_audio_seconds_total",
+			Help: "Seconds of audio of known length the completed requests sent (transcribed, or in chat); a rate over it is audio seconds a second."}, by),
 	}
 	e.recordsLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "tpsbench_records_lost_total",
 		Help: "Records that could not be written to the records file (a full disk); each was measured and counted above."})
@@ -81,7 +87,7 @@ func NewExporter() *Exporter {
 	cumulative := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tpsbench_output_tokens_per_second_cumulative",
 		Help: "Output tokens streamed since the first, over the time since it."},
 		func() float64 { return e.streamed.Cumulative(time.Now()) })
-	e.reg.MustRegister(e.usage, e.output, e.requests, e.ttfc, e.chunkGap, e.tpot, e.duration, e.inFlight, e.recordsLost, rolling, cumulative)
+	e.reg.MustRegister(e.usage, e.output, e.requests, e.ttfc, e.chunkGap, e.tpot, e.duration, e.inFlight, e.inputs, e.audio, e.recordsLost, rolling, cumulative)
 	return e
 }
 
@@ -156,6 +162,14 @@ func (e *Exporter) Observe(r *record.Record) {
 	}
 	e.requests.WithLabelValues("ok", model, step).Inc()
 	e.usage.WithLabelValues("input", model, step).Observe(float64(r.PromptTokens))
+	if r.AudioSeconds > 0 {
+		e.audio.WithLabelValues(model, step).Add(r.AudioSeconds)
+	}
+	if r.Outputless() { // no output to count or time: its inputs and duration
+		e.inputs.WithLabelValues(model, step).Add(float64(r.Inputs))
+		e.duration.WithLabelValues(model, step).Observe(r.E2E().Seconds())
+		return
+	}
 	e.usage.WithLabelValues("output", model, step).Observe(float64(r.OutputTokens))
 	if more := r.OutputTokens - r.Streamed; more > 0 {
 		e.output.WithLabelValues(model, step).Add(float64(more))
