@@ -44,6 +44,8 @@ type protocol struct {
 	outputless bool
 	answers    string
 	inputs     func(req *Request) []string // what it answers one of answers for
+	// inputsField is the body's field of those inputs, for the proxy
+	inputsField string
 	// modelLists are where it lists models below a server's root, in the
 	// order tried; none means OpenAI's /v1/models.
 	modelLists []string
@@ -157,8 +159,8 @@ func endingIn(path string, proxied bool) []*protocol {
 	var found []*protocol
 	longest := 0
 	for _, p := range protocols {
-		if proxied && (p.outputless || p.transcribes) {
-			continue // the proxy measures generations of JSON requests; it passes these on
+		if proxied && p.transcribes {
+			continue // the proxy measures JSON requests; it passes forms on
 		}
 		ends := append(p.endpoints[:len(p.endpoints):len(p.endpoints)], p.wholePath)
 		if proxied {

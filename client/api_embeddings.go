@@ -6,17 +6,18 @@ package client
 const APIEmbeddings = "embeddings"
 
 var embeddingsAPI = protocol{
-	name:       APIEmbeddings,
-	help:       "/v1/embeddings: a vector an input, Request.Inputs a request; latency and inputs/s, no TPS",
-	path:       "/v1/embeddings",
-	endpoints:  []string{"/embeddings"},
-	body:       embeddingsBody,
-	scanner:    func(*streamState) scanFunc { return scanEmbeddings },
-	outputless: true,
-	answers:    "vectors",
-	inputs:     inputsOf,
-	streams:    func(string, *bool) bool { return false },
-	prompt:     "input",
+	name:        APIEmbeddings,
+	help:        "/v1/embeddings: a vector an input, Request.Inputs a request; latency and inputs/s, no TPS",
+	path:        "/v1/embeddings",
+	endpoints:   []string{"/embeddings"},
+	body:        embeddingsBody,
+	scanner:     func(*streamState) scanFunc { return scanEmbeddings },
+	outputless:  true,
+	answers:     "vectors",
+	inputs:      inputsOf,
+	inputsField: "input",
+	streams:     func(string, *bool) bool { return false },
+	prompt:      "input",
 }
 
 // embeddingsBody asks for a vector of each input, as floats unless

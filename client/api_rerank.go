@@ -6,17 +6,18 @@ package client
 const APIRerank = "rerank"
 
 var rerankAPI = protocol{
-	name:       APIRerank,
-	help:       "/v1/rerank: a query and Request.Inputs documents, a score a document; latency and documents/s, no TPS",
-	path:       "/v1/rerank",
-	endpoints:  []string{"/rerank"},
-	body:       rerankBody,
-	scanner:    func(*streamState) scanFunc { return scanRerank },
-	outputless: true,
-	answers:    "scores",
-	inputs:     rerankDocuments,
-	streams:    func(string, *bool) bool { return false },
-	prompt:     "query",
+	name:        APIRerank,
+	help:        "/v1/rerank: a query and Request.Inputs documents, a score a document; latency and documents/s, no TPS",
+	path:        "/v1/rerank",
+	endpoints:   []string{"/rerank"},
+	body:        rerankBody,
+	scanner:     func(*streamState) scanFunc { return scanRerank },
+	outputless:  true,
+	answers:     "scores",
+	inputs:      rerankDocuments,
+	inputsField: "documents",
+	streams:     func(string, *bool) bool { return false },
+	prompt:      "query",
 }
 
 // rerankBody asks for every document's score (rerankParts).

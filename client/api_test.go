@@ -53,8 +53,8 @@ func TestEveryAPIComplete(t *testing.T) {
 			if ctype != "application/json" {
 				t.Errorf("%s: Content-Type %q", p.name, ctype)
 			}
-			if p.outputless { // the proxy passes it on unmeasured
-				if ok || !strings.Contains(string(body), "say hi") {
+			if p.outputless { // the proxy measures it with its inputs, no budget
+				if !ok || got.API != p.name || got.Stream || got.Inputs != 1 || got.MaxTokens != 0 || !strings.Contains(string(got.Prompt), "say hi") {
 					t.Errorf("%s: sent %s, proxy read %+v (ok %v)", p.name, body, got, ok)
 				}
 				continue

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -12,6 +13,10 @@ type Proxied struct {
 	Model     string
 	MaxTokens int             // its output budget, by whichever name its API gives it
 	Prompt    json.RawMessage // its messages or prompt as sent, or nil
+	// Inputs are the inputs of a request that generates nothing
+	// (embeddings' texts, rerank's documents): its answer holds one
+	// answer each
+	Inputs int
 }
 
 // ReadProxied tells which API a POST to path speaks, reading what it asks
@@ -48,7 +53,26 @@ func ReadProxied(path string, body []byte) (req Proxied, ok bool) {
 	if v := fieldAt(fields, p.prompt); len(v) > 0 && string(v) != "null" {
 		req.Prompt = v
 	}
+	if p.outputless {
+		req.Inputs = countInputs(fields[p.inputsField])
+	}
 	return req, true
+}
+
+// countInputs is how many inputs a field holds: a text, or a list of
+// token ids, is one; a list of texts (or of lists of ids) is each.
+func countInputs(raw json.RawMessage) int {
+	var list []json.RawMessage
+	switch {
+	case json.Unmarshal(raw, &list) != nil:
+		if len(raw) == 0 || string(raw) == "null" {
+			return 0
+		}
+		return 1
+	case len(list) > 0 && isNumberByte(bytes.TrimSpace(list[0])[0]):
+		return 1 // token ids: one input
+	}
+	return len(list)
 }
 
 // proxiedAPI is the API whose endpoint ends path (the longest ending);

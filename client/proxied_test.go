@@ -7,7 +7,8 @@ import (
 )
 
 // TestReadProxied: a proxied request's API, stream flag, model, budget and
-// prompt, read as each API names them, for every API's endpoints.
+// prompt, read as each API names them, for every API's endpoints, and the
+// inputs of one that generates nothing (a list of token ids is one).
 func TestReadProxied(t *testing.T) {
 	for _, c := range []struct {
 		path, body string
@@ -31,6 +32,11 @@ func TestReadProxied(t *testing.T) {
 		{"/generate", `{"text":"p","stream":true,"sampling_params":{"max_new_tokens":2}}`,
 			Proxied{API: APISGLang, Stream: true, MaxTokens: 2}, `"p"`},
 		{"/generate", `{"text":null}`, Proxied{API: APISGLang}, ""},
+		{"/v1/embeddings", `{"model":"e","input":["a","b","c"]}`, Proxied{API: APIEmbeddings, Model: "e", Inputs: 3}, `["a","b","c"]`},
+		{"/v1/embeddings", `{"input":"one text"}`, Proxied{API: APIEmbeddings, Inputs: 1}, `"one text"`},
+		{"/v1/embeddings", `{"input":[ 17, 4, 9]}`, Proxied{API: APIEmbeddings, Inputs: 1}, `[ 17, 4, 9]`},
+		{"/v1/embeddings", `{"input":[[1,2],[3]]}`, Proxied{API: APIEmbeddings, Inputs: 2}, `[[1,2],[3]]`},
+		{"/v1/rerank", `{"query":"q","documents":["x","y"]}`, Proxied{API: APIRerank, Inputs: 2}, `"q"`},
 	} {
 		got, ok := ReadProxied(c.path, []byte(c.body))
 		if !ok || string(got.Prompt) != c.prompt {
@@ -44,7 +50,7 @@ func TestReadProxied(t *testing.T) {
 			t.Errorf("%s: not measured", c.path)
 		}
 	}
-	for _, path := range []string{"/v1/models", "/metrics", "/tokenize", "/v1/embeddings", "/"} {
+	for _, path := range []string{"/v1/models", "/metrics", "/tokenize", "/v1/audio/transcriptions", "/"} {
 		if _, ok := ReadProxied(path, []byte(`{"stream":true}`)); ok || Measured(path) {
 			t.Errorf("%s: read as a generation request", path)
 		}

@@ -205,7 +205,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	// a client's model name is theirs to choose: bounded before it is kept
 	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
-		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, T0: p.clock.T0()}
+		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, Inputs: req.Inputs, T0: p.clock.T0()}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
 		if raw := req.Prompt; raw != nil {

@@ -40,11 +40,14 @@ func (s *records) next(e *Entry) (int64, error) {
 		if !r.OK() || out == 0 {
 			out = r.MaxTokens
 		}
-		if r.Warmup || r.PromptTokens < 1 || out < 1 {
+		if r.Outputless() {
+			out = 0 // nothing to generate: its inputs are the request
+		}
+		if r.Warmup || r.PromptTokens < 1 || out < 1 && !r.Outputless() {
 			s.stats.Skipped++
 			continue
 		}
-		*e = Entry{Line: s.rd.Line(), InputTokens: r.PromptTokens, OutputTokens: out, Request: r.RequestPrompt}
+		*e = Entry{Line: s.rd.Line(), InputTokens: r.PromptTokens, OutputTokens: out, Inputs: r.Inputs, Request: r.RequestPrompt}
 		if p := r.Prefix; p != nil && len(p.Blocks) > 0 && p.Bytes > 0 {
 			// the fingerprint's blocks are of bytes; in tokens a block is
 			// its share of the prompt's

@@ -90,13 +90,29 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 		return workload.Item{Prompt: "-", MaxTokens: 1}
 	}
 	it, err := workload.ParsePrompt(e.Request)
-	if e.Request == nil || err != nil || (it.Prompt == "" && len(it.Messages) == 0) {
+	switch {
+	case e.Inputs > 0:
+		it = r.inputsOf(e)
+	case e.Request == nil || err != nil || (it.Prompt == "" && len(it.Messages) == 0):
 		// none kept, or none to send again: words of its length
 		it = workload.Item{Prompt: r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index))}
 	}
 	it.MaxTokens = e.OutputTokens
 	it.Trace = &record.TraceRef{Line: e.Line, Offset: int64(e.Offset), InputTokens: e.InputTokens,
 		OutputTokens: e.OutputTokens, ReusedTokens: reused}
+	return it
+}
+
+// inputsOf is the item of a request that generated nothing: its inputs
+// as words, its prompt tokens shared among them, the first also its
+// prompt (for an API that takes one).
+func (r *Replay) inputsOf(e Entry) workload.Item {
+	it := workload.Item{Inputs: make([]string, e.Inputs)}
+	each := max(1, (e.InputTokens+e.Inputs/2)/e.Inputs)
+	for i := range it.Inputs {
+		it.Inputs[i] = r.prompts.PromptOf(each, nil, 0, uint64(e.Index)<<20|uint64(i))
+	}
+	it.Prompt = it.Inputs[0]
 	return it
 }
 

@@ -28,6 +28,10 @@ type Entry struct {
 	Offset       time.Duration // its arrival after the trace's first request
 	InputTokens  int
 	OutputTokens int
+	// Inputs, for a request that generated nothing (a record of an
+	// embeddings or rerank request), are its inputs: InputTokens are
+	// theirs together, and OutputTokens 0.
+	Inputs int
 	// Blocks are its prompt's leading blocks of BlockTokens tokens each,
 	// by id: requests whose blocks have equal ids share that prompt
 	// prefix (Mooncake's hash_ids; the proxy's prefix fingerprints).

@@ -36,3 +36,17 @@ func (it Item) Text() string {
 	}
 	return text
 }
+
+// WithQuery puts a query before each item's inputs, for a rerank
+// request whose inputs are all documents (a replayed record counted its
+// documents alone): the first document, asked about itself and the rest.
+type WithQuery struct{ Source }
+
+// Item implements Source.
+func (w WithQuery) Item(seq int, warmup bool) Item {
+	it := w.Source.Item(seq, warmup)
+	if len(it.Inputs) > 0 {
+		it.Inputs = append([]string{it.Inputs[0]}, it.Inputs...)
+	}
+	return it
+}

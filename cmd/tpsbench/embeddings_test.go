@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,54 @@ func TestRerankRun(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "run", "--api", "rerank", "--requests", "1"); code != exitUsage || !strings.Contains(errs, "rerank") {
 		t.Errorf("rerank on the engine: exit %d %s", code, errs)
+	}
+}
+
+// TestReplayOutputless: records of embeddings and rerank runs replay as
+// such: each replayed request sends as many inputs (documents, after a
+// query) as its record counted, the server's log says so, and an
+// embeddings replay's prompts are of the records' lengths exactly.
+func TestReplayOutputless(t *testing.T) {
+	srv := scripted.New(scripted.Script{TTFT: 2 * time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		api, batch string
+		inputs     int
+	}{{"embeddings", "4", 4}, {"rerank", "3", 3}} {
+		recs := filepath.Join(dir, c.api+".jsonl")
+		code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", c.api, "--batch-size", c.batch, "--input-tokens", "8",
+			"--requests", "3", "--concurrency", "1", "-q", "--records", recs)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.api, code, errs)
+		}
+		before := srv.Requests()
+		code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", c.api, "--trace", recs, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s replay: exit %d: %s", c.api, code, errs)
+		}
+		prefix := map[string]string{"embeddings": "embd-", "rerank": "rerank-"}[c.api]
+		for seq := before; seq < srv.Requests(); seq++ {
+			s, ok := srv.Log(fmt.Sprintf("%s%d", prefix, seq))
+			if !ok || s.Tokens[0] != c.inputs {
+				t.Errorf("%s replay: request %d sent %v inputs (logged %v), want %d", c.api, seq, s.Tokens, ok, c.inputs)
+			}
+		}
+		var rep struct {
+			Steps []struct {
+				Requests struct{ Completed int }
+				Replay   struct {
+					Requests   int `json:"requests"`
+					InputExact int `json:"input_exact"`
+				} `json:"replay"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		st := rep.Steps[0]
+		if st.Requests.Completed != 3 || srv.Requests()-before != 3 || st.Replay.Requests != 3 || (c.api == "embeddings" && st.Replay.InputExact != 3) {
+			t.Errorf("%s replay: step %+v, %d requests sent", c.api, st, srv.Requests()-before)
+		}
 	}
 }

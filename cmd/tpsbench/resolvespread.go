@@ -77,6 +77,8 @@ func resolveBatch(f *runFlags) error {
 		return usagef("--batch-size %d: want 1 to %d inputs a request", f.batchSize, maxBatch)
 	case f.batchSize > 1 && f.api != client.APIEmbeddings && f.api != client.APIRerank:
 		return usagef("--batch-size sends several inputs a request: with --api embeddings or rerank")
+	case f.batchSize > 1 && f.trace != "":
+		return usagef("--batch-size with --trace: a replayed request sends the inputs its record counted")
 	case (f.api == client.APIEmbeddings || f.api == client.APIRerank) && (f.turns > 0 || f.multiTurn):
 		return usagef("--api %s generates no answers for a session to send back: not with --turns or --multi-turn", f.api)
 	}

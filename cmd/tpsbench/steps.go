@@ -88,6 +88,9 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	}
 	src = b.cfg.withMedia(src, f, ph.image)
 	switch {
+	case b.cfg.trace != nil && f.api == client.APIRerank:
+		src = workload.WithQuery{Source: src} // the records counted documents: a query goes first
+	case b.cfg.trace != nil: // each replayed request keeps its own inputs
 	case f.api == client.APIRerank: // a query, then the documents
 		src = workload.Batched{Source: src, Size: f.batchSize + 1}
 	case f.batchSize > 1:
