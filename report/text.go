@@ -314,8 +314,12 @@ func targets(ew *errWriter, steps []metrics.Summary) {
 			}
 			switch {
 			case v.NotMeasurable:
-				ew.printf("  %sNOT MEASURABLE %s %s %s: no completed request had this figure (a non-streamed response has no TPOT), so it cannot be shown to hold\n",
-					label, name, cmp(v), value(v.Want, v.Unit()))
+				why := "a non-streamed response has no TPOT"
+				if s.Outputless {
+					why = "a request that generates nothing has no tokens to time"
+				}
+				ew.printf("  %sNOT MEASURABLE %s %s %s: no completed request had this figure (%s), so it cannot be shown to hold\n",
+					label, name, cmp(v), value(v.Want, v.Unit()), why)
 			case v.Need > 0:
 				ew.printf("  %s%s %s %s %s for %.1f%% of requests: got %s at that share, met by %.1f%%\n",
 					label, passFail(v.Pass), name, cmp(v), value(v.Want, v.Unit()), v.Need*100, value(v.Got, v.Unit()), v.Met*100)
