@@ -222,7 +222,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		return
 	}
 	resp, err := c.http.Do(hreq)
-	rec.Sent = tr.sent()
+	rec.Sent, rec.Upload = tr.sent(), tr.upload()
 	rec.Retries = max(0, int(tr.conns.Load())-1)
 	if err != nil {
 		rec.Done = clock.Now()
@@ -297,6 +297,7 @@ type sendTrace struct {
 	clock   *record.Clock
 	began   int64 // when Do began
 	wroteAt atomic.Int64
+	gotConn atomic.Int64 // when the (last) connection was in hand
 	conns   atomic.Int32
 	arrival atomic.Pointer[func() time.Time]
 }
@@ -307,6 +308,7 @@ func (t *sendTrace) hooks() *httptrace.ClientTrace {
 			if t.conns.Add(1) > 1 {
 				t.wroteAt.Store(0) // a retry: sent is when it went out
 			}
+			t.gotConn.Store(t.clock.Now())
 			if f := ArrivalOf(info.Conn); f != nil {
 				t.arrival.Store(&f)
 			}
@@ -320,6 +322,17 @@ func (t *sendTrace) hooks() *httptrace.ClientTrace {
 }
 
 // sent is when the request went out: its write, or when Do began.
+// upload is how long writing the request took once a connection was in
+// hand (its body's bytes going out: megabytes of media take a while), or
+// 0 when it was not written.
+func (t *sendTrace) upload() int64 {
+	wrote, got := t.wroteAt.Load(), t.gotConn.Load()
+	if wrote == 0 || got == 0 || wrote < got {
+		return 0
+	}
+	return wrote - got
+}
+
 func (t *sendTrace) sent() int64 {
 	if at := t.wroteAt.Load(); at != 0 {
 		return at

@@ -124,6 +124,10 @@ type Summary struct {
 	Audios       int64 `json:"audios,omitempty"`
 	Videos       int64 `json:"videos,omitempty"`
 	RequestBytes int64 `json:"request_bytes,omitempty"`
+	// Upload is how long the requests with media took to write once
+	// connected (record.Record.Upload), in ms: what their bodies cost
+	// before the server could start.
+	Upload *Dist `json:"upload_ms,omitempty"`
 	// AudioSeconds is the audio of a known length (a WAV's) the completed
 	// requests sent; RealTimeFactor is it over their seconds from send to
 	// answer's end (audio seconds per second of processing, the Open ASR

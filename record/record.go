@@ -126,6 +126,10 @@ type Record struct {
 	Audios       int `json:"audios,omitempty"`
 	Videos       int `json:"videos,omitempty"`
 	RequestBytes int `json:"request_bytes,omitempty"`
+	// Upload is the ns from a connection in hand to the request written:
+	// the time its body took to go out (Sent is its end; TTFT starts
+	// there), which media make long.
+	Upload int64 `json:"upload_ns,omitempty"`
 	// AudioSeconds is the length of the audio sent, where known (a WAV's
 	// header): a transcription's real-time factor is it over E2E.
 	AudioSeconds float64 `json:"audio_seconds,omitempty"`

@@ -279,6 +279,9 @@ func mediaLines(ew *errWriter, prefix string, s *metrics.Summary) {
 		sent := s.Requests.Completed + s.Requests.Failed
 		ew.printf("%sMedia: %d images, %d audio, %d videos sent, %.1f KB of request body a request on average (media in base64 included); prompt tokens as the server charged them: %d\n",
 			prefix, s.Images, s.Audios, s.Videos, float64(s.RequestBytes)/float64(max(sent, 1))/1024, s.InputTokens)
+		if u := s.Upload; u != nil && u.Count > 0 {
+			ew.printf("%s  writing a request took %s p50, %s p99 once connected (before TTFT's start)\n", prefix, ms(u.P50), ms(u.P99))
+		}
 	}
 	if s.RealTimeFactor > 0 {
 		ew.printf("%sAudio: %.1f s processed at %.2fx real time (audio seconds a second of send to answer's end, per request), %.2f audio seconds a second over the step\n",

@@ -165,13 +165,14 @@ func TestMediaPartsAsTheServerSawThem(t *testing.T) {
 		Steps []struct {
 			InputTokens            int64 `json:"input_tokens"`
 			Images, Audios, Videos int64
+			Upload                 struct{ Count int } `json:"upload_ms"`
 		} `json:"steps"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(3*(25+8) + 4 + 6 + 4); len(rep.Steps) != 1 || rep.Steps[0].InputTokens != want || rep.Steps[0].Images != 3 || rep.Steps[0].Audios != 3 || rep.Steps[0].Videos != 3 {
-		t.Errorf("steps %+v, want %d prompt tokens and 3 of each medium", rep.Steps, want)
+	if want := int64(3*(25+8) + 4 + 6 + 4); len(rep.Steps) != 1 || rep.Steps[0].InputTokens != want || rep.Steps[0].Images != 3 || rep.Steps[0].Audios != 3 || rep.Steps[0].Videos != 3 || rep.Steps[0].Upload.Count != 3 {
+		t.Errorf("steps %+v, want %d prompt tokens, 3 of each medium and 3 uploads timed", rep.Steps, want)
 	}
 }
 
