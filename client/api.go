@@ -159,9 +159,6 @@ func endingIn(path string, proxied bool) []*protocol {
 	var found []*protocol
 	longest := 0
 	for _, p := range protocols {
-		if proxied && p.transcribes {
-			continue // the proxy measures JSON requests; it passes forms on
-		}
 		ends := append(p.endpoints[:len(p.endpoints):len(p.endpoints)], p.wholePath)
 		if proxied {
 			ends = append(ends, p.proxied...)

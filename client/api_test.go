@@ -8,13 +8,16 @@ import (
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // TestEveryAPIComplete: each API says everything the client and the proxy
 // read of it, and what the client sends is what the proxy reads back: its
 // API, stream flag, budget and prompt (an API whose budget field the proxy
 // looks for under another name fails here). An API that generates nothing
-// has no budget, and the proxy passes it on unmeasured.
+// has no budget, and the proxy reads its inputs; a transcription's form
+// gives the proxy its stream flag, budget and audio's length.
 func TestEveryAPIComplete(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range protocols {
@@ -35,17 +38,18 @@ func TestEveryAPIComplete(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := &Request{Model: "m", Prompt: "say hi", MaxTokens: 7}
+			wav := workload.EncodeWAV(make([]int16, 4000), 16000) // a quarter second
 			if p.transcribes {
-				req.Media = []Media{{MIME: "audio/wav", Data: []byte("RIFF")}}
+				req.Media = []Media{{MIME: "audio/wav", Data: wav}}
 			}
 			body, ctype, err := c.body(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, ok := ReadProxied(strings.TrimPrefix(c.endpoint, "http://127.0.0.1:8000"), body)
-			if p.transcribes { // a form, which the proxy passes on unmeasured
+			if p.transcribes { // a form, which the proxy reads too
 				form := readForm(t, ctype, body)
-				if ok || form["file"] != "RIFF" || form["model"] != "m" || form["prompt"] != "" || form["max_completion_tokens"] != "7" || (form["stream"] == "true") != stream {
+				if !ok || got.Stream != stream || got.Model != "m" || got.MaxTokens != 7 || got.AudioSeconds != 0.25 || form["file"] != string(wav) || form["model"] != "m" || form["prompt"] != "" || form["max_completion_tokens"] != "7" || (form["stream"] == "true") != stream {
 					t.Errorf("%s: sent the form %v, proxy read %+v (ok %v)", p.name, form, got, ok)
 				}
 				continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"mime/multipart"
 	"net/textproto"
@@ -207,4 +208,36 @@ func (s *scanner) transcriptionUsage(ci *chunkInfo) error {
 		ci.hasUsage, ci.completion, ci.prompt = true, completion, max(prompt, 0)
 	}
 	return err
+}
+
+// readProxiedForm reads what a proxy learns of a transcription: the
+// form's stream, model and budget fields, and its audio's length (a
+// WAV's). A body that is not a form passes on with nothing read.
+func readProxiedForm(body []byte, req Proxied) Proxied {
+	first, _, ok := bytes.Cut(body, []byte("\r\n"))
+	if !ok || !bytes.HasPrefix(first, []byte("--")) || len(first) > 72 {
+		return req
+	}
+	r := multipart.NewReader(bytes.NewReader(body), string(first[2:]))
+	for {
+		part, err := r.NextPart()
+		if err != nil {
+			return req
+		}
+		value, _ := io.ReadAll(part) // within the body, which the proxy bounds
+		switch part.FormName() {
+		case "file":
+			if s, err := workload.WAVSeconds(value); err == nil {
+				req.AudioSeconds = s
+			}
+		case "stream":
+			req.Stream = string(value) == "true"
+		case "model":
+			req.Model = string(value)
+		case "max_completion_tokens", "max_tokens":
+			if n, err := strconv.Atoi(string(value)); err == nil {
+				req.MaxTokens = max(req.MaxTokens, n)
+			}
+		}
+	}
 }

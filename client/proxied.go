@@ -17,6 +17,9 @@ type Proxied struct {
 	// (embeddings' texts, rerank's documents): its answer holds one
 	// answer each
 	Inputs int
+	// AudioSeconds is the length of a transcription's audio, when it is
+	// a WAV
+	AudioSeconds float64
 }
 
 // ReadProxied tells which API a POST to path speaks, reading what it asks
@@ -31,6 +34,9 @@ func ReadProxied(path string, body []byte) (req Proxied, ok bool) {
 		return Proxied{}, false
 	}
 	req.API = p.name
+	if p.transcribes {
+		return readProxiedForm(body, req), true
+	}
 	var stream *bool
 	if v, ok := fields["stream"]; ok {
 		var b bool

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestReadProxied(t *testing.T) {
 			t.Errorf("%s: not measured", c.path)
 		}
 	}
-	for _, path := range []string{"/v1/models", "/metrics", "/tokenize", "/v1/audio/transcriptions", "/"} {
+	for _, path := range []string{"/v1/models", "/metrics", "/tokenize", "/"} {
 		if _, ok := ReadProxied(path, []byte(`{"stream":true}`)); ok || Measured(path) {
 			t.Errorf("%s: read as a generation request", path)
 		}
@@ -63,6 +64,8 @@ func FuzzReadProxied(f *testing.F) {
 	f.Add("/generate", `{"inputs":"p","parameters":{"max_new_tokens":6}}`)
 	f.Add("/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	f.Add("/api/chat", `{"options":{"num_predict":[1]},"stream":"yes"}`)
+	f.Add("/v1/audio/transcriptions", "--b\r\nContent-Disposition: form-data; name=\"stream\"\r\n\r\ntrue\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFF\x24\x00\x00\x00WAVEfmt \r\n--b--\r\n")
+	f.Add("/v1/embeddings", `{"input":[[1,2],"x"]}`)
 	f.Fuzz(func(t *testing.T, path, body string) {
 		req, ok := ReadProxied(path, []byte(body))
 		if !ok && !reflect.DeepEqual(req, Proxied{}) {
@@ -73,6 +76,9 @@ func FuzzReadProxied(f *testing.F) {
 		}
 		if len(req.Prompt) > 0 && !strings.Contains(body, string(req.Prompt)) {
 			t.Fatalf("prompt %q is not part of the body", req.Prompt)
+		}
+		if req.Inputs < 0 || req.MaxTokens < 0 && req.API != "" || !(req.AudioSeconds >= 0) || math.IsInf(req.AudioSeconds, 0) {
+			t.Fatalf("read %+v", req)
 		}
 	})
 }

@@ -206,6 +206,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// a client's model name is theirs to choose: bounded before it is kept
 	rec := &record.Record{V: record.SchemaVersion, Run: "proxy", Step: "proxy", Seq: seq, Model: httpserve.Shorten(req.Model, maxModelName),
 		URL: client.Redact(p.upstream.String() + r.URL.Path), API: api, Stream: stream, MaxTokens: req.MaxTokens, Inputs: req.Inputs, T0: p.clock.T0()}
+	if req.AudioSeconds > 0 {
+		rec.Audios, rec.AudioSeconds = 1, req.AudioSeconds
+	}
 	rec.Scheduled = p.clock.Now()
 	if p.records != nil {
 		if raw := req.Prompt; raw != nil {
