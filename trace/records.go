@@ -47,7 +47,7 @@ func (s *records) next(e *Entry) (int64, error) {
 			s.stats.Skipped++
 			continue
 		}
-		*e = Entry{Line: s.rd.Line(), InputTokens: r.PromptTokens, OutputTokens: out, Inputs: r.Inputs, Request: r.RequestPrompt}
+		*e = Entry{Line: s.rd.Line(), InputTokens: r.PromptTokens, OutputTokens: out, Inputs: r.Inputs, AudioSeconds: r.AudioSeconds, Request: r.RequestPrompt}
 		if p := r.Prefix; p != nil && len(p.Blocks) > 0 && p.Bytes > 0 {
 			// the fingerprint's blocks are of bytes; in tokens a block is
 			// its share of the prompt's

@@ -24,6 +24,9 @@ type Replay struct {
 	seq     int
 	seen    map[uint64]struct{} // blocks earlier entries had
 	err     error
+	// speech is what a trace's audio is cut from, made when the first
+	// entry with audio is scheduled, before it is due
+	speech *workload.Speech
 }
 
 // Entries gives a trace's entries in arrival order, io.EOF after the
@@ -58,6 +61,9 @@ func (r *Replay) Next() (time.Duration, bool) {
 	}
 	r.pending[r.seq] = e
 	r.seq++
+	if e.AudioSeconds > 0 && r.speech == nil {
+		r.speech = workload.NewSpeech(r.prompts.Seed)
+	}
 	return e.Offset, true
 }
 
@@ -97,10 +103,26 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 		// none kept, or none to send again: words of its length
 		it = workload.Item{Prompt: r.prompts.PromptOf(e.InputTokens, e.Blocks, e.BlockTokens, uint64(e.Index))}
 	}
+	if e.AudioSeconds > 0 {
+		it.Media = r.audioOf(e.AudioSeconds, e.Index)
+	}
 	it.MaxTokens = e.OutputTokens
 	it.Trace = &record.TraceRef{Line: e.Line, Offset: int64(e.Offset), InputTokens: e.InputTokens,
 		OutputTokens: e.OutputTokens, ReusedTokens: reused}
 	return it
+}
+
+// audioOf is speech-like audio of seconds for the index-th entry, as
+// the trace's request sent (none past the length audio is made to).
+func (r *Replay) audioOf(seconds float64, index int) []workload.Media {
+	r.mu.Lock()
+	speech := r.speech
+	r.mu.Unlock()
+	clip, err := speech.Clip(seconds, index)
+	if err != nil {
+		return nil
+	}
+	return []workload.Media{clip}
 }
 
 // inputsOf is the item of a request that generated nothing: its inputs

@@ -32,6 +32,9 @@ type Entry struct {
 	// embeddings or rerank request), are its inputs: InputTokens are
 	// theirs together, and OutputTokens 0.
 	Inputs int
+	// AudioSeconds is the length of the audio a record's request sent
+	// (a transcription's): a replay sends audio of that length again.
+	AudioSeconds float64
 	// Blocks are its prompt's leading blocks of BlockTokens tokens each,
 	// by id: requests whose blocks have equal ids share that prompt
 	// prefix (Mooncake's hash_ids; the proxy's prefix fingerprints).

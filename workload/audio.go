@@ -35,6 +35,9 @@ func SyntheticAudio(seconds float64, seed uint64) ([]Media, error) {
 	return out, nil
 }
 
+// harmonics are the pitch's multiples a voiced syllable holds.
+const harmonics = 24
+
 // speechLike is n samples of voiced syllables (a pitch with harmonics
 // under two formants, a smooth envelope) and pauses between words, over
 // quiet noise: a signal a speech model's voice detection and encoder
@@ -46,15 +49,25 @@ func speechLike(n int, r *rand.Rand) []int16 {
 		syllable := int((0.12 + 0.18*r.Float64()) * AudioRate)
 		pitch := 90 + 160*r.Float64()
 		f1, f2 := 300+600*r.Float64(), 900+1600*r.Float64()
+		// each harmonic's gain under the formants, at the syllable's mean
+		// pitch (the tone rises by a tenth: the gains barely move)
+		var gain [harmonics]float64
+		for k := range gain {
+			h := pitch * 1.05 * float64(k+1)
+			gain[k] = (formant(h, f1, 120) + 0.6*formant(h, f2, 180)) / float64(k+1)
+		}
 		phase := 0.0
 		for j := 0; j < syllable && i+j < n; j++ {
 			env := math.Sin(math.Pi * float64(j) / float64(syllable))
 			f0 := pitch * (1 + 0.1*float64(j)/float64(syllable)) // a rising tone
 			phase += 2 * math.Pi * f0 / AudioRate
-			v := 0.0
-			for k := 1; k <= 24; k++ {
-				h := f0 * float64(k)
-				v += (formant(h, f1, 120) + 0.6*formant(h, f2, 180)) * math.Sin(float64(k)*phase) / float64(k)
+			// sin(k*phase) for every k by rotating a unit vector: one
+			// sincos a sample, not one a harmonic
+			s1, c1 := math.Sincos(phase)
+			sk, ck, v := s1, c1, 0.0
+			for k := range gain {
+				v += gain[k] * sk
+				sk, ck = sk*c1+ck*s1, ck*c1-sk*s1
 			}
 			out[i+j] = pcm16(15000 * env * v) // about -20 dBFS voiced, as speech is recorded
 		}
@@ -127,4 +140,35 @@ func WAVSeconds(b []byte) (float64, error) {
 		p += 8 + int(min(size+size&1, int64(len(b)))) // chunks are padded to even sizes
 	}
 	return 0, errors.New("a WAV file with no data chunk")
+}
+
+// speechSeconds is the length of the signal Speech cuts clips from: long
+// enough that clips of a trace's many lengths start at many places.
+const speechSeconds = 120
+
+// Speech cuts speech-like clips of any length from one long signal, made
+// once: a replayed trace's transcriptions each need audio of their own
+// length, and cutting is a copy where making is milliseconds a second.
+type Speech struct{ samples []int16 }
+
+// NewSpeech makes the signal clips are cut from, drawn from seed.
+func NewSpeech(seed uint64) *Speech {
+	return &Speech{samples: speechLike(speechSeconds*AudioRate, rand.New(rand.NewPCG(seed, 1<<61)))}
+}
+
+// Clip is seconds of the signal as a WAV, starting at a place chosen by
+// index (the signal wraps around), or an error for a length out of
+// range.
+func (s *Speech) Clip(seconds float64, index int) (Media, error) {
+	if !(seconds > 0 && seconds <= maxAudioSeconds) {
+		return Media{}, fmt.Errorf("audio of %g s: want more than 0 and at most %d", seconds, maxAudioSeconds)
+	}
+	n := max(1, int(math.Round(seconds*AudioRate)))
+	out := make([]int16, n)
+	at := (index * 7919 * AudioRate / 10) % len(s.samples) // 791.9 s apart: far from the last clip's start
+	for i := 0; i < n; {
+		i += copy(out[i:], s.samples[at:])
+		at = 0
+	}
+	return Media{MIME: "audio/wav", Data: EncodeWAV(out, AudioRate), Seconds: float64(n) / AudioRate}, nil
 }

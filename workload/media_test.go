@@ -123,3 +123,24 @@ func FuzzMediaHeaders(f *testing.F) {
 		}
 	})
 }
+
+// TestSpeechClip: clips of any length, past the signal's own too, are
+// WAVs of that length, and two indexes start at different places.
+func TestSpeechClip(t *testing.T) {
+	s := NewSpeech(5)
+	for _, secs := range []float64{0.1, 2.5, speechSeconds + 3} {
+		c, err := s.Clip(secs, 3)
+		got, werr := WAVSeconds(c.Data)
+		if err != nil || werr != nil || got != secs || c.Seconds != secs {
+			t.Errorf("a clip of %g s: %g s said, %g s in its header (%v %v)", secs, c.Seconds, got, err, werr)
+		}
+	}
+	a, _ := s.Clip(1, 0)
+	b, _ := s.Clip(1, 1)
+	if bytes.Equal(a.Data, b.Data) {
+		t.Error("clips 0 and 1 are the same")
+	}
+	if _, err := s.Clip(0, 0); err == nil {
+		t.Error("a clip of 0 s cut")
+	}
+}

@@ -62,6 +62,8 @@ func resolveMedia(f *runFlags, c *runConfig) error {
 		return nil
 	case transcribe && (images || videos || f.audioPerRequest > 1 || f.columns.Image != "" || f.columns.Video != ""):
 		return usagef("--api transcription sends one audio a request: no images, videos or --audio-per-request past 1")
+	case transcribe && f.trace != "" && !audio && !cols:
+		return nil // each replayed record's audio, of its length
 	case transcribe && f.columns.Audio != "" && audio:
 		return usagef("--api transcription with --audio-column transcribes the dataset's audio: not with --audio-per-request, --audio-duration or --audio-dir")
 	case !transcribe && f.api != client.APIAuto && f.api != client.APIChat:

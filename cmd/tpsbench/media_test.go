@@ -249,3 +249,50 @@ func TestMediaColumnsAsTheServerSawThem(t *testing.T) {
 		t.Errorf("transcription: the server saw %+v", s.Audios)
 	}
 }
+
+// TestReplayTranscription: records of transcriptions replay with audio
+// of each record's length: the server decoded clips of exactly the
+// lengths the records hold (1.5 s and 0.7 s runs), and the replay's
+// prompt tokens, which it charged from those lengths, match the records'.
+func TestReplayTranscription(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true, TTFT: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	var trace []byte
+	for _, d := range []string{"1500ms", "700ms"} { // two runs, one after the other: a trace
+		recs := filepath.Join(dir, d+".jsonl")
+		if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "transcription", "--audio-duration", d, "--max-tokens", "3",
+			"--requests", "2", "--concurrency", "1", "-q", "--records", recs); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		b, _ := os.ReadFile(recs)
+		trace = append(trace, b...)
+	}
+	recs := filepath.Join(dir, "asr.jsonl")
+	os.WriteFile(recs, trace, 0o644)
+	before := srv.Requests()
+	code, out, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--api", "transcription", "--trace", recs, "--format", "json")
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	lengths := map[float64]int{}
+	for seq := before; seq < srv.Requests(); seq++ {
+		if s, ok := srv.Log(fmt.Sprintf("trsc-%d", seq)); ok && len(s.Audios) == 1 {
+			lengths[s.Audios[0].Seconds]++
+		}
+	}
+	if lengths[1.5] != 2 || lengths[0.7] != 2 {
+		t.Errorf("replayed audio lengths %v, want two of 1.5 s and two of 0.7 s", lengths)
+	}
+	var rep struct {
+		Steps []struct {
+			Replay struct {
+				Requests   int `json:"requests"`
+				InputExact int `json:"input_exact"`
+			} `json:"replay"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Steps) != 1 || rep.Steps[0].Replay.Requests != 4 || rep.Steps[0].Replay.InputExact != 4 {
+		t.Errorf("replay %+v (%v)", rep.Steps, err)
+	}
+}
