@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,18 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 			func(r *Record) bool { return r.Trace == nil }},
 		{"negative images", Record{Sent: 1, Done: 5, Images: -1}, "request size",
 			func(r *Record) bool { return r.Images == 0 }},
+		{"negative audio", Record{Sent: 1, Done: 5, Audios: -1, Videos: 2}, "request size",
+			func(r *Record) bool { return r.Audios == 0 && r.Videos == 2 }},
+		{"negative videos", Record{Sent: 1, Done: 5, Videos: -3}, "request size",
+			func(r *Record) bool { return r.Videos == 0 }},
+		{"audio seconds past a day", Record{Sent: 1, Done: 5, Audios: 1, AudioSeconds: maxAudioSeconds + 1}, "request size",
+			func(r *Record) bool { return r.AudioSeconds == 0 && r.Audios == 1 }},
+		{"negative audio seconds", Record{Sent: 1, Done: 5, AudioSeconds: -0.5}, "request size",
+			func(r *Record) bool { return r.AudioSeconds == 0 }},
+		{"audio seconds not a number", Record{Sent: 1, Done: 5, AudioSeconds: math.NaN()}, "request size",
+			func(r *Record) bool { return r.AudioSeconds == 0 }},
+		{"a negative upload", Record{Sent: 1, Done: 5, Upload: -1}, "upload",
+			func(r *Record) bool { return r.Upload == 0 }},
 		{"a failed request", Record{Sent: 5, Done: 1, MaxTokens: -3, Error: &Error{Kind: KindConnect, Message: "refused"}}, "token counts",
 			func(r *Record) bool { return r.MaxTokens == 0 && r.Done == 1 }},
 	}
@@ -80,8 +93,9 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 		})
 	}
 	// a record at every bound, within the rules, is written as it is
-	edge := Record{Sent: 1, Done: 5, MaxTokens: MaxTokens, PromptTokens: 4, CachedTokens: 4, Trace: &TraceRef{Offset: maxStamp, InputTokens: 3, ReusedTokens: 3}}
-	if got := writeRead(t, &edge); got.Clamped != "" || got.MaxTokens != MaxTokens || got.Trace == nil {
+	edge := Record{Sent: 1, Done: 5, MaxTokens: MaxTokens, PromptTokens: 4, CachedTokens: 4, Trace: &TraceRef{Offset: maxStamp, InputTokens: 3, ReusedTokens: 3},
+		AudioSeconds: maxAudioSeconds, Upload: maxStamp}
+	if got := writeRead(t, &edge); got.Clamped != "" || got.MaxTokens != MaxTokens || got.Trace == nil || got.AudioSeconds != maxAudioSeconds || got.Upload != maxStamp {
 		t.Errorf("a record at the bounds was clamped: %q", got.Clamped)
 	}
 	// a record within the rules is written as it is
