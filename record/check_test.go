@@ -30,6 +30,8 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 			func(r *Record) bool {
 				return r.Done == 10 && r.First == 10 && r.Last == 10 && r.Chunks[0].At == 0 && r.Chunks[1].At == 0
 			}},
+		{"stamps out of order, no tokens", Record{Sent: 10, Done: 2}, "stamp order",
+			func(r *Record) bool { return r.Done == 10 && r.First == 0 && r.Last == 0 }},
 		{"chunks out of order", Record{Sent: 1, First: 6, Last: 6, Done: 9, OutputTokens: 2, Chunks: []Chunk{{At: 5, Tokens: 1}, {At: 3, Tokens: 1}}}, "chunk order",
 			func(r *Record) bool { return r.Chunks[1].At == 5 }},
 		{"a stamp past 2^61", Record{Sent: 1, Done: 1 << 62, T0: -4}, "t0, stamps",

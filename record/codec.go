@@ -76,13 +76,11 @@ func (e *lineEncoder) encode(r *Record) error {
 	return nil
 }
 
-// cut shortens a text to what a report shows.
+// cut shortens a text to what a report shows, as valid UTF-8 (a cut
+// may fall within a character; a server's bytes may be none).
 func cut(s string) string {
 	const keep = 4096
-	if len(s) <= keep {
-		return s
-	}
-	return strings.ToValidUTF8(s[:keep], "")
+	return strings.ToValidUTF8(s[:min(len(s), keep)], "")
 }
 
 // Write appends one record.

@@ -110,4 +110,44 @@ func TestFiguresAwayFromZero(t *testing.T) {
 	if _, ok := one.ReasoningTPS(); ok {
 		t.Error("a request without reasoning has a reasoning TPS")
 	}
+	// one token counted over two chunks (usage said 1): still no gap
+	if _, ok := (&Record{Sent: 5e9, First: 5.2e9, Last: 5.3e9, OutputTokens: 1}).TPOT(); ok {
+		t.Error("a one-token request spread over time has a TPOT")
+	}
+}
+
+// TestFailKeepsTheFirst: a record fails once, with the first reason.
+func TestFailKeepsTheFirst(t *testing.T) {
+	r := &Record{}
+	r.Fail(KindTimeout, "slow")
+	r.Fail(KindConnect, "refused")
+	if r.OK() || r.Error == nil || r.Error.Kind != KindTimeout || r.Error.Message != "slow" {
+		t.Errorf("error %+v, want the first: timeout, slow", r.Error)
+	}
+}
+
+// TestChunkJSON: a chunk reads with spaces anywhere JSON allows, and its
+// token count within 2^31-1, as written.
+func TestChunkJSON(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Chunk
+		ok   bool
+	}{
+		{"[ 5 , 2 ]", Chunk{At: 5, Tokens: 2}, true},
+		{"\t[\n-3,\r1, 2 ]\n", Chunk{At: -3, Tokens: 1, Kind: ChunkToolCall}, true},
+		{"[0,2147483647]", Chunk{Tokens: 1<<31 - 1}, true},
+		{"[0,2147483648]", Chunk{}, false},
+		{"[0,-1]", Chunk{}, false},
+		{"[0,1,3]", Chunk{}, false},
+		{"[0]", Chunk{}, false},
+		{"[0,1,1,1]", Chunk{}, false},
+		{"[0,1] x", Chunk{}, false},
+	} {
+		var got Chunk
+		err := got.UnmarshalJSON([]byte(c.in))
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("%q: %+v (%v), want %+v ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
 }

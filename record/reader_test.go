@@ -134,6 +134,27 @@ func TestReaderEndlessLine(t *testing.T) {
 	}
 }
 
+// TestReaderSkipBound: a bad line of exactly maxSkipped bytes (its
+// newline counted) is skipped and the next read; one byte more ends the
+// file.
+func TestReaderSkipBound(t *testing.T) {
+	maxSkipped = 200
+	defer func() { maxSkipped = 1 << 30 }()
+	for _, c := range []struct {
+		bytes int
+		ends  bool
+	}{{200, false}, {201, true}} {
+		rd := NewReader(strings.NewReader(strings.Repeat("x", c.bytes-1)+"\n"+line(1)), "mem")
+		rd.max = 64 // a record's line fits, the bad one does not
+		bad := 0
+		rd.SkipBad(func(error) { bad++ })
+		got, err := readAll(rd)
+		if c.ends != (err != nil && strings.Contains(err.Error(), "not a records file")) || !c.ends && (len(got) != 1 || bad != 1) {
+			t.Errorf("a bad line of %d bytes: %d records, %d bad, %v", c.bytes, len(got), bad, err)
+		}
+	}
+}
+
 // TestReaderBOM: a file saved with a UTF-8 byte-order mark is read.
 func TestReaderBOM(t *testing.T) {
 	got, err := readAll(NewReader(strings.NewReader("\uFEFF"+line(1)+line(2)), "mem"))
