@@ -190,7 +190,7 @@ func (c *checker) stamps(r *Record) {
 			}
 		}
 	}
-	if r.Error == nil && (r.Done < r.Sent || (r.OutputTokens > 0 && (r.First < r.Sent || r.Last < r.First))) {
+	if r.Error == nil && (r.Done < r.Sent || (r.OutputTokens > 0 && (r.First < r.Sent || r.Last < r.First || r.Last > r.Done))) {
 		if c.broke("stamp order", fmt.Errorf("record %d: stamps out of order (sent %d, first %d, last %d, done %d)", r.Seq, r.Sent, r.First, r.Last, r.Done)) {
 			r.Done = max(r.Done, r.Sent)
 			if r.OutputTokens > 0 {

@@ -12,77 +12,7 @@ import (
 // reader holds records to, so the writer wrote a line its own reader
 // refused, and one request spoiled the file for report, merge and replay.
 func TestWrittenRecordsReadBack(t *testing.T) {
-	cases := []struct {
-		name  string
-		rec   Record
-		rules string
-		check func(r *Record) bool
-	}{
-		{"a client's budget of 9e12", Record{Sent: 1, Done: 5, MaxTokens: 9e12}, "token counts",
-			func(r *Record) bool { return r.MaxTokens == MaxTokens }},
-		{"an upstream's prompt count of 2e9", Record{Sent: 1, Done: 5, PromptTokens: 2e9}, "token counts",
-			func(r *Record) bool { return r.PromptTokens == MaxTokens }},
-		{"a chunk of 2^30+1 tokens", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 9, Chunks: []Chunk{{At: 1, Tokens: MaxTokens + 1}}}, "chunk tokens",
-			func(r *Record) bool { return r.Chunks[0].Tokens == MaxTokens }},
-		{"reasoning past the output", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 8, ReasoningTokens: 10, ToolCallTokens: 3}, "reasoning and tool-call counts",
-			func(r *Record) bool { return r.ReasoningTokens == 8 && r.ToolCallTokens == 0 }},
-		{"stamps out of order", Record{Sent: 10, First: 4, Last: 3, Done: 2, OutputTokens: 2, Chunks: []Chunk{{At: 9, Tokens: 1}, {At: 3, Tokens: 1}}}, "stamp order, chunk stamps",
-			func(r *Record) bool {
-				return r.Done == 10 && r.First == 10 && r.Last == 10 && r.Chunks[0].At == 0 && r.Chunks[1].At == 0
-			}},
-		{"stamps out of order, no tokens", Record{Sent: 10, Done: 2}, "stamp order",
-			func(r *Record) bool { return r.Done == 10 && r.First == 0 && r.Last == 0 }},
-		{"chunks out of order", Record{Sent: 1, First: 6, Last: 6, Done: 9, OutputTokens: 2, Chunks: []Chunk{{At: 5, Tokens: 1}, {At: 3, Tokens: 1}}}, "chunk order",
-			func(r *Record) bool { return r.Chunks[1].At == 5 }},
-		{"a stamp past 2^61", Record{Sent: 1, Done: 1 << 62, T0: -4}, "t0, stamps",
-			func(r *Record) bool { return r.Done == maxStamp && r.T0 == 0 }},
-		{"a trace reference that does not hold", Record{Sent: 1, Done: 5, Trace: &TraceRef{InputTokens: 5, ReusedTokens: 9}}, "trace reference",
-			func(r *Record) bool { return r.Trace == nil }},
-		{"other events out of order", Record{Sent: 1, Done: 5, OtherEvents: []int64{3, 1, 99}}, "other events",
-			func(r *Record) bool { return r.OtherEvents[1] == 3 && r.OtherEvents[2] == 4 }},
-		{"retries", Record{Sent: 1, Done: 5, Retries: -1}, "retries",
-			func(r *Record) bool { return r.Retries == 0 }},
-		{"an unknown phase", Record{Sent: 1, Done: 5, Phase: "warming"}, "phase",
-			func(r *Record) bool { return r.Phase == "" }},
-		{"a turn outside a session", Record{Sent: 1, Done: 5, Turn: 2}, "session",
-			func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
-		{"a negative session", Record{Sent: 1, Done: 5, Session: -1, Turn: 1}, "session",
-			func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
-		// one field wrong a row, each at its boundary
-		{"negative output", Record{Sent: 1, Done: 5, OutputTokens: -1}, "token counts",
-			func(r *Record) bool { return r.OutputTokens == 0 }},
-		{"negative prompt", Record{Sent: 1, Done: 5, PromptTokens: -1}, "token counts",
-			func(r *Record) bool { return r.PromptTokens == 0 }},
-		{"negative usage", Record{Sent: 1, Done: 5, UsageTokens: -1}, "token counts",
-			func(r *Record) bool { return r.UsageTokens == 0 }},
-		{"a budget one past the bound", Record{Sent: 1, Done: 5, MaxTokens: MaxTokens + 1}, "token counts",
-			func(r *Record) bool { return r.MaxTokens == MaxTokens }},
-		{"more cached than prompt", Record{Sent: 1, Done: 5, PromptTokens: 4, CachedTokens: 5}, "cached tokens",
-			func(r *Record) bool { return r.CachedTokens == 4 }},
-		{"a negative tokenizer count", Record{Sent: 1, Done: 5, TokenizerTokens: -2}, "tokenizer count",
-			func(r *Record) bool { return r.TokenizerTokens == 0 }},
-		{"a trace line before the first", Record{Sent: 1, Done: 5, Trace: &TraceRef{Line: -1, InputTokens: 3}}, "trace reference",
-			func(r *Record) bool { return r.Trace == nil }},
-		{"a trace offset past the bound", Record{Sent: 1, Done: 5, Trace: &TraceRef{Offset: maxStamp + 1, InputTokens: 3}}, "trace reference",
-			func(r *Record) bool { return r.Trace == nil }},
-		{"negative images", Record{Sent: 1, Done: 5, Images: -1}, "request size",
-			func(r *Record) bool { return r.Images == 0 }},
-		{"negative audio", Record{Sent: 1, Done: 5, Audios: -1, Videos: 2}, "request size",
-			func(r *Record) bool { return r.Audios == 0 && r.Videos == 2 }},
-		{"negative videos", Record{Sent: 1, Done: 5, Videos: -3}, "request size",
-			func(r *Record) bool { return r.Videos == 0 }},
-		{"audio seconds past a day", Record{Sent: 1, Done: 5, Audios: 1, AudioSeconds: maxAudioSeconds + 1}, "request size",
-			func(r *Record) bool { return r.AudioSeconds == 0 && r.Audios == 1 }},
-		{"negative audio seconds", Record{Sent: 1, Done: 5, AudioSeconds: -0.5}, "request size",
-			func(r *Record) bool { return r.AudioSeconds == 0 }},
-		{"audio seconds not a number", Record{Sent: 1, Done: 5, AudioSeconds: math.NaN()}, "request size",
-			func(r *Record) bool { return r.AudioSeconds == 0 }},
-		{"a negative upload", Record{Sent: 1, Done: 5, Upload: -1}, "upload",
-			func(r *Record) bool { return r.Upload == 0 }},
-		{"a failed request", Record{Sent: 5, Done: 1, MaxTokens: -3, Error: &Error{Kind: KindConnect, Message: "refused"}}, "token counts",
-			func(r *Record) bool { return r.MaxTokens == 0 && r.Done == 1 }},
-	}
-	for _, c := range cases {
+	for _, c := range brokenRecords {
 		t.Run(c.name, func(t *testing.T) {
 			rec := c.rec
 			if rec.validate() == nil {
@@ -94,17 +24,205 @@ func TestWrittenRecordsReadBack(t *testing.T) {
 			}
 		})
 	}
-	// a record at every bound, within the rules, is written as it is
-	edge := Record{Sent: 1, Done: 5, MaxTokens: MaxTokens, PromptTokens: 4, CachedTokens: 4, Trace: &TraceRef{Offset: maxStamp, InputTokens: 3, ReusedTokens: 3},
-		AudioSeconds: maxAudioSeconds, Upload: maxStamp}
-	if got := writeRead(t, &edge); got.Clamped != "" || got.MaxTokens != MaxTokens || got.Trace == nil || got.AudioSeconds != maxAudioSeconds || got.Upload != maxStamp {
-		t.Errorf("a record at the bounds was clamped: %q", got.Clamped)
+}
+
+// brokenRecords break one rule each, most with one field wrong at its
+// boundary; check holds the repair to its rule.
+var brokenRecords = []struct {
+	name  string
+	rec   Record
+	rules string
+	check func(r *Record) bool
+}{
+	{"a client's budget of 9e12", Record{Sent: 1, Done: 5, MaxTokens: 9e12}, "token counts",
+		func(r *Record) bool { return r.MaxTokens == MaxTokens }},
+	{"an upstream's prompt count of 2e9", Record{Sent: 1, Done: 5, PromptTokens: 2e9}, "token counts",
+		func(r *Record) bool { return r.PromptTokens == MaxTokens }},
+	{"a chunk of 2^30+1 tokens", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 9, Chunks: []Chunk{{At: 1, Tokens: MaxTokens + 1}}}, "chunk tokens",
+		func(r *Record) bool { return r.Chunks[0].Tokens == MaxTokens }},
+	{"reasoning past the output", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 8, ReasoningTokens: 10, ToolCallTokens: 3}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ReasoningTokens == 8 && r.ToolCallTokens == 0 }},
+	{"stamps out of order", Record{Sent: 10, First: 4, Last: 3, Done: 2, OutputTokens: 2, Chunks: []Chunk{{At: 9, Tokens: 1}, {At: 3, Tokens: 1}}}, "stamp order, chunk stamps",
+		func(r *Record) bool {
+			return r.Done == 10 && r.First == 10 && r.Last == 10 && r.Chunks[0].At == 0 && r.Chunks[1].At == 0
+		}},
+	{"stamps out of order, no tokens", Record{Sent: 10, Done: 2}, "stamp order",
+		func(r *Record) bool { return r.Done == 10 && r.First == 0 && r.Last == 0 }},
+	{"chunks out of order", Record{Sent: 1, First: 6, Last: 6, Done: 9, OutputTokens: 2, Chunks: []Chunk{{At: 5, Tokens: 1}, {At: 3, Tokens: 1}}}, "chunk order",
+		func(r *Record) bool { return r.Chunks[1].At == 5 }},
+	{"a stamp past 2^61", Record{Sent: 1, Done: 1 << 62, T0: -4}, "t0, stamps",
+		func(r *Record) bool { return r.Done == maxStamp && r.T0 == 0 }},
+	{"a trace reference that does not hold", Record{Sent: 1, Done: 5, Trace: &TraceRef{InputTokens: 5, ReusedTokens: 9}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"other events out of order", Record{Sent: 1, Done: 5, OtherEvents: []int64{3, 1, 99}}, "other events",
+		func(r *Record) bool { return r.OtherEvents[1] == 3 && r.OtherEvents[2] == 4 }},
+	{"retries", Record{Sent: 1, Done: 5, Retries: -1}, "retries",
+		func(r *Record) bool { return r.Retries == 0 }},
+	{"an unknown phase", Record{Sent: 1, Done: 5, Phase: "warming"}, "phase",
+		func(r *Record) bool { return r.Phase == "" }},
+	{"a turn outside a session", Record{Sent: 1, Done: 5, Turn: 2}, "session",
+		func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
+	{"a negative session", Record{Sent: 1, Done: 5, Session: -1, Turn: 1}, "session",
+		func(r *Record) bool { return r.Session == 0 && r.Turn == 0 }},
+	// one field wrong a row, each at its boundary
+	{"negative output", Record{Sent: 1, Done: 5, OutputTokens: -1}, "token counts",
+		func(r *Record) bool { return r.OutputTokens == 0 }},
+	{"negative prompt", Record{Sent: 1, Done: 5, PromptTokens: -1}, "token counts",
+		func(r *Record) bool { return r.PromptTokens == 0 }},
+	{"negative usage", Record{Sent: 1, Done: 5, UsageTokens: -1}, "token counts",
+		func(r *Record) bool { return r.UsageTokens == 0 }},
+	{"a budget one past the bound", Record{Sent: 1, Done: 5, MaxTokens: MaxTokens + 1}, "token counts",
+		func(r *Record) bool { return r.MaxTokens == MaxTokens }},
+	{"more cached than prompt", Record{Sent: 1, Done: 5, PromptTokens: 4, CachedTokens: 5}, "cached tokens",
+		func(r *Record) bool { return r.CachedTokens == 4 }},
+	{"a negative tokenizer count", Record{Sent: 1, Done: 5, TokenizerTokens: -2}, "tokenizer count",
+		func(r *Record) bool { return r.TokenizerTokens == 0 }},
+	{"a trace line before the first", Record{Sent: 1, Done: 5, Trace: &TraceRef{Line: -1, InputTokens: 3}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a trace offset past the bound", Record{Sent: 1, Done: 5, Trace: &TraceRef{Offset: maxStamp + 1, InputTokens: 3}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"negative images", Record{Sent: 1, Done: 5, Images: -1}, "request size",
+		func(r *Record) bool { return r.Images == 0 }},
+	{"negative audio", Record{Sent: 1, Done: 5, Audios: -1, Videos: 2}, "request size",
+		func(r *Record) bool { return r.Audios == 0 && r.Videos == 2 }},
+	{"negative videos", Record{Sent: 1, Done: 5, Videos: -3}, "request size",
+		func(r *Record) bool { return r.Videos == 0 }},
+	{"audio seconds past a day", Record{Sent: 1, Done: 5, Audios: 1, AudioSeconds: maxAudioSeconds + 1}, "request size",
+		func(r *Record) bool { return r.AudioSeconds == 0 && r.Audios == 1 }},
+	{"negative audio seconds", Record{Sent: 1, Done: 5, AudioSeconds: -0.5}, "request size",
+		func(r *Record) bool { return r.AudioSeconds == 0 }},
+	{"audio seconds not a number", Record{Sent: 1, Done: 5, AudioSeconds: math.NaN()}, "request size",
+		func(r *Record) bool { return r.AudioSeconds == 0 }},
+	{"a negative upload", Record{Sent: 1, Done: 5, Upload: -1}, "upload",
+		func(r *Record) bool { return r.Upload == 0 }},
+	{"a failed request", Record{Sent: 5, Done: 1, MaxTokens: -3, Error: &Error{Kind: KindConnect, Message: "refused"}}, "token counts",
+		func(r *Record) bool { return r.MaxTokens == 0 && r.Done == 1 }},
+	{"negative cached", Record{Sent: 1, Done: 5, PromptTokens: 4, CachedTokens: -1}, "cached tokens",
+		func(r *Record) bool { return r.CachedTokens == 0 && r.PromptTokens == 4 }},
+	{"an upload past the bound", Record{Sent: 1, Done: 5, Upload: maxStamp + 1}, "upload",
+		func(r *Record) bool { return r.Upload == 0 }},
+	{"negative request bytes", Record{Sent: 1, Done: 5, RequestBytes: -1}, "request size",
+		func(r *Record) bool { return r.RequestBytes == 0 }},
+	{"negative inputs", Record{Sent: 1, Done: 5, Inputs: -1}, "request size",
+		func(r *Record) bool { return r.Inputs == 0 }},
+	{"inputs one past the bound", Record{Sent: 1, Done: 5, Inputs: MaxTokens + 1}, "request size",
+		func(r *Record) bool { return r.Inputs == MaxTokens }},
+	{"negative images beside a day of audio", Record{Sent: 1, Done: 5, Images: -1, Audios: 1, AudioSeconds: maxAudioSeconds}, "request size",
+		func(r *Record) bool { return r.Images == 0 && r.AudioSeconds == maxAudioSeconds }},
+	{"one input that generated a token", Record{Sent: 1, First: 2, Last: 3, Done: 5, Inputs: 1, OutputTokens: 1}, "inputs",
+		func(r *Record) bool { return r.Inputs == 0 && r.OutputTokens == 1 }},
+	{"negative images beside half a second of audio", Record{Sent: 1, Done: 5, Images: -1, Audios: 1, AudioSeconds: 0.5}, "request size",
+		func(r *Record) bool { return r.Images == 0 && r.AudioSeconds == 0.5 }},
+	{"inputs beside a chunk", Record{Sent: 1, Done: 5, Inputs: 3, Chunks: []Chunk{{At: 1}}}, "inputs",
+		func(r *Record) bool { return r.Inputs == 0 && len(r.Chunks) == 1 }},
+	{"retries past the bound", Record{Sent: 1, Done: 5, Retries: maxRetries + 1}, "retries",
+		func(r *Record) bool { return r.Retries == maxRetries }},
+	{"a tokenizer count past the bound", Record{Sent: 1, Done: 5, TokenizerTokens: MaxTokens + 1}, "tokenizer count",
+		func(r *Record) bool { return r.TokenizerTokens == MaxTokens }},
+	{"negative tool-call tokens", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 4, ReasoningTokens: 1, ToolCallTokens: -1}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ToolCallTokens == 0 && r.ReasoningTokens == 1 }},
+	{"negative reasoning tokens", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 4, ReasoningTokens: -1, ToolCallTokens: 2}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ReasoningTokens == 0 && r.ToolCallTokens == 2 }},
+	{"reasoning past the bound", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: MaxTokens, ReasoningTokens: MaxTokens + 1}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ReasoningTokens == MaxTokens }},
+	{"tool calls past the bound", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: MaxTokens, ToolCallTokens: MaxTokens + 1}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ToolCallTokens == MaxTokens }},
+	{"tool calls past what reasoning left", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 8, ReasoningTokens: 5, ToolCallTokens: 5}, "reasoning and tool-call counts",
+		func(r *Record) bool { return r.ReasoningTokens == 5 && r.ToolCallTokens == 3 }},
+	{"a negative trace offset", Record{Sent: 1, Done: 5, Trace: &TraceRef{Offset: -1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a negative trace input", Record{Sent: 1, Done: 5, Trace: &TraceRef{InputTokens: -1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a trace input past the bound", Record{Sent: 1, Done: 5, Trace: &TraceRef{InputTokens: MaxTokens + 1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a negative trace output", Record{Sent: 1, Done: 5, Trace: &TraceRef{OutputTokens: -1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a trace output past the bound", Record{Sent: 1, Done: 5, Trace: &TraceRef{OutputTokens: MaxTokens + 1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"negative reused tokens", Record{Sent: 1, Done: 5, Trace: &TraceRef{InputTokens: 3, ReusedTokens: -1}}, "trace reference",
+		func(r *Record) bool { return r.Trace == nil }},
+	{"a prefix of 0-byte blocks", Record{Sent: 1, Done: 5, Prefix: &Prefix{Blocks: []uint64{1}, Bytes: 4}}, "prefix",
+		func(r *Record) bool { return r.Prefix == nil }},
+	{"a prefix of negative length", Record{Sent: 1, Done: 5, Prefix: &Prefix{BlockBytes: 2, Bytes: -1}}, "prefix",
+		func(r *Record) bool { return r.Prefix == nil }},
+	{"more blocks than the prefix holds", Record{Sent: 1, Done: 5, Prefix: &Prefix{Blocks: []uint64{1, 2}, BlockBytes: 4, Bytes: 4}}, "prefix",
+		func(r *Record) bool { return r.Prefix == nil }},
+	{"t0 past 2116", Record{Sent: 1, Done: 5, T0: maxT0 + 1}, "t0",
+		func(r *Record) bool { return r.T0 == maxT0 }},
+	{"a stamp below -2^61", Record{Sent: 1, Done: 5, Scheduled: -maxStamp - 1}, "stamps",
+		func(r *Record) bool { return r.Scheduled == -maxStamp }},
+	{"a first token before sent", Record{Sent: 10, First: 4, Last: 12, Done: 20, OutputTokens: 2}, "stamp order",
+		func(r *Record) bool { return r.First == 10 && r.Last == 12 && r.Done == 20 }},
+	{"a last token after done", Record{Sent: 1, First: 2, Last: 30, Done: 20, OutputTokens: 2}, "stamp order",
+		func(r *Record) bool { return r.First == 2 && r.Last == 20 && r.Done == 20 }},
+	{"a last token before the first", Record{Sent: 1, First: 5, Last: 3, Done: 9, OutputTokens: 2}, "stamp order",
+		func(r *Record) bool { return r.First == 5 && r.Last == 5 }},
+	{"a chunk after done", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 1, Chunks: []Chunk{{At: 7, Tokens: 1}}}, "chunk stamps",
+		func(r *Record) bool { return r.Chunks[0].At == 4 }},
+	{"a chunk before sent", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 1, Chunks: []Chunk{{At: -2, Tokens: 1}}}, "chunk stamps",
+		func(r *Record) bool { return r.Chunks[0].At == 0 }},
+	{"a chunk of negative tokens", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 1, Chunks: []Chunk{{At: 1, Tokens: -3}}}, "chunk tokens",
+		func(r *Record) bool { return r.Chunks[0].Tokens == 0 }},
+	{"an other event before sent", Record{Sent: 1, Done: 5, OtherEvents: []int64{-5, 2}}, "other events",
+		func(r *Record) bool { return r.OtherEvents[0] == 0 && r.OtherEvents[1] == 2 }},
+	{"an other event after done", Record{Sent: 1, Done: 5, OtherEvents: []int64{9}}, "other events",
+		func(r *Record) bool { return r.OtherEvents[0] == 4 }},
+	{"an other event of a request that took no time", Record{Sent: 5, Done: 5, OtherEvents: []int64{1}}, "other events",
+		func(r *Record) bool { return r.OtherEvents[0] == 0 }},
+	{"more other events than kept", Record{Sent: 1, Done: 5, OtherEvents: make([]int64, MaxOtherEvents+1)}, "other events",
+		func(r *Record) bool { return len(r.OtherEvents) == MaxOtherEvents }},
+}
+
+// Records at every bound the validator holds, each within the rules:
+// the writer writes them as they are and the reader takes them.
+func TestRecordsAtTheBounds(t *testing.T) {
+	cases := []struct {
+		name string
+		rec  Record
+	}{
+		{"every count, stamp and reference at 0", Record{Trace: &TraceRef{}, Prefix: &Prefix{BlockBytes: 1},
+			Chunks: []Chunk{{}, {}}, OtherEvents: []int64{0, 0}}},
+		{"every count and stamp at its top", Record{Scheduled: -maxStamp, Done: maxStamp, T0: maxT0, OutputTokens: MaxTokens, PromptTokens: MaxTokens,
+			UsageTokens: MaxTokens, MaxTokens: MaxTokens, CachedTokens: MaxTokens, TokenizerTokens: MaxTokens, ReasoningTokens: MaxTokens,
+			Retries: maxRetries, Upload: maxStamp, Audios: 1, AudioSeconds: maxAudioSeconds,
+			Trace:  &TraceRef{Offset: maxStamp, InputTokens: MaxTokens, OutputTokens: MaxTokens, ReusedTokens: MaxTokens},
+			Prefix: &Prefix{Blocks: []uint64{1, 2}, BlockBytes: 1, Bytes: 2}, Chunks: []Chunk{{At: maxStamp, Tokens: MaxTokens}},
+			OtherEvents: []int64{maxStamp}}},
+		{"every output token a tool call", Record{Sent: 3, First: 3, Last: 3, Done: 3, OutputTokens: MaxTokens, ToolCallTokens: MaxTokens}},
+		{"reasoning and tool calls filling the output", Record{Sent: 3, First: 4, Last: 4, Done: 5, OutputTokens: 8, ReasoningTokens: 5, ToolCallTokens: 3}},
+		{"the most inputs", Record{Sent: 1, Done: 5, Inputs: MaxTokens}},
+		{"a first turn", Record{Sent: 1, Done: 5, Session: 1, Turn: 1}},
+		{"no tokens, first and last unset", Record{Sent: 5, Done: 6}},
+		{"the most other events", Record{Sent: 1, Done: 5, OtherEvents: make([]int64, MaxOtherEvents)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := c.rec
+			if err := rec.validate(); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			got := writeRead(t, &rec)
+			got.V = c.rec.V
+			// compared as written: a slice read back empty is one written nil
+			if g, w := jsonOf(t, got), jsonOf(t, &c.rec); g != w {
+				t.Errorf("read back %.300s\nwant %.300s", g, w)
+			}
+		})
 	}
 	// a record within the rules is written as it is
 	rec := *sample()
 	if got := writeRead(t, &rec); got.Clamped != "" || got.MaxTokens != sample().MaxTokens {
 		t.Errorf("a valid record was clamped: %q", got.Clamped)
 	}
+}
+
+func jsonOf(t *testing.T, r *Record) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // writeRead writes r and reads it back, failing the test when the reader
