@@ -5,12 +5,16 @@
 // copy of the module, and runs the tests on each. A mutant the tests fail
 // is killed; one they pass survived; one that does not build is not
 // viable and not counted. The score is killed / (killed + survived), with
-// the mutants listed as equivalent (-equivalent: lines of "file:line
-// description", a change that cannot alter behaviour) set aside.
+// the mutants listed as equivalent (-equivalent: lines of
+// "file:line:column description" as it prints them, a change that cannot
+// alter behaviour) set aside, and with them, unlisted, every constant returned beside a non-nil error (the 0 of
+// "return 0, fmt.Errorf(...)"): by Go's convention a caller does not read
+// it, and the tests cannot see it change.
 //
-//	mutants -pkg ./metrics [-files 'scan*.go'] [-n 60] [-seed 1] [-tests ./metrics,./record]
+//	mutants -pkg ./metrics [-files 'scan*.go'] [-n 60] [-seed 1] [-tests ./metrics,./record] [-list]
 //
-// It prints a line a mutant and a summary line as JSON.
+// It prints a line a mutant and a summary line as JSON; -list prints the
+// mutants drawn, without running them.
 package main
 
 import (
@@ -40,13 +44,16 @@ type site struct {
 	file   string // relative to the module
 	offset int
 	line   int
+	col    int    // two mutants on one line are told apart
 	kind   string // "op", "not", "int", "drop"
 	from   string
 	to     string
+	// besideError: a constant returned beside a non-nil error
+	besideError bool
 }
 
 func (s site) String() string {
-	return fmt.Sprintf("%s:%d %s %s -> %s", s.file, s.line, s.kind, s.from, s.to)
+	return fmt.Sprintf("%s:%d:%d %s %s -> %s", s.file, s.line, s.col, s.kind, s.from, s.to)
 }
 
 var swaps = map[token.Token]token.Token{
@@ -62,7 +69,8 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the draw")
 	tests := flag.String("tests", "", "packages whose tests judge a mutant, comma-separated (default: -pkg)")
 	timeout := flag.Duration("timeout", 3*time.Minute, "a mutant whose tests run longer is killed (a loop without end)")
-	equivalent := flag.String("equivalent", "", "a file of mutants set aside as equivalent, one \"file:line kind from -> to\" a line")
+	equivalent := flag.String("equivalent", "", "a file of mutants set aside as equivalent, one \"file:line:column kind from -> to\" a line")
+	list := flag.Bool("list", false, "print the mutants drawn and stop")
 	flag.Parse()
 	if *pkg == "" {
 		fmt.Fprintln(os.Stderr, "usage: mutants -pkg ./DIR [-files GLOB] [-n N] [-seed S] [-tests PKGS] [-equivalent FILE]")
@@ -78,6 +86,12 @@ func main() {
 		sites = sites[:*n]
 	}
 	sort.Slice(sites, func(i, j int) bool { return sites[i].String() < sites[j].String() })
+	if *list {
+		for _, s := range sites {
+			fmt.Println(s)
+		}
+		return
+	}
 	skip := readEquivalent(*equivalent)
 	judge := strings.Split(*tests, ",")
 	if *tests == "" {
@@ -93,7 +107,7 @@ func main() {
 	enc.SetEscapeHTML(false) // operators read as written
 	for _, s := range sites {
 		outcome := "equivalent"
-		if !skip[s.String()] {
+		if !skip[s.String()] && !s.besideError {
 			outcome = try(copyDir, s, judge, *timeout)
 		}
 		counts[outcome]++
@@ -136,8 +150,12 @@ func collect(root, pkg, glob string) ([]site, error) {
 		}
 		add := func(n ast.Node, kind, from, to string) {
 			p := fset.Position(n.Pos())
-			out = append(out, site{file: rel, offset: p.Offset, line: p.Line, kind: kind, from: from, to: to})
+			if b, ok := n.(*ast.BinaryExpr); ok {
+				p = fset.Position(b.OpPos) // a || b || c: two operators, one start
+			}
+			out = append(out, site{file: rel, offset: p.Offset, line: p.Line, col: p.Column, kind: kind, from: from, to: to})
 		}
+		besideError := constantsBesideErrors(f)
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.GenDecl:
@@ -157,6 +175,7 @@ func collect(root, pkg, glob string) ([]site, error) {
 							to = "0"
 						}
 						add(x, "int", x.Value, to)
+						out[len(out)-1].besideError = besideError[x]
 					}
 				}
 			case *ast.AssignStmt:
@@ -168,6 +187,66 @@ func collect(root, pkg, glob string) ([]site, error) {
 		})
 	}
 	return out, nil
+}
+
+// constantsBesideErrors finds the constants returned beside an error that
+// cannot be nil: a new one (fmt.Errorf, errors.New, io.EOF) or the error
+// an "if err != nil" just tested.
+func constantsBesideErrors(f *ast.File) map[*ast.BasicLit]bool {
+	out := map[*ast.BasicLit]bool{}
+	mark := func(ret *ast.ReturnStmt, tested string) {
+		n := len(ret.Results)
+		if n < 2 || !nonNilError(ret.Results[n-1], tested) {
+			return
+		}
+		for _, r := range ret.Results[:n-1] {
+			if lit, ok := r.(*ast.BasicLit); ok {
+				out[lit] = true
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.ReturnStmt:
+			mark(x, "")
+		case *ast.IfStmt:
+			if c, ok := x.Cond.(*ast.BinaryExpr); ok && c.Op == token.NEQ && isIdent(c.Y, "nil") {
+				if id, ok := c.X.(*ast.Ident); ok {
+					for _, st := range x.Body.List {
+						if ret, ok := st.(*ast.ReturnStmt); ok {
+							mark(ret, id.Name)
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// nonNilError: e is an error made on the spot, a sentinel of io, or the
+// variable named tested.
+func nonNilError(e ast.Expr, tested string) bool {
+	switch x := e.(type) {
+	case *ast.CallExpr:
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && isIdent(sel.X, "fmt") && sel.Sel.Name == "Errorf" {
+			return true
+		}
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && isIdent(sel.X, "errors") && sel.Sel.Name == "New" {
+			return true
+		}
+	case *ast.SelectorExpr:
+		return isIdent(x.X, "io") && strings.HasPrefix(x.Sel.Name, "E")
+	case *ast.Ident:
+		return tested != "" && x.Name == tested
+	}
+	return false
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // try makes mutant s in the copy, runs the judging tests, and puts the
@@ -226,7 +305,7 @@ func mutate(path string, src []byte, s site) ([]byte, bool) {
 		case *ast.CaseClause:
 			x.Body = rewrite(x.Body)
 		case *ast.BinaryExpr:
-			if s.kind == "op" && at(x) && x.Op.String() == s.from {
+			if s.kind == "op" && fset.Position(x.OpPos).Offset == s.offset && x.Op.String() == s.from {
 				x.Op, done = swaps[x.Op], true
 			}
 		case *ast.IfStmt:
