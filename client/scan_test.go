@@ -18,6 +18,7 @@ func TestScanChunk(t *testing.T) {
 		completion, prompt        int
 		finish, id                string
 		errMsg                    string
+		errHas                    string // in the scanner's error
 		kind                      record.ChunkKind
 		reasoning                 int
 	}{
@@ -29,6 +30,7 @@ func TestScanChunk(t *testing.T) {
 		{name: "reasoning ends in the chunk", in: `{"choices":[{"delta":{"reasoning_content":"so","content":"Yes"}}]}`, bearing: true, text: "soYes"},
 		{name: "reasoning tokens in usage", in: `{"choices":[],"usage":{"completion_tokens":12,"completion_tokens_details":{"reasoning_tokens":7}}}`, usage: true, completion: 12, reasoning: 7},
 		{name: "tool call", in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}}]}`, bearing: true, tool: true, kind: record.ChunkToolCall},
+		{name: "legacy function call", in: `{"choices":[{"delta":{"function_call":{"name":"f","arguments":""}}}]}`, bearing: true, tool: true, kind: record.ChunkToolCall},
 		{name: "empty tool calls", in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
 		{name: "completion text", in: `{"choices":[{"text":" w\u00e9","finish_reason":"length"}]}`, bearing: true, text: " wé", finish: "length"},
 		{name: "usage only", in: `{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":12,"total_tokens":17}}`, usage: true, completion: 12, prompt: 5},
@@ -41,6 +43,11 @@ func TestScanChunk(t *testing.T) {
 		{name: "truncated", in: `{"choices":[{"delta":{"content":"x"`, err: true},
 		{name: "not an object", in: `[1]`, err: true},
 		{name: "trailing", in: `{} x`, err: true},
+		{name: "count at the int32 bound", in: `{"usage":{"completion_tokens":2147483647}}`, usage: true, completion: 2147483647},
+		{name: "count past any server's", in: `{"usage":{"completion_tokens":21474836480}}`, err: true, errHas: "number too large"},
+		{name: "count not a number", in: `{"usage":{"completion_tokens":"5"}}`, err: true, errHas: "want a count"},
+		{name: "truncated after a number", in: `{"x":12`, err: true},
+		{name: "value that starts with no value", in: `{"a":x}`, err: true, errHas: "unexpected 'x'"},
 		{name: "bad literal", in: `{"a":tru}`, err: true},
 		{name: "missing colon", in: `{"a" 1}`, err: true},
 		{name: "nested to the limit", in: `{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`},
@@ -56,6 +63,9 @@ func TestScanChunk(t *testing.T) {
 				t.Fatalf("err = %v, want error %v", err, c.err)
 			}
 			if c.err {
+				if err != nil && !strings.Contains(err.Error(), c.errHas) {
+					t.Fatalf("err = %v, want it to say %q", err, c.errHas)
+				}
 				return
 			}
 			if ci.tokenBearing() != c.bearing || ci.hasUsage != c.usage || ci.toolCall != c.tool {
