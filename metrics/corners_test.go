@@ -139,7 +139,9 @@ func TestSmallCorners(t *testing.T) {
 }
 
 // TestSliceCorners: a request whose first token came the nanosecond it
-// was sent has a TTFT of 0 in its slice; slices of any length above 0,
+// was sent has a TTFT of 0 in its slice, one that generated nothing (sent
+// at the run's very start, where its unset first stamp equals its send)
+// has none; slices of any length above 0,
 // even 1 ns, are kept.
 func TestSliceCorners(t *testing.T) {
 	r := rec(200, []int64{100}, []int{1})
@@ -150,6 +152,11 @@ func TestSliceCorners(t *testing.T) {
 	got := ss.Summaries()[0].Slices
 	if len(got) != 1 || got[0].TTFT.Count != 1 || got[0].TTFT.Max != 0 {
 		t.Errorf("slices %+v: want one, its TTFT 0", got)
+	}
+	embed := NewSteps(Targets{}).WithSlices(time.Second)
+	embed.Add(&record.Record{V: 1, Sent: 0, Done: 5 * ms, Inputs: 2, PromptTokens: 8})
+	if got := embed.Summaries()[0].Slices; len(got) != 1 || got[0].Completed != 1 || got[0].TTFT.Count != 0 {
+		t.Errorf("an embedding sent at the run's start: slices %+v, want it completed with no TTFT", got)
 	}
 	tiny := NewSteps(Targets{}).WithSlices(time.Nanosecond)
 	tiny.Add(rec(0, []int64{0}, []int{1}))
