@@ -20,6 +20,7 @@ func TestProtocolScanners(t *testing.T) {
 		finish        string
 		errMsg        string // want an error event with this message
 		empty         bool   // a token with no text
+		id            string
 	}{
 		{api: APIAnthropic, name: "whole message with a tool use", in: `{"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":{"a":1}}],"stop_reason":"tool_use"}`, tool: true, finish: "tool_calls"},
 		{api: APILlamaCpp, name: "trailing bytes", in: `{"content":"a","stop":false} x`, err: true},
@@ -27,7 +28,7 @@ func TestProtocolScanners(t *testing.T) {
 		{api: APIOllama, name: "tool calls", in: `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}`, tool: true},
 		{api: APIOllama, name: "error", in: `{"error":"model 'x' not found"}`, errMsg: "model 'x' not found"},
 		{api: APIRerank, name: "trailing bytes", in: `{"results":[]} x`, err: true},
-		{api: APIResponses, name: "whole response", in: `{"object":"response","status":"completed","error":null,"output":[{"type":"message","content":[{"type":"output_text","text":"hi"}]}]}`, text: "hi", finish: "stop"},
+		{api: APIResponses, name: "whole response", in: `{"id":"resp_1","object":"response","status":"completed","error":null,"output":[{"type":"message","content":[{"type":"output_text","text":"hi"}]}]}`, text: "hi", finish: "stop", id: "resp_1"},
 		{api: APIResponses, name: "whole response cut at its budget", in: `{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}`, finish: "length"},
 		{api: APIResponses, name: "event cut at its budget", in: `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]}}`, finish: "length"},
 		{api: APIResponses, name: "function call arguments", in: `{"object":"response","status":"completed","output":[{"type":"function_call","arguments":"{\"a\":1}"}]}`, tool: true, finish: "stop"},
@@ -53,6 +54,9 @@ func TestProtocolScanners(t *testing.T) {
 			if ci.text() != c.text || ci.toolCall != c.tool || ci.hasUsage != c.usage || ci.completion != c.completion || string(ci.finish) != c.finish || ci.emptyToken != c.empty {
 				t.Errorf("text %q tool %v usage %v (%d) finish %q empty %v; want %q %v %v (%d) %q %v",
 					ci.text(), ci.toolCall, ci.hasUsage, ci.completion, ci.finish, ci.emptyToken, c.text, c.tool, c.usage, c.completion, c.finish, c.empty)
+			}
+			if string(ci.id) != c.id {
+				t.Errorf("response id %q, want %q", ci.id, c.id)
 			}
 			if ci.hasError != (c.errMsg != "") || (c.errMsg != "" && unquote(ci.errMsg) != c.errMsg) {
 				t.Errorf("error %v %q, want %q", ci.hasError, ci.errMsg, c.errMsg)
