@@ -66,6 +66,7 @@ type Accumulator struct {
 	goodTk int64
 
 	failEnds []int64
+	late     lateStarts
 	reasons  reasons
 	single   *record.Record // the first completed record, kept while it is the only one
 }
@@ -144,6 +145,7 @@ func (s *Accumulator) Add(r *record.Record) {
 	s.media.sent(r)
 	s.outputless = s.outputless || r.Outputless()
 	s.requestBytes += int64(r.RequestBytes)
+	s.late.started(r)
 	if r.Retries > 0 {
 		s.retried++
 	}
@@ -225,6 +227,7 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	}
 	s.chunks += int64(len(r.Chunks))
 	s.batched += int64(r.Batched())
+	s.late.arrived(r)
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
 	}
@@ -306,7 +309,7 @@ func (s *Accumulator) Summary() Summary {
 		Outputless: s.outputless, Inputs: s.inputs,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
 		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
-		Chunks: s.chunks, BatchedChunks: s.batched,
+		Chunks: s.chunks, BatchedChunks: s.batched, BatchedWhileLate: s.late.whileLate(),
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},
 	}

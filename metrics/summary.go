@@ -99,6 +99,10 @@ type Summary struct {
 	// before them (a server or network that batches its output).
 	Chunks        int64 `json:"chunks"`
 	BatchedChunks int64 `json:"batched_chunks"`
+	// BatchedWhileLate: those of BatchedChunks that arrived while a
+	// request was more than 1 ms past due and not yet sent: the client
+	// was busy starting requests, and the batching is its own.
+	BatchedWhileLate int64 `json:"batched_while_late,omitempty"`
 
 	// Reasoning holds the reasoning models' figures, when a completed
 	// request reasoned or called a tool.

@@ -470,6 +470,24 @@ func TestArrivalsNotedWhenTheyMatter(t *testing.T) {
 	}
 }
 
+// TestLateBatchesWarned: chunks read together while the client was late
+// starting requests are warned of from one in 2,000 chunks.
+func TestLateBatchesWarned(t *testing.T) {
+	for _, c := range []struct {
+		late   int64
+		warned bool
+	}{{0, false}, {4, false}, {5, true}} {
+		s := metrics.Summary{Label: "s", Requests: metrics.Requests{Completed: 1}, Chunks: 10000, BatchedChunks: 10, BatchedWhileLate: c.late}
+		var buf bytes.Buffer
+		if err := Text(&buf, New("test", []metrics.Summary{s})); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(buf.String(), "while the client was late starting requests"); got != c.warned {
+			t.Errorf("%d of 10,000 chunks batched while late: warned %v, want %v\n%s", c.late, got, c.warned, buf.String())
+		}
+	}
+}
+
 // TestSingleRequestPage: a single request's page opens with its stream
 // (it opened with five CDFs of one point each, the stream last), and a
 // latency CDF with a tail far past its body is drawn on a log axis (one

@@ -15,6 +15,11 @@ import (
 // that a report notes.
 const batchedWorthNoting = 0.05
 
+// lateBatchesWorthWarning is the share of chunks read together while the
+// client was late starting requests past which the client's own batching
+// shapes ITL: one in 2,000.
+const lateBatchesWorthWarning = 0.0005
+
 // failureReasons lists why requests failed: each reason's count and
 // the first message of it, so that a failed run says why without its
 // records.
@@ -65,6 +70,10 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 		// is a server or network that batches, and shapes ITL
 		ew.printf("%sArrivals: %.1f%% of chunks came in one read with the chunk before (one arrival; their tokens share its gap in ITL)\n",
 			prefix, 100*float64(s.BatchedChunks)/float64(s.Chunks))
+	}
+	if s.Chunks > 0 && float64(s.BatchedWhileLate) >= lateBatchesWorthWarning*float64(s.Chunks) {
+		ew.printf("%sWarning: %.2f%% of chunks (%d) were read together with the chunk before while the client was late starting requests (one past due by over 1 ms): the client batched them, not the server, and their ITLs are its own; fewer streams a process (--shard) reads them apart\n",
+			prefix, 100*float64(s.BatchedWhileLate)/float64(s.Chunks), s.BatchedWhileLate)
 	}
 	if s.Retried > 0 {
 		ew.printf("%sConnections: %s went out again on a fresh connection, the server having closed a kept-alive one before answering (retries in the records; not failures)\n", prefix, requests(s.Retried))
