@@ -315,3 +315,12 @@ func FuzzWriteRead(f *testing.F) {
 		}
 	})
 }
+
+// TestValidationNamesTheChunk: an error names the chunk that broke the
+// order and the one it came before, as a reader looking for it counts.
+func TestValidationNamesTheChunk(t *testing.T) {
+	r := Record{Sent: 1, First: 2, Last: 6, Done: 9, OutputTokens: 3, Chunks: []Chunk{{At: 1, Tokens: 1}, {At: 5, Tokens: 1}, {At: 3, Tokens: 1}}}
+	if err := r.validate(); err == nil || !strings.Contains(err.Error(), "chunk 2 arrives before chunk 1") {
+		t.Errorf("validate: %v, want it to name chunks 2 and 1", err)
+	}
+}
