@@ -21,11 +21,12 @@ type runner struct {
 	runID    string
 	clock    *record.Clock
 	agg      *metrics.Steps
-	writeErr error                       // the first the records file gave
-	views    map[int]servermetrics.View  // the server's view of step i
-	loads    map[int]*metrics.ClientLoad // the client's CPU in step i
-	stopped  map[int]*metrics.EarlyStop  // why step i stopped early
-	energy   map[int]energy.Use          // what step i spent, when a meter is read
+	writeErr error                              // the first the records file gave
+	views    map[int]servermetrics.View         // the server's view of step i
+	loads    map[int]*metrics.ClientLoad        // the client's CPU in step i
+	stopped  map[int]*metrics.EarlyStop         // why step i stopped early
+	energy   map[int]energy.Use                 // what step i spent, when a meter is read
+	opened   map[int]*metrics.OpenedConnections // connections opened before step i
 }
 
 // step measures plan step i: it sends the step's load, records and adds up
@@ -39,6 +40,12 @@ func (r *runner) step(ctx context.Context, i int) {
 	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics, meter: r.plan.Energy}
 	if step.Profile.Warmup == 0 {
 		window.start()
+	}
+	if o, ok := step.Client.(connectionOpener); ok {
+		if n, took := o.OpenConnections(ctx, step.Profile.StartsAtOnce()); n > 0 {
+			r.opened[i] = &metrics.OpenedConnections{Count: n, MS: float64(took) / 1e6}
+		}
+		defer o.CloseUnused()
 	}
 	cpu := startCPU()
 	stepCtx, stop := context.WithCancel(ctx)
@@ -117,6 +124,14 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		}
 		return rec
 	}
+}
+
+// connectionOpener is a client that can open its connections before a
+// step (client.HTTP): a closed loop's first requests, all due at once,
+// then wait for no dial, and the dials are in no request's figures.
+type connectionOpener interface {
+	OpenConnections(ctx context.Context, n int) (opened int, took time.Duration)
+	CloseUnused()
 }
 
 // chunksReserved bounds the chunks a record makes room for before its

@@ -125,7 +125,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		plan: &plan, runID: res.RunID, clock: clock,
 		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles).WithSlices(plan.SliceDuration),
 		views: map[int]servermetrics.View{}, loads: map[int]*metrics.ClientLoad{}, stopped: map[int]*metrics.EarlyStop{},
-		energy: map[int]energy.Use{},
+		energy: map[int]energy.Use{}, opened: map[int]*metrics.OpenedConnections{},
 	}
 	for i := range plan.Steps {
 		if ctx.Err() != nil {
@@ -140,6 +140,7 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			res.Steps[j].Server = &v
 		}
 		res.Steps[j].Client = r.loads[j]
+		res.Steps[j].Opened = r.opened[j]
 		if u, ok := r.energy[j]; ok {
 			res.Steps[j].Energy = metrics.NewEnergy(u.Source, u.Joules, res.Steps[j].OutputTokens, u.Unavailable)
 		}

@@ -169,3 +169,27 @@ func (a *arrivalConn) Arrived() (time.Time, bool) {
 	ns := a.arrived.Load()
 	return arrivalEpoch.Add(time.Duration(ns)), ns != 0
 }
+
+// closedByPeer says whether the server closed c (or sent on it unasked)
+// while it waited unused: a peek that finds an end of stream, an error or
+// bytes. One that finds nothing yet is open.
+func closedByPeer(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if a, isArrival := c.(*arrivalConn); isArrival {
+		sc, ok = a.Conn.(syscall.Conn)
+	}
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	closed := false
+	var b [1]byte
+	err = raw.Control(func(fd uintptr) {
+		_, _, rerr := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		closed = rerr != unix.EAGAIN
+	})
+	return err != nil || closed
+}

@@ -58,6 +58,7 @@ type HTTP struct {
 	endpoint string // the URL requests go to
 	shown    string // endpoint as recorded: no credentials, no query
 	http     *http.Client
+	ready    *readyConns // connections opened before a step (OpenConnections)
 }
 
 // NewHTTP checks cfg and returns a client.
@@ -80,9 +81,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if pool < 1 {
 		pool = 1
 	}
+	ready := &readyConns{addr: dialAddr(endpoint)}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         DialStamped,
+		DialContext:         ready.dial,
 		MaxIdleConns:        pool + 16,
 		MaxIdleConnsPerHost: pool + 16, // a pool smaller than the concurrency would serialize streams
 		IdleConnTimeout:     90 * time.Second,
@@ -97,6 +99,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		cfg:      cfg,
 		endpoint: endpoint,
 		shown:    Redact(endpoint),
+		ready:    ready,
 		http:     &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}, nil
 }
@@ -161,7 +164,10 @@ func (c *HTTP) Clock() *record.Clock { return c.cfg.Clock }
 func (c *HTTP) API() string { return c.cfg.API }
 
 // Close releases idle connections.
-func (c *HTTP) Close() { c.http.CloseIdleConnections() }
+func (c *HTTP) Close() {
+	c.CloseUnused()
+	c.http.CloseIdleConnections()
+}
 
 // body is the request in the API's form, with HTTPConfig.Extra's fields
 // over it, and its Content-Type: JSON, or a multipart form with the

@@ -26,3 +26,10 @@ func NewClientLoad(cpu, wall float64, cores int) *ClientLoad {
 // Busy reports whether the client used enough of the machine to doubt
 // the step's figures.
 func (c *ClientLoad) Busy() bool { return c.Share >= BusyShare }
+
+// OpenedConnections is how many connections a client opened before a
+// step, and how long that took (ms): dial time no request's figures hold.
+type OpenedConnections struct {
+	Count int
+	MS    float64
+}

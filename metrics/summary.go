@@ -160,6 +160,9 @@ type Summary struct {
 	// server runs in another process. It is a figure of the run, not of
 	// its records, so no report (which records alone make) carries it.
 	Client *ClientLoad `json:"-"`
+	// Opened: the connections the client opened before the step, for the
+	// requests it sent in its first instant; a figure of the run.
+	Opened *OpenedConnections `json:"-"`
 	// Stopped, when set, says why the step stopped early (Plan.MaxErrors
 	// or Plan.MaxErrorRate); a figure of the run, like Client.
 	Stopped *EarlyStop `json:"-"`

@@ -333,6 +333,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	rep.Note = note
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)
 	warnBusyClient(stderr, res.Steps)
+	noteOpenedConnections(stderr, res.Steps)
 	warnStoppedEarly(stderr, res.Steps)
 	switch {
 	case runErr != nil:

@@ -33,3 +33,18 @@ func warnStoppedEarly(w io.Writer, steps []metrics.Summary) {
 		}
 	}
 }
+
+// openedWorthNoting is the connections opened before a step from which
+// the run says so: from there the dials would have cost the first
+// requests tens of ms.
+const openedWorthNoting = 100
+
+// noteOpenedConnections says on stderr how many connections each step
+// opened before its first requests: a figure of the run.
+func noteOpenedConnections(w io.Writer, steps []metrics.Summary) {
+	for _, s := range steps {
+		if o := s.Opened; o != nil && o.Count >= openedWorthNoting {
+			fmt.Fprintf(w, "tpsbench: step %s: %d connections opened before its first requests, in %.0f ms (in no request's figures)\n", termsafe.String(s.Label), o.Count, o.MS)
+		}
+	}
+}

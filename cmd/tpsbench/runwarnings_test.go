@@ -25,3 +25,18 @@ func TestWarnBusyClient(t *testing.T) {
 		t.Fatalf("warnings:\n%q", out)
 	}
 }
+
+// TestNoteOpenedConnections: a step that opened 100 connections or more
+// before its first requests says so; fewer, or none, say nothing.
+func TestNoteOpenedConnections(t *testing.T) {
+	steps := []metrics.Summary{
+		{Label: "wide", Opened: &metrics.OpenedConnections{Count: 100, MS: 12.4}},
+		{Label: "narrow", Opened: &metrics.OpenedConnections{Count: 99, MS: 3}},
+		{Label: "reused"},
+	}
+	var buf bytes.Buffer
+	noteOpenedConnections(&buf, steps)
+	if out := buf.String(); out != "tpsbench: step wide: 100 connections opened before its first requests, in 12 ms (in no request's figures)\n" {
+		t.Fatalf("notes:\n%q", out)
+	}
+}

@@ -1,0 +1,120 @@
+package client
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Connections opened before a step. A closed loop of thousands of users
+// sends its first requests all in one instant; dialling a connection for
+// each there made the first 256 requests of 256 streams go out 53 ms late
+// at the median, against 0.016 ms for the ones after, on connections
+// already open, and while the client dialled it left the streams already
+// running unread.
+
+// readyConns are connections opened before a step, which the transport's
+// dialer hands out before it dials.
+type readyConns struct {
+	addr   string // host:port the transport dials for the endpoint; "" when a proxy stands between
+	mu     sync.Mutex
+	conns  []net.Conn
+	dialed atomic.Bool // the transport has asked for a connection: its pool is not empty
+}
+
+// dialAddr is the host and port the transport dials for endpoint, or ""
+// when the environment routes it through a proxy (the transport dials the
+// proxy, not the server).
+func dialAddr(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return ""
+	}
+	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil || p != nil {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// dial is the transport's DialContext: a connection opened before the
+// step while there is one the server has not closed, else a new one.
+func (r *readyConns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	r.dialed.Store(true)
+	if addr == r.addr {
+		for {
+			r.mu.Lock()
+			n := len(r.conns)
+			if n == 0 {
+				r.mu.Unlock()
+				break
+			}
+			c := r.conns[n-1]
+			r.conns = r.conns[:n-1]
+			r.mu.Unlock()
+			if !closedByPeer(c) {
+				return c, nil
+			}
+			c.Close()
+		}
+	}
+	return DialStamped(ctx, network, addr)
+}
+
+// OpenConnections dials n connections to the server (64 at a time) for
+// the requests a step sends in its first instant, and says how many it
+// opened and how long that took: time no request's figures include. A
+// client that has dialled before opens none: its pool holds what its
+// last step used.
+func (c *HTTP) OpenConnections(ctx context.Context, n int) (opened int, took time.Duration) {
+	r := c.ready
+	r.mu.Lock()
+	pending := len(r.conns)
+	r.mu.Unlock()
+	if n < 2 || r.addr == "" || r.dialed.Load() || pending > 0 {
+		return 0, 0
+	}
+	start := time.Now()
+	conns := make([]net.Conn, n)
+	slots := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := range conns {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if conn, err := DialStamped(ctx, "tcp", r.addr); err == nil {
+				conns[i] = conn
+			}
+		})
+	}
+	wg.Wait()
+	r.mu.Lock()
+	for _, conn := range conns {
+		if conn != nil {
+			r.conns = append(r.conns, conn)
+		}
+	}
+	opened = len(r.conns)
+	r.mu.Unlock()
+	return opened, time.Since(start)
+}
+
+// CloseUnused closes the connections opened before a step that the step
+// did not take.
+func (c *HTTP) CloseUnused() {
+	r := c.ready
+	r.mu.Lock()
+	conns := r.conns
+	r.conns = nil
+	r.mu.Unlock()
+	for _, conn := range conns {
+		conn.Close()
+	}
+}
