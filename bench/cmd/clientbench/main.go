@@ -59,6 +59,17 @@ type result struct {
 	DelayP50MS    float64 `json:"delay_p50_ms,omitempty"`
 	DelayP99MS    float64 `json:"delay_p99_ms,omitempty"`
 	ClientTTFTP50 float64 `json:"client_ttft_p50_ms,omitempty"`
+	// ITL p99 as the client saw it and as the server's log has it; the
+	// share of the client's ITLs more than 1 ms below the server's gap
+	// between the same two events (two events in one read, or the first
+	// read late).
+	ClientITLP99MS float64 `json:"client_itl_p99_ms,omitempty"`
+	ServerITLP99MS float64 `json:"server_itl_p99_ms,omitempty"`
+	BatchedShare   float64 `json:"batched_share"`
+	// Send lag: a request's send after it was due (tpsbench only).
+	SendLagP50MS float64 `json:"send_lag_p50_ms,omitempty"`
+	SendLagP99MS float64 `json:"send_lag_p99_ms,omitempty"`
+	KBPerStream  float64 `json:"kb_per_stream"`
 }
 
 // stream is one response as a client saw it: its id, when it was sent and
@@ -66,6 +77,7 @@ type result struct {
 type stream struct {
 	id     string
 	sent   int64
+	lag    time.Duration // sent after it was due
 	events []int64
 }
 
@@ -112,7 +124,14 @@ func main() {
 	cpu, wall := cpuSeconds()-cpu0, time.Since(wall0).Seconds()
 
 	res := result{Impl: *impl, Mode: *mode, Streams: *streams, CPUSeconds: cpu, WallSeconds: wall, Requests: len(got), MaxRSSMB: maxRSS()}
-	var ttfts []float64
+	res.KBPerStream = res.MaxRSSMB * 1024 / float64(*streams)
+	var ttfts, lags []float64
+	for _, s := range got {
+		lags = append(lags, float64(s.lag)/1e6)
+	}
+	if *impl == "tpsbench" {
+		res.SendLagP50MS, res.SendLagP99MS = pct(lags, 50), pct(lags, 99)
+	}
 	for _, s := range got {
 		if len(s.events) == 0 {
 			res.Failed++
@@ -144,7 +163,7 @@ func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCo
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
 	}}}
 	observers := tpsbench.Observers{tpsbench.ObserverFuncs{OnDone: func(r *record.Record) {
-		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent}
+		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent, lag: r.ClientLag()}
 		if r.OK() {
 			for _, c := range r.Chunks {
 				s.events = append(s.events, r.T0+r.Sent+c.At)
@@ -247,8 +266,9 @@ func timingError(url string, got []stream, res *result) {
 		}
 		logs[s.ID] = s
 	}
-	var itlErr, ttftErr, delay []float64
+	var itlErr, ttftErr, delay, clientITL, serverITL []float64
 	under, itls := 0, 0
+	batched := 0
 	for _, s := range got {
 		l, ok := logs[s.id]
 		if !ok || len(l.Events) != len(s.events) || len(s.events) == 0 {
@@ -264,6 +284,10 @@ func timingError(url string, got []stream, res *result) {
 			c := s.events[i] - s.events[i-1]
 			v := l.Events[i] - l.Events[i-1]
 			itlErr = append(itlErr, abs(float64(c-v))/1e6)
+			clientITL, serverITL = append(clientITL, float64(c)/1e6), append(serverITL, float64(v)/1e6)
+			if c < v-1e6 {
+				batched++
+			}
 			itls++
 			if c < 50_000 {
 				under++
@@ -273,8 +297,10 @@ func timingError(url string, got []stream, res *result) {
 	res.ITLErrP50MS, res.ITLErrP99MS = pct(itlErr, 50), pct(itlErr, 99)
 	res.TTFTErrP50MS, res.TTFTErrP99MS = pct(ttftErr, 50), pct(ttftErr, 99)
 	res.DelayP50MS, res.DelayP99MS = pct(delay, 50), pct(delay, 99)
+	res.ClientITLP99MS, res.ServerITLP99MS = pct(clientITL, 99), pct(serverITL, 99)
 	if itls > 0 {
 		res.ShareITLUnder = float64(under) / float64(itls)
+		res.BatchedShare = float64(batched) / float64(itls)
 	}
 }
 
