@@ -1,8 +1,13 @@
 package client
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
 )
 
 // TestProtocolScanners: each API's reader on one event or whole answer,
@@ -91,5 +96,26 @@ func TestRequestParts(t *testing.T) {
 	err := oneAudio([]Media{png, {MIME: "audio/wav", Data: []byte{1}}})
 	if err == nil || !strings.Contains(err.Error(), "2 media of which 1 audio") {
 		t.Errorf("an image beside the audio: %v", err)
+	}
+}
+
+// TestCumulativeUsageInEveryChunk: a server that puts its running usage
+// in every chunk (vLLM's continuous_usage_stats) gives each chunk the
+// tokens its count rose by, not the running total.
+func TestCumulativeUsageInEveryChunk(t *testing.T) {
+	usage := func(content string, n int) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"delta\":{\"content\":%q}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":%d}}\n\n", content, n)
+	}
+	body := usage("a", 1) + usage("bc", 3) + usage("d", 4) +
+		"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n\ndata: [DONE]\n\n"
+	c := newClient(t, rawServer(t, 200, "text/event-stream", body), nil)
+	var rec record.Record
+	c.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 8}, &rec)
+	var got []int
+	for _, ch := range rec.Chunks {
+		got = append(got, ch.Tokens)
+	}
+	if !rec.OK() || rec.OutputTokens != 4 || !slices.Equal(got, []int{1, 2, 1}) {
+		t.Errorf("record %v: %d tokens in chunks of %v; want 4 in chunks of [1 2 1]", rec.Error, rec.OutputTokens, got)
 	}
 }
