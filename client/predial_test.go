@@ -116,3 +116,24 @@ func waitFor(cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestOpenConnectionsRefused: a server that refuses opens nothing (the
+// first refusal stops the rest), and the step's request fails as a
+// connect failure, as it did without.
+func TestOpenConnectionsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := newClient(t, "http://"+addr, nil)
+	if n, _ := c.OpenConnections(context.Background(), 1000); n != 0 {
+		t.Fatalf("opened %d to a closed port", n)
+	}
+	var rec record.Record
+	c.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 4}, &rec)
+	if rec.Error == nil || rec.Error.Kind != record.KindConnect {
+		t.Errorf("request to a closed port: %+v", rec.Error)
+	}
+}
