@@ -37,15 +37,17 @@ func (r *runner) step(ctx context.Context, i int) {
 	if r.plan.Observer != nil {
 		r.plan.Observer.StepBegan(r.plan.FirstStep+i, step)
 	}
-	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics, meter: r.plan.Energy}
-	if step.Profile.Warmup == 0 {
-		window.start()
-	}
+	// before the server's view and the client's CPU are taken: the
+	// dials belong to no figure of the step
 	if o, ok := step.Client.(connectionOpener); ok {
 		if n, took := o.OpenConnections(ctx, step.Profile.StartsAtOnce()); n > 0 {
 			r.opened[i] = &metrics.OpenedConnections{Count: n, MS: float64(took) / 1e6}
 		}
 		defer o.CloseUnused()
+	}
+	window := &scrapeWindow{ctx: ctx, scraper: r.plan.ServerMetrics, meter: r.plan.Energy}
+	if step.Profile.Warmup == 0 {
+		window.start()
 	}
 	cpu := startCPU()
 	stepCtx, stop := context.WithCancel(ctx)
