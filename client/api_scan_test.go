@@ -29,6 +29,7 @@ func TestProtocolScanners(t *testing.T) {
 	}{
 		{api: APIAnthropic, name: "whole message with a tool use", in: `{"type":"message","content":[{"type":"tool_use","id":"t","name":"f","input":{"a":1}}],"stop_reason":"tool_use"}`, tool: true, finish: "tool_calls"},
 		{api: APILlamaCpp, name: "trailing bytes", in: `{"content":"a","stop":false} x`, err: true},
+		{api: APILlamaCpp, name: "error object with more fields", in: `{"error":{"code":500,"message":"boom","type":"server_error"}}`, errMsg: "boom"},
 		{api: APILlamaCpp, name: "last event", in: `{"content":"","stop":true,"stop_type":"limit","tokens_predicted":7}`, usage: true, completion: 7, finish: "length"},
 		{api: APIOllama, name: "tool calls", in: `{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}`, tool: true},
 		{api: APIOllama, name: "error", in: `{"error":"model 'x' not found"}`, errMsg: "model 'x' not found"},
@@ -117,5 +118,26 @@ func TestCumulativeUsageInEveryChunk(t *testing.T) {
 	}
 	if !rec.OK() || rec.OutputTokens != 4 || !slices.Equal(got, []int{1, 2, 1}) {
 		t.Errorf("record %v: %d tokens in chunks of %v; want 4 in chunks of [1 2 1]", rec.Error, rec.OutputTokens, got)
+	}
+}
+
+// TestLlamaTimingsKeptInRange: llama.cpp's timings become the record's
+// server timing; a negative or absurd one is left out.
+func TestLlamaTimingsKeptInRange(t *testing.T) {
+	for _, c := range []struct {
+		in           string
+		prompt, eval int64
+	}{
+		{`{"content":"","stop":true,"timings":{"prompt_ms":12.5,"predicted_ms":40}}`, 12_500_000, 40_000_000},
+		{`{"content":"","stop":true,"timings":{"prompt_ms":-5,"predicted_ms":2e13}}`, 0, 0},
+	} {
+		st := &streamState{}
+		var ci chunkInfo
+		if err := protocolOf(APILlamaCpp).scanner(st)([]byte(c.in), &ci); err != nil {
+			t.Fatal(err)
+		}
+		if st.srv.PromptEvalNS != c.prompt || st.srv.EvalNS != c.eval {
+			t.Errorf("%s: timings %+v, want prompt %d eval %d ns", c.in, st.srv, c.prompt, c.eval)
+		}
 	}
 }
