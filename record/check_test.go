@@ -155,6 +155,8 @@ var brokenRecords = []struct {
 		func(r *Record) bool { return r.First == 10 && r.Last == 12 && r.Done == 20 }},
 	{"a last token after done", Record{Sent: 1, First: 2, Last: 30, Done: 20, OutputTokens: 2}, "stamp order",
 		func(r *Record) bool { return r.First == 2 && r.Last == 20 && r.Done == 20 }},
+	{"one token, after done", Record{Sent: 1, First: 30, Last: 30, Done: 20, OutputTokens: 1}, "stamp order",
+		func(r *Record) bool { return r.First == 20 && r.Last == 20 && r.Done == 20 }},
 	{"a last token before the first", Record{Sent: 1, First: 5, Last: 3, Done: 9, OutputTokens: 2}, "stamp order",
 		func(r *Record) bool { return r.First == 5 && r.Last == 5 }},
 	{"a chunk after done", Record{Sent: 1, First: 2, Last: 2, Done: 5, OutputTokens: 1, Chunks: []Chunk{{At: 7, Tokens: 1}}}, "chunk stamps",
@@ -322,5 +324,9 @@ func TestValidationNamesTheChunk(t *testing.T) {
 	r := Record{Sent: 1, First: 2, Last: 6, Done: 9, OutputTokens: 3, Chunks: []Chunk{{At: 1, Tokens: 1}, {At: 5, Tokens: 1}, {At: 3, Tokens: 1}}}
 	if err := r.validate(); err == nil || !strings.Contains(err.Error(), "chunk 2 arrives before chunk 1") {
 		t.Errorf("validate: %v, want it to name chunks 2 and 1", err)
+	}
+	late := Record{Sent: 100, First: 102, Last: 102, Done: 105, OutputTokens: 1, Chunks: []Chunk{{At: 9, Tokens: 1}}}
+	if err := late.validate(); err == nil || !strings.Contains(err.Error(), "chunk 0 at 9 ns after sent is outside the request (5 ns long)") {
+		t.Errorf("validate: %v, want the chunk and the request's length", err)
 	}
 }

@@ -151,3 +151,13 @@ func TestChunkJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestOneAnswerTokenHasNoRate: an answer of one token has no decode rate,
+// even when its chunks (one of them empty) spread over time.
+func TestOneAnswerTokenHasNoRate(t *testing.T) {
+	r := Record{Sent: 1, First: 101, Last: 401, Done: 401, OutputTokens: 3, ReasoningTokens: 2,
+		Chunks: []Chunk{{At: 100, Tokens: 1, Kind: ChunkReasoning}, {At: 200, Tokens: 1, Kind: ChunkReasoning}, {At: 300}, {At: 400, Tokens: 1}}}
+	if tps, ok := r.AnswerTPS(); ok {
+		t.Errorf("answer TPS %v of one token", tps)
+	}
+}

@@ -111,3 +111,35 @@ func TestOpenFileRefusesOtherFiles(t *testing.T) {
 		w.Close()
 	}
 }
+
+// shortDisk takes half of the write it is asked and says nothing of the
+// rest, as a Write may.
+type shortDisk struct{ fullDisk }
+
+func (d *shortDisk) Write(p []byte) (int, error) {
+	n, _ := d.data.Write(p[:len(p)/2])
+	return n, nil
+}
+
+// TestShortWriteIsLost: a write the file took only part of, without an
+// error, is an error (io.ErrShortWrite), counted lost, its partial line
+// cut; a records file is made readable, not executable.
+func TestShortWriteIsLost(t *testing.T) {
+	disk := &shortDisk{}
+	w := newFileWriter(disk, 0)
+	if err := w.Write(&Record{Seq: 1, Sent: 1, Done: 2}); !errors.Is(err, io.ErrShortWrite) {
+		t.Fatalf("a short write: %v", err)
+	}
+	if w.Lost() != 1 || disk.data.Len() != 0 {
+		t.Errorf("lost %d, %d bytes left; want 1 and none", w.Lost(), disk.data.Len())
+	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	fw, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Close()
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm()&0o111 != 0 || st.Mode().Perm()&0o400 == 0 {
+		t.Errorf("records file mode %v, %v", st.Mode(), err)
+	}
+}
