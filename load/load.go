@@ -243,8 +243,11 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 			}
 			for first := true; ; first = false {
 				at := time.Now()
-				if first && !warm && p.RampUp > 0 {
-					at = planned // a late wake-up shows as the client's lag
+				if first && !warm {
+					// every user's first request was due at its start: a
+					// late wake-up (behind a thousand users starting at
+					// once) shows as the client's lag
+					at = planned
 				}
 				if !first && p.ThinkTime+p.ThinkStddev > 0 {
 					at = at.Add(p.think(rng))

@@ -87,6 +87,25 @@ func TestBatchAllAtOnce(t *testing.T) {
 	}
 }
 
+// TestBatchDueAtOnce: a closed loop's first requests were all due at the
+// step's start, so a user whose goroutine ran late shows that wait as
+// its client lag instead of moving its due time; later requests are due
+// when their user's previous one ended.
+func TestBatchDueAtOnce(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	recs := collect(Run(context.Background(), Profile{Concurrency: 64, Requests: 128}, fake(20*time.Millisecond, &inFlight, &peak)))
+	if len(recs) != 128 {
+		t.Fatalf("%d records, want 128", len(recs))
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Scheduled < recs[j].Scheduled })
+	first := recs[0].Scheduled
+	for i, r := range recs {
+		if due := r.Scheduled == first; due != (i < 64) {
+			t.Fatalf("request %d (of the %s wave) due %v after the first", i, map[bool]string{true: "first", false: "second"}[i < 64], time.Duration(r.Scheduled-first))
+		}
+	}
+}
+
 func TestDuration(t *testing.T) {
 	var inFlight, peak atomic.Int64
 	start := time.Now()
