@@ -58,6 +58,7 @@ type HTTP struct {
 	endpoint string // the URL requests go to
 	shown    string // endpoint as recorded: no credentials, no query
 	http     *http.Client
+	h1       *h1         // the client's own HTTP/1.1, where it serves (h1.go); nil: http
 	ready    *readyConns // connections opened before a step (OpenConnections)
 }
 
@@ -76,6 +77,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	if p := protocolOf(api); !cfg.Stream && p.wholePath != "" {
 		endpoint = strings.TrimSuffix(endpoint, p.path) + p.wholePath // TGI answers whole at /generate
+	}
+	if err := checkHeaders(cfg.Headers); err != nil {
+		return nil, err
 	}
 	pool := cfg.Concurrency
 	if pool < 1 {
@@ -100,6 +104,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		endpoint: endpoint,
 		shown:    Redact(endpoint),
 		ready:    ready,
+		h1:       newH1(endpoint, ready, requestHeaders(&cfg), pool+16),
 		http:     &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}, nil
 }
@@ -166,6 +171,9 @@ func (c *HTTP) API() string { return c.cfg.API }
 // Close releases idle connections.
 func (c *HTTP) Close() {
 	c.CloseUnused()
+	if c.h1 != nil {
+		c.h1.close()
+	}
 	c.http.CloseIdleConnections()
 }
 
@@ -220,14 +228,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		defer cancel()
 	}
 	tr := &sendTrace{clock: clock, began: clock.Now()}
-	hreq, err := c.newRequest(httptrace.WithClientTrace(ctx, tr.hooks()), body, contentType)
-	if err != nil {
-		rec.Sent = tr.began
-		rec.Done = tr.began
-		rec.Fail(record.KindConnect, "building request: "+describe(err))
-		return
-	}
-	resp, err := c.http.Do(hreq)
+	resp, respBody, end, err := c.send(ctx, tr, body, contentType)
 	rec.Sent, rec.Upload = tr.sent(), tr.upload()
 	rec.Retries = max(0, int(tr.conns.Load())-1)
 	if err != nil {
@@ -239,10 +240,10 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		rec.Fail(classify(ctx, err, kind), describe(err))
 		return
 	}
-	defer resp.Body.Close()
+	defer end()
 	rec.Status = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := errorBody(resp.Body)
+		msg := errorBody(respBody)
 		rec.Done = clock.Now()
 		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
 		return
@@ -257,7 +258,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	if f := tr.arrival.Load(); f != nil {
 		st.stamp = *f // the kernel's arrival time of each read's bytes
 	}
-	st.read(resp.Body, resp.Header.Get("Content-Type"), c.cfg.Stream)
+	st.read(respBody, resp.Header.Get("Content-Type"), c.cfg.Stream)
 	if st.err != nil {
 		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
 	}
@@ -267,17 +268,22 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 	st.finish()
 }
 
-// newRequest is the POST of body to the endpoint, with the run's headers.
-func (c *HTTP) newRequest(ctx context.Context, body []byte, contentType string) (*http.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range c.cfg.Headers {
-		for _, v := range vs {
-			hreq.Header.Add(k, v)
+// send posts body to the endpoint and returns the answer, the body to
+// read it from, and what ends the exchange once it is read; tr learns
+// how the request went out.
+func (c *HTTP) send(ctx context.Context, tr *sendTrace, body []byte, contentType string) (*http.Response, io.Reader, func(), error) {
+	if c.h1 != nil {
+		x, err := c.h1.roundTrip(ctx, tr, contentType, body)
+		if err != nil {
+			return nil, nil, nil, &url.Error{Op: "Post", URL: c.endpoint, Err: err}
 		}
+		return x.resp, &x.body, x.done, nil
 	}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, tr.hooks()), http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("building request: %w", err)
+	}
+	hreq.Header = requestHeaders(&c.cfg)
 	hreq.Header.Set("Content-Type", contentType)
 	// A POST that fails on a reused connection before a byte of an answer
 	// came back was never read by the server: llama.cpp's server closes
@@ -289,11 +295,25 @@ func (c *HTTP) newRequest(ctx context.Context, body []byte, contentType string) 
 	if _, ok := hreq.Header["Idempotency-Key"]; !ok { // a --header's own key is sent as given
 		hreq.Header["Idempotency-Key"] = nil
 	}
-	if c.cfg.Stream {
-		hreq.Header.Set("Accept", "text/event-stream")
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	protocolOf(c.cfg.API).setAuth(hreq.Header, c.cfg.APIKey)
-	return hreq, nil
+	return resp, resp.Body, func() { resp.Body.Close() }, nil
+}
+
+// requestHeaders are the headers every request carries: the run's own,
+// what the stream is asked in, the API's credentials.
+func requestHeaders(cfg *HTTPConfig) http.Header {
+	h := cfg.Headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if cfg.Stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	protocolOf(cfg.API).setAuth(h, cfg.APIKey)
+	return h
 }
 
 // sendTrace follows one request through the transport: when it was

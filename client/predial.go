@@ -49,23 +49,31 @@ func dialAddr(endpoint string) string {
 func (r *readyConns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	r.dialed.Store(true)
 	if addr == r.addr {
-		for {
-			r.mu.Lock()
-			n := len(r.conns)
-			if n == 0 {
-				r.mu.Unlock()
-				break
-			}
-			c := r.conns[n-1]
-			r.conns = r.conns[:n-1]
-			r.mu.Unlock()
-			if !closedByPeer(c) {
-				return c, nil
-			}
-			c.Close()
+		if c := r.take(); c != nil {
+			return c, nil
 		}
 	}
 	return DialStamped(ctx, network, addr)
+}
+
+// take returns a connection opened before the step that the server has
+// not closed, or nil when none is left.
+func (r *readyConns) take() net.Conn {
+	for {
+		r.mu.Lock()
+		n := len(r.conns)
+		if n == 0 {
+			r.mu.Unlock()
+			return nil
+		}
+		c := r.conns[n-1]
+		r.conns = r.conns[:n-1]
+		r.mu.Unlock()
+		if !closedByPeer(c) {
+			return c
+		}
+		c.Close()
+	}
 }
 
 // OpenConnections dials n connections to the server (64 at a time) for
