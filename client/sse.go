@@ -52,12 +52,12 @@ type sseReader struct {
 	start, afterCR bool
 }
 
-// readers recycles sseReaders with their 64 KiB buffers: a run makes one a
+// readers recycles sseReaders with their 4 KiB buffers: a run makes one a
 // request, and allocating and zeroing the buffer each time was a tenth of
 // the client's CPU at hundreds of streams.
 var readers = sync.Pool{New: func() any {
 	s := &sseReader{}
-	s.br = bufio.NewReaderSize(&s.tr, 64<<10)
+	s.br = bufio.NewReaderSize(&s.tr, 4<<10)
 	return s
 }}
 
