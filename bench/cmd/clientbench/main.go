@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime/pprof"
@@ -70,6 +71,8 @@ type result struct {
 	SendLagP50MS float64 `json:"send_lag_p50_ms,omitempty"`
 	SendLagP99MS float64 `json:"send_lag_p99_ms,omitempty"`
 	KBPerStream  float64 `json:"kb_per_stream"`
+	// A request's write alone (sendfloor mode).
+	WriteUS float64 `json:"write_us,omitempty"`
 }
 
 // stream is one response as a client saw it: its id, when it was sent and
@@ -110,6 +113,10 @@ func main() {
 		}
 	}
 
+	if *mode == "sendfloor" {
+		_ = json.NewEncoder(os.Stdout).Encode(sendFloor(*url, *streams, *tokens))
+		return
+	}
 	var got []stream
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
@@ -318,4 +325,43 @@ func pct(v []float64, p float64) float64 {
 	sort.Float64s(v)
 	i := int(p / 100 * float64(len(v)-1))
 	return v[i]
+}
+
+// sendFloor is what the kernel alone takes to send n requests due at
+// once from one goroutine: a request's bytes written to each of n
+// connections already open, in turn, and nothing else. No client on this
+// core sends the last of them sooner; the send lags it prints are that
+// floor's.
+func sendFloor(url string, n, tokens int) result {
+	addr := strings.TrimPrefix(url, "http://")
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(1)
+		}
+		conns = append(conns, c)
+	}
+	body := fmt.Sprintf(`{"max_tokens":%d,"messages":[{"content":"p","role":"user"}],"model":"scripted","stream":true,"stream_options":{"include_usage":true}}`, tokens)
+	req := []byte(fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nUser-Agent: tpsbench\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body))
+	time.Sleep(200 * time.Millisecond) // the server has taken every connection
+	at := make([]float64, n)
+	start := time.Now()
+	for i, c := range conns {
+		if _, err := c.Write(req); err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(1)
+		}
+		at[i] = float64(time.Since(start)) / 1e6
+	}
+	res := result{Impl: "kernel", Mode: "sendfloor", Streams: n, Requests: n}
+	res.WriteUS = at[n-1] * 1000 / float64(n)
+	res.SendLagP50MS, res.SendLagP99MS = pct(at, 50), pct(at, 99)
+	return res
 }
