@@ -9,6 +9,7 @@ import (
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/energy"
 	"github.com/tpsbench/tpsbench/internal/proccpu"
+	"github.com/tpsbench/tpsbench/internal/procmem"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/record"
@@ -23,7 +24,7 @@ type runner struct {
 	agg      *metrics.Steps
 	writeErr error                              // the first the records file gave
 	views    map[int]servermetrics.View         // the server's view of step i
-	loads    map[int]*metrics.ClientLoad        // the client's CPU in step i
+	loads    map[int]*metrics.ClientLoad        // the client's CPU and memory in step i
 	stopped  map[int]*metrics.EarlyStop         // why step i stopped early
 	energy   map[int]energy.Use                 // what step i spent, when a meter is read
 	opened   map[int]*metrics.OpenedConnections // connections opened before step i
@@ -37,6 +38,9 @@ func (r *runner) step(ctx context.Context, i int) {
 	if r.plan.Observer != nil {
 		r.plan.Observer.StepBegan(r.plan.FirstStep+i, step)
 	}
+	// the memory the step's streams take counts from before their
+	// connections are opened (which rehearses their first moments')
+	memSpan := procmem.ResetPeak()
 	// before the server's view and the client's CPU are taken: the
 	// dials belong to no figure of the step
 	if o, ok := step.Client.(connectionOpener); ok {
@@ -63,6 +67,9 @@ func (r *runner) step(ctx context.Context, i int) {
 		r.views[i] = v
 	}
 	if l := cpu.load(); l != nil && !r.plan.ServerInProcess {
+		if peak, ok := procmem.Peak(); ok && memSpan {
+			l.PeakBytes, l.Streams = peak, step.Profile.Concurrency
+		}
 		r.loads[i] = l
 	}
 	if u, ok := window.energyUse(); ok {
@@ -137,8 +144,10 @@ type connectionOpener interface {
 }
 
 // chunksReserved bounds the chunks a record makes room for before its
-// request is sent; longer answers grow the slice as they stream.
-const chunksReserved = 4096
+// request is sent; longer answers grow the slice as they stream. Room for
+// 4,096 was 96 KiB a stream under a budget of that many tokens: 400 MB at
+// 4,096 streams before a token came, most of it never used.
+const chunksReserved = 256
 
 // keep writes a finished record to the records file (flushed at once),
 // adds it up and shows it to the observer.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/internal/procmem"
 	"github.com/tpsbench/tpsbench/internal/scripted"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
@@ -396,6 +397,11 @@ func TestClientLoad(t *testing.T) {
 		if c.Cores != runtime.GOMAXPROCS(0) || c.WallSeconds < res.Steps[0].DurationS || c.CPUSeconds <= 0 ||
 			math.Abs(c.Share-c.CPUSeconds/(c.WallSeconds*float64(c.Cores))) > 1e-12 {
 			t.Errorf("client load %+v, step window %.4f s", c, res.Steps[0].DurationS)
+		}
+		// the most the process held over the step, for its 4 streams
+		if _, known := procmem.Peak(); known && procmem.ResetPeak() &&
+			(c.Streams != 4 || c.PeakBytes <= 0 || c.BytesPerStream() != c.PeakBytes/4) {
+			t.Errorf("client memory: %d bytes for %d streams", c.PeakBytes, c.Streams)
 		}
 	}
 }

@@ -334,6 +334,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)
 	warnBusyClient(stderr, res.Steps)
 	noteOpenedConnections(stderr, res.Steps)
+	noteClientMemory(stderr, res.Steps)
 	warnStoppedEarly(stderr, res.Steps)
 	switch {
 	case runErr != nil:

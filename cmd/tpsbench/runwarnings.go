@@ -48,3 +48,18 @@ func noteOpenedConnections(w io.Writer, steps []metrics.Summary) {
 		}
 	}
 }
+
+// noteClientMemory says on stderr the most memory the client held over
+// each step of openedWorthNoting streams or more, and that over its
+// streams: a figure of the run, which thousands of streams make worth
+// knowing before a machine runs out.
+func noteClientMemory(w io.Writer, steps []metrics.Summary) {
+	for _, s := range steps {
+		c := s.Client
+		if c == nil || c.Streams < openedWorthNoting || c.BytesPerStream() == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "tpsbench: step %s: the client held at most %.0f MB for %d streams, %.0f KB a stream (its fixed memory included)\n",
+			termsafe.String(s.Label), float64(c.PeakBytes)/(1<<20), c.Streams, float64(c.BytesPerStream())/(1<<10))
+	}
+}

@@ -40,3 +40,20 @@ func TestNoteOpenedConnections(t *testing.T) {
 		t.Fatalf("notes:\n%q", out)
 	}
 }
+
+// TestNoteClientMemory: a step of 100 streams or more says the most its
+// client held and that over its streams; fewer streams, or no figure,
+// say nothing.
+func TestNoteClientMemory(t *testing.T) {
+	steps := []metrics.Summary{
+		{Label: "wide", Client: &metrics.ClientLoad{PeakBytes: 200 << 20, Streams: 4096}},
+		{Label: "narrow", Client: &metrics.ClientLoad{PeakBytes: 30 << 20, Streams: 99}},
+		{Label: "unknown", Client: &metrics.ClientLoad{Streams: 4096}},
+		{Label: "engine"},
+	}
+	var buf bytes.Buffer
+	noteClientMemory(&buf, steps)
+	if out := buf.String(); out != "tpsbench: step wide: the client held at most 200 MB for 4096 streams, 50 KB a stream (its fixed memory included)\n" {
+		t.Fatalf("notes:\n%q", out)
+	}
+}
