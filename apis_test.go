@@ -94,6 +94,12 @@ func TestAPIsGroundTruth(t *testing.T) {
 				}
 				server := float64(log.Events[len(log.Events)-1].Sub(log.Events[0])) / float64(rec.OutputTokens-1)
 				got, ok := rec.TPOT()
+				if !ok && rec.Chunks[0].At == rec.Chunks[len(rec.Chunks)-1].At {
+					// a machine busy past the response's 16 ms had the
+					// client read every event in one read: one arrival,
+					// no TPOT to compare (the delays above hold it)
+					continue
+				}
 				if bound := float64(delay[rec.ResponseID]) / float64(rec.OutputTokens-1); !ok || math.Abs(float64(got)-server) > bound+1 {
 					t.Errorf("%s: TPOT %v, the server's %v, more than %v apart", rec.ResponseID, got, time.Duration(server), time.Duration(bound))
 				}

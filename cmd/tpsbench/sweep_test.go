@@ -212,14 +212,17 @@ func TestSweepFindMax(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../bench/cmd/scripted-server").CombinedOutput(); err != nil {
 		t.Fatalf("building the scripted server: %v\n%s", err, out)
 	}
-	code, table, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=1ms",
-		"--dir", t.TempDir(), "--", "--model", "m", "--api", "chat", "--max-tokens", "4", "--find-max", "--find-max-limit", "4", "--slo", "ttft=10s")
+	// tokens 10 ms apart: each level's system TPS is the server's pace
+	// times the level, whatever else the machine runs (at 1 ms a busy
+	// machine's scheduling made 4 no faster than 2, and the answer 2)
+	code, table, errs := cli(t, "sweep", "--serve-cmd", bin+" -addr 127.0.0.1:{port} -ttft 1ms -gap {gap}", "--grid", "gap=10ms",
+		"--dir", t.TempDir(), "--", "--model", "m", "--api", "chat", "--max-tokens", "4", "--requests", "8", "--find-max", "--find-max-limit", "4", "--slo", "ttft=10s")
 	if code != 0 || !strings.Contains(table, "max concurrency under targets") {
 		t.Fatalf("exit %d\n%s%s", code, table, errs)
 	}
 	var row string
 	for _, line := range strings.Split(table, "\n") {
-		if strings.HasPrefix(line, "gap=1ms") {
+		if strings.HasPrefix(line, "gap=10ms") {
 			row = line
 		}
 	}
