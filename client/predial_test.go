@@ -137,3 +137,16 @@ func TestOpenConnectionsRefused(t *testing.T) {
 		t.Errorf("request to a closed port: %+v", rec.Error)
 	}
 }
+
+// TestOpenConnectionsEveryAPI: opening connections rehearses a request of
+// each API, one whose body is the audio a request brings too.
+func TestOpenConnectionsEveryAPI(t *testing.T) {
+	var cc connCounter
+	url := cc.server(t)
+	for _, api := range APIs {
+		c := newClient(t, url, func(cfg *HTTPConfig) { cfg.API = api })
+		if n, _ := c.OpenConnections(context.Background(), 4); n != 4 {
+			t.Errorf("%s: opened %d, want 4", api, n)
+		}
+	}
+}
