@@ -163,6 +163,11 @@ func (a *arrivalConn) kernelStamp() (int64, bool) {
 	return 0, false
 }
 
+// NetConn is the connection it reads: writes go to it as they are, a
+// request's parts in one writev (net.Buffers writes them one by one to a
+// connection it does not know, each its own segment).
+func (a *arrivalConn) NetConn() net.Conn { return a.Conn }
+
 // Arrived returns when the bytes of the last read arrived, and false
 // before any read returned bytes.
 func (a *arrivalConn) Arrived() (time.Time, bool) {

@@ -255,6 +255,9 @@ const lastPiece = 1 << 10
 // goes in two writes, so the time its bulk took to go out is its upload,
 // not its TTFT's.
 func (h *h1) write(conn net.Conn, tr *sendTrace, tail, body []byte) error {
+	if s, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = s.NetConn() // the TCP connection itself takes the parts in one writev
+	}
 	bufs := net.Buffers{h.head, tail, body}
 	if len(body) > lastPiece {
 		bufs[2] = body[:len(body)-lastPiece]
