@@ -31,9 +31,7 @@ type h1 struct {
 	head    []byte // request line and the headers every request carries
 	ready   *readyConns
 	maxIdle int
-
-	mu   sync.Mutex
-	idle []net.Conn // connections whose last answer was read whole, newest last
+	idle    connStack // connections whose last answer was read whole
 }
 
 // maxResponseHead bounds an answer's status line and headers, as
@@ -106,23 +104,11 @@ func isToken(s string) bool {
 // closed, else one opened before the step, else a new one. reused says
 // it was not dialled for this request.
 func (h *h1) conn(ctx context.Context) (c net.Conn, reused bool, err error) {
-	for {
-		h.mu.Lock()
-		n := len(h.idle)
-		if n == 0 {
-			h.mu.Unlock()
-			break
-		}
-		c = h.idle[n-1]
-		h.idle = h.idle[:n-1]
-		h.mu.Unlock()
-		if !closedByPeer(c) {
-			return c, true, nil
-		}
-		c.Close()
+	if c = h.idle.pop(); c != nil {
+		return c, true, nil
 	}
 	h.ready.dialed.Store(true)
-	if c = h.ready.take(); c != nil {
+	if c = h.ready.conns.pop(); c != nil {
 		return c, true, nil
 	}
 	c, err = DialStamped(ctx, "tcp", h.addr)
@@ -131,24 +117,7 @@ func (h *h1) conn(ctx context.Context) (c net.Conn, reused bool, err error) {
 
 // keep puts c back for the next request, or closes it past the pool's size.
 func (h *h1) keep(c net.Conn) {
-	h.mu.Lock()
-	if len(h.idle) < h.maxIdle {
-		h.idle = append(h.idle, c)
-		c = nil
-	}
-	h.mu.Unlock()
-	if c != nil {
-		c.Close()
-	}
-}
-
-// close closes the connections kept alive.
-func (h *h1) close() {
-	h.mu.Lock()
-	idle := h.idle
-	h.idle = nil
-	h.mu.Unlock()
-	for _, c := range idle {
+	if !h.idle.push(c, h.maxIdle) {
 		c.Close()
 	}
 }

@@ -305,7 +305,7 @@ func FuzzH1Answer(f *testing.F) {
 		x.done()
 		// bytes past a buffer's fill are the kernel's until read: the
 		// next checkout's peek finds those
-		if len(h.idle) == 1 && conn.Reader.Len() > 0 && len(answer) <= 16<<10 {
+		if h.idle.len() == 1 && conn.Reader.Len() > 0 && len(answer) <= 16<<10 {
 			t.Fatalf("kept a connection with %d bytes unread: %q", conn.Reader.Len(), answer)
 		}
 	})

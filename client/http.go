@@ -172,7 +172,7 @@ func (c *HTTP) API() string { return c.cfg.API }
 func (c *HTTP) Close() {
 	c.CloseUnused()
 	if c.h1 != nil {
-		c.h1.close()
+		c.h1.idle.closeAll()
 	}
 	c.http.CloseIdleConnections()
 }

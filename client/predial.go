@@ -23,8 +23,7 @@ import (
 // dialer hands out before it dials.
 type readyConns struct {
 	addr   string // host:port the transport dials for the endpoint; "" when a proxy stands between
-	mu     sync.Mutex
-	conns  []net.Conn
+	conns  connStack
 	dialed atomic.Bool // the transport has asked for a connection: its pool is not empty
 }
 
@@ -51,31 +50,11 @@ func dialAddr(endpoint string) string {
 func (r *readyConns) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	r.dialed.Store(true)
 	if addr == r.addr {
-		if c := r.take(); c != nil {
+		if c := r.conns.pop(); c != nil {
 			return c, nil
 		}
 	}
 	return DialStamped(ctx, network, addr)
-}
-
-// take returns a connection opened before the step that the server has
-// not closed, or nil when none is left.
-func (r *readyConns) take() net.Conn {
-	for {
-		r.mu.Lock()
-		n := len(r.conns)
-		if n == 0 {
-			r.mu.Unlock()
-			return nil
-		}
-		c := r.conns[n-1]
-		r.conns = r.conns[:n-1]
-		r.mu.Unlock()
-		if !closedByPeer(c) {
-			return c
-		}
-		c.Close()
-	}
 }
 
 // OpenConnections dials n connections to the server (64 at a time) for
@@ -85,10 +64,7 @@ func (r *readyConns) take() net.Conn {
 // last step used.
 func (c *HTTP) OpenConnections(ctx context.Context, n int) (opened int, took time.Duration) {
 	r := c.ready
-	r.mu.Lock()
-	pending := len(r.conns)
-	r.mu.Unlock()
-	if n < 2 || r.addr == "" || r.dialed.Load() || pending > 0 {
+	if n < 2 || r.addr == "" || r.dialed.Load() || r.conns.len() > 0 {
 		return 0, 0
 	}
 	start := time.Now()
@@ -117,14 +93,12 @@ func (c *HTTP) OpenConnections(ctx context.Context, n int) (opened int, took tim
 		})
 	}
 	wg.Wait()
-	r.mu.Lock()
 	for _, conn := range conns {
 		if conn != nil {
-			r.conns = append(r.conns, conn)
+			r.conns.push(conn, n)
+			opened++
 		}
 	}
-	opened = len(r.conns)
-	r.mu.Unlock()
 	rehearse(opened, func() any {
 		if protocolOf(c.cfg.API).transcribes {
 			return nil // its body is the audio a request brings
@@ -182,12 +156,5 @@ func deepen(kib int) byte {
 // CloseUnused closes the connections opened before a step that the step
 // did not take.
 func (c *HTTP) CloseUnused() {
-	r := c.ready
-	r.mu.Lock()
-	conns := r.conns
-	r.conns = nil
-	r.mu.Unlock()
-	for _, conn := range conns {
-		conn.Close()
-	}
+	c.ready.conns.closeAll()
 }

@@ -93,9 +93,9 @@ func TestClosedReadyConnectionNotUsed(t *testing.T) {
 	}
 	cc.mu.Unlock()
 	waitFor(func() bool {
-		c.ready.mu.Lock()
-		defer c.ready.mu.Unlock()
-		for _, conn := range c.ready.conns {
+		c.ready.conns.mu.Lock()
+		defer c.ready.conns.mu.Unlock()
+		for _, conn := range c.ready.conns.conns {
 			if !closedByPeer(conn) {
 				return false
 			}
