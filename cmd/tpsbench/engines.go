@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -67,6 +68,9 @@ func (f *runFlags) startEngines(cmd *cobra.Command, cfg *runConfig, engines []na
 		url, name, stopEngine, err := f.startEngine(cmd, ef, asked)
 		if err != nil {
 			return nil, nil, stop, err
+		}
+		if ef.threads == 0 || ef.threads >= runtime.NumCPU() {
+			f.engineCores = runtime.NumCPU()
 		}
 		stops = append(stops, stopEngine)
 		for _, m := range f.models {

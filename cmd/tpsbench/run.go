@@ -95,9 +95,12 @@ type runFlags struct {
 	gpuMetrics    string         // DCGM exporter's URL
 	cpuEnergy     bool           // read RAPL
 	sent          map[string]any // what every request carried besides its prompt, for the report
-	repeats       []metrics.Repeat
-	live          bool
-	tokenizer     string
+	// engineCores: the cores of this machine when an engine the run
+	// started took them all, else 0
+	engineCores int
+	repeats     []metrics.Repeat
+	live        bool
+	tokenizer   string
 
 	trace         string
 	traceFormat   string
@@ -335,6 +338,7 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	warnBusyClient(stderr, res.Steps)
 	noteOpenedConnections(stderr, res.Steps)
 	noteClientMemory(stderr, res.Steps)
+	warnEngineCrowdsClient(stderr, res.Steps, f.engineCores)
 	warnStoppedEarly(stderr, res.Steps)
 	switch {
 	case runErr != nil:

@@ -63,3 +63,26 @@ func noteClientMemory(w io.Writer, steps []metrics.Summary) {
 			termsafe.String(s.Label), float64(c.PeakBytes)/(1<<20), c.Streams, float64(c.BytesPerStream())/(1<<10))
 	}
 }
+
+// crowdedShare is the share of chunks batched from which a run that
+// started an engine on every core says the client was crowded out.
+const crowdedShare = 0.05
+
+// warnEngineCrowdsClient says on stderr when an engine the run started
+// took all the machine's cores (cores, or 0 when none did) and many
+// chunks came in one read with the one before: the engine flushes each
+// token, so the client read them late. On two cores, 35-59% of chunks
+// came so, with arrival gaps of 20 ms at p99; one engine thread left the
+// client a core, and none.
+func warnEngineCrowdsClient(w io.Writer, steps []metrics.Summary, cores int) {
+	if cores < 2 {
+		return
+	}
+	for _, s := range steps {
+		if s.Chunks == 0 || float64(s.BatchedChunks) < crowdedShare*float64(s.Chunks) {
+			continue
+		}
+		fmt.Fprintf(w, "tpsbench: warning: step %s: %.0f%% of chunks came in one read with the chunk before while the engine's threads took all %d cores: the client read them late (its ITL less exact); --engine-threads %d leaves it a core\n",
+			termsafe.String(s.Label), 100*float64(s.BatchedChunks)/float64(s.Chunks), cores, cores-1)
+	}
+}

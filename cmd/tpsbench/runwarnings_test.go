@@ -57,3 +57,30 @@ func TestNoteClientMemory(t *testing.T) {
 		t.Fatalf("notes:\n%q", out)
 	}
 }
+
+// TestWarnEngineCrowdsClient: with the engine on every core, a step whose
+// chunks came batched 5% of the time or more is said to have its client
+// crowded out; less, no engine on every core, or one core, say nothing.
+func TestWarnEngineCrowdsClient(t *testing.T) {
+	steps := []metrics.Summary{
+		{Label: "crowded", Chunks: 100, BatchedChunks: 36},
+		{Label: "calm", Chunks: 100, BatchedChunks: 4},
+		{Label: "edge", Chunks: 20, BatchedChunks: 1},
+		{Label: "empty"},
+	}
+	for _, c := range []struct {
+		cores int
+		want  string
+	}{
+		{2, "tpsbench: warning: step crowded: 36% of chunks came in one read with the chunk before while the engine's threads took all 2 cores: the client read them late (its ITL less exact); --engine-threads 1 leaves it a core\n" +
+			"tpsbench: warning: step edge: 5% of chunks came in one read with the chunk before while the engine's threads took all 2 cores: the client read them late (its ITL less exact); --engine-threads 1 leaves it a core\n"},
+		{1, ""},
+		{0, ""},
+	} {
+		var buf bytes.Buffer
+		warnEngineCrowdsClient(&buf, steps, c.cores)
+		if buf.String() != c.want {
+			t.Errorf("%d cores:\n%q\nwant\n%q", c.cores, buf.String(), c.want)
+		}
+	}
+}
