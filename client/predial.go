@@ -58,10 +58,10 @@ func (r *readyConns) dial(ctx context.Context, network, addr string) (net.Conn, 
 }
 
 // OpenConnections dials n connections to the server (64 at a time) for
-// the requests a step sends in its first instant, and says how many it
-// opened and how long that took: time no request's figures include. A
-// client that has dialled before opens none: its pool holds what its
-// last step used.
+// the requests a step sends in its first instant, rehearses their
+// requests' memory (rehearse), and says how many it opened and how long
+// that all took: time no request's figures include. A client that has
+// dialled before opens none: its pool holds what its last step used.
 func (c *HTTP) OpenConnections(ctx context.Context, n int) (opened int, took time.Duration) {
 	r := c.ready
 	if n < 2 || r.addr == "" || r.dialed.Load() || r.conns.len() > 0 {
@@ -139,8 +139,9 @@ func rehearse(n int, buildBody func() any) {
 	wg.Wait()
 }
 
-// requestStackDepth is about the stack a request's goroutine grows to, in
-// KiB (16 KiB at the deepest of its JSON encoding and response parsing).
+// requestStackDepth is the stack rehearse grows each goroutine to, in
+// KiB: the stacks a request's goroutine grows into (its JSON encoding,
+// its answer's parsing) come from the pool this fills.
 const requestStackDepth = 16
 
 // deepen grows the goroutine's stack by about kib KiB.
