@@ -141,7 +141,9 @@ func rehearse(n int, buildBody func() any) {
 
 // requestStackDepth is the stack rehearse grows each goroutine to, in
 // KiB: the stacks a request's goroutine grows into (its JSON encoding,
-// its answer's parsing) come from the pool this fills.
+// its answer's parsing) come from the pool this fills. 2,048 requests due
+// at once went out within 120-139 ms at p99 with 16, against 226-241 with
+// 6 and 219-265 with 1 (three runs each), for 7 KB more a stream.
 const requestStackDepth = 16
 
 // deepen grows the goroutine's stack by about kib KiB.
