@@ -223,6 +223,19 @@ func phase(ctx, reqCtx context.Context, p Profile, n int, dur time.Duration, war
 	openLoop(ctx, reqCtx, p, n, start, deadline, warm, do, out)
 }
 
+// startUsers starts n users on wg, one at a time, each behind the reads
+// already due: a thousand made runnable at once queued the reads of the
+// streams already answering behind every start, and at 1,024 users 0.9%
+// of token reads came two tokens at once.
+func startUsers(wg *sync.WaitGroup, n int, user func(w int)) {
+	for w := range n {
+		if w > 0 {
+			runtime.Gosched()
+		}
+		wg.Go(func() { user(w) })
+	}
+}
+
 // closedLoop runs Concurrency users, each starting a request as its last
 // ends, or a think time after it (AIPerf's user-centric load).
 func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Time, warm bool, do Func, out chan<- *record.Record) {
@@ -233,51 +246,42 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 		workers = min(workers, n)
 	}
 	start := time.Now()
-	for w := range workers {
-		if w > 0 {
-			// users start one at a time, each behind the reads already
-			// due: a thousand made runnable at once queued the reads of
-			// the streams already answering behind every start, and at
-			// 1,024 users 0.9% of token reads came two tokens at once
-			runtime.Gosched()
+	startUsers(&wg, workers, func(w int) {
+		rng := sessionRNG(p, w) // a user's think times are its own
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
+		planned := start.Add(p.userStart(w, workers))
+		if !warm && !sleepUntil(ctx, timer, planned) {
+			return
 		}
-		wg.Go(func() {
-			rng := sessionRNG(p, w) // a user's think times are its own
-			timer := time.NewTimer(time.Hour)
-			defer timer.Stop()
-			planned := start.Add(p.userStart(w, workers))
-			if !warm && !sleepUntil(ctx, timer, planned) {
+		for first := true; ; first = false {
+			at := time.Now()
+			if first && !warm {
+				// every user's first request was due at its start: a
+				// late wake-up (behind a thousand users starting at
+				// once) shows as the client's lag
+				at = planned
+			}
+			if !first && p.ThinkTime+p.ThinkStddev > 0 {
+				at = at.Add(p.think(rng))
+				if !deadline.IsZero() && !at.Before(deadline) || !sleepUntil(ctx, timer, at) {
+					return
+				}
+			}
+			i := int(next.Add(1) - 1)
+			if (n > 0 && i >= n) || ctx.Err() != nil {
 				return
 			}
-			for first := true; ; first = false {
-				at := time.Now()
-				if first && !warm {
-					// every user's first request was due at its start: a
-					// late wake-up (behind a thousand users starting at
-					// once) shows as the client's lag
-					at = planned
-				}
-				if !first && p.ThinkTime+p.ThinkStddev > 0 {
-					at = at.Add(p.think(rng))
-					if !deadline.IsZero() && !at.Before(deadline) || !sleepUntil(ctx, timer, at) {
-						return
-					}
-				}
-				i := int(next.Add(1) - 1)
-				if (n > 0 && i >= n) || ctx.Err() != nil {
-					return
-				}
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
-					return
-				}
-				job := Job{Seq: i, Warmup: warm, Scheduled: at}
-				if !warm {
-					job.Phase = p.phaseOf(at.Sub(start))
-				}
-				out <- do(reqCtx, job)
+			if !deadline.IsZero() && !time.Now().Before(deadline) {
+				return
 			}
-		})
-	}
+			job := Job{Seq: i, Warmup: warm, Scheduled: at}
+			if !warm {
+				job.Phase = p.phaseOf(at.Sub(start))
+			}
+			out <- do(reqCtx, job)
+		}
+	})
 	wg.Wait()
 }
 

@@ -87,22 +87,44 @@ func TestBatchAllAtOnce(t *testing.T) {
 	}
 }
 
-// TestBatchDueAtOnce: a closed loop's first requests were all due at the
-// step's start, so a user whose goroutine ran late shows that wait as
-// its client lag instead of moving its due time; later requests are due
-// when their user's previous one ended.
+// TestBatchDueAtOnce: a closed loop's first requests, and its sessions'
+// first turns, one a user, were all due at the step's start, so a user
+// whose goroutine ran late shows that wait as its client lag instead of
+// moving its due time; later requests are due when their user's previous
+// one ended.
 func TestBatchDueAtOnce(t *testing.T) {
-	var inFlight, peak atomic.Int64
-	recs := collect(Run(context.Background(), Profile{Concurrency: 64, Requests: 128}, fake(20*time.Millisecond, &inFlight, &peak)))
-	if len(recs) != 128 {
-		t.Fatalf("%d records, want 128", len(recs))
-	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].Scheduled < recs[j].Scheduled })
-	first := recs[0].Scheduled
-	for i, r := range recs {
-		if due := r.Scheduled == first; due != (i < 64) {
-			t.Fatalf("request %d (of the %s wave) due %v after the first", i, map[bool]string{true: "first", false: "second"}[i < 64], time.Duration(r.Scheduled-first))
-		}
+	for _, c := range []struct {
+		name      string
+		profile   Profile
+		firstTurn func(seq int) bool
+	}{
+		{"requests", Profile{Concurrency: 64, Requests: 128}, func(int) bool { return true }},
+		{"sessions", Profile{Concurrency: 32, Requests: 128, Turns: 2}, func(seq int) bool { return seq%2 == 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var inFlight, peak atomic.Int64
+			recs := collect(Run(context.Background(), c.profile, fake(20*time.Millisecond, &inFlight, &peak)))
+			if len(recs) != 128 {
+				t.Fatalf("%d records, want 128", len(recs))
+			}
+			first := recs[0].Scheduled
+			for _, r := range recs {
+				first = min(first, r.Scheduled)
+			}
+			atStart := 0
+			for _, r := range recs {
+				if r.Scheduled != first {
+					continue
+				}
+				atStart++
+				if !c.firstTurn(r.Seq) {
+					t.Errorf("request %d, a later turn, due at the start", r.Seq)
+				}
+			}
+			if atStart != c.profile.Concurrency {
+				t.Errorf("%d requests due at the start, want one for each of %d users", atStart, c.profile.Concurrency)
+			}
+		})
 	}
 }
 

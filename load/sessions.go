@@ -47,16 +47,18 @@ func sessions(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		if n > 0 {
 			users = min(users, (n+p.Turns-1)/p.Turns)
 		}
-		for range users {
-			wg.Go(func() {
-				for {
-					s := int(next.Add(1) - 1)
-					if !run.more(s) || !run.session(s, time.Now()) {
-						return
-					}
+		startUsers(&wg, users, func(int) {
+			for first := true; ; first = false {
+				at := time.Now()
+				if first && !warm {
+					at = start // every user's first session was due at the start, as closedLoop's
 				}
-			})
-		}
+				s := int(next.Add(1) - 1)
+				if !run.more(s) || !run.session(s, at) {
+					return
+				}
+			}
+		})
 		return
 	}
 	rng := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
