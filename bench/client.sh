@@ -15,29 +15,22 @@ go build -o "$out/clientbench" ./bench/cmd/clientbench
 port=18731
 url=http://127.0.0.1:$port
 
-serve() {
-  $pin1 "$out/scripted-server" -addr 127.0.0.1:$port "$@" >/dev/null 2>&1 &
-  server=$!
-  for _ in $(seq 50); do curl -fsS "$url/v1/models" >/dev/null 2>&1 && return; sleep 0.1; done
-  echo "scripted server did not start" >&2; exit 1
-}
-stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
-trap stop EXIT
+trap stop_scripted EXIT
 
 results="$out/client.jsonl"
 : > "$results"
 for impl in tpsbench plain; do
   for rep in 1 2; do
-    serve -ttft 0 -gap 0 -role=false
+    serve_scripted -ttft 0 -gap 0 -role=false
     $pin0 "$out/clientbench" -url "$url" -impl $impl -mode flood -streams 8 -tokens 50000 >> "$results"
-    stop
+    stop_scripted
   done
 done
 for n in 1 64 256 1024; do
   for rep in 1 2 3; do for impl in tpsbench plain; do
-    serve -ttft 50ms -gap 20ms -log
+    serve_scripted -ttft 50ms -gap 20ms -log
     $pin0 "$out/clientbench" -url "$url" -impl $impl -mode paced -streams $n -tokens 100 >> "$results"
-    stop
+    stop_scripted
   done; done
 done
 

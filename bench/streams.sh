@@ -21,31 +21,24 @@ port=18761
 url=http://127.0.0.1:$port
 ulimit -n 40000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-serve() {
-  $pin1 "$out/scripted-server" -addr 127.0.0.1:$port "$@" >/dev/null 2>&1 &
-  server=$!
-  for _ in $(seq 50); do curl -fsS "$url/v1/models" >/dev/null 2>&1 && return; sleep 0.1; done
-  echo "scripted server did not start" >&2; exit 1
-}
-stop() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
-trap stop EXIT
+trap stop_scripted EXIT
 
 results="$out/streams.jsonl"
 : > "$results"
 for n in 256 1024 2048 4096; do
-  serve -ttft 50ms -gap 40ms
+  serve_scripted -ttft 50ms -gap 40ms
   r=$($pin0 "$out/clientbench" -url "$url" -mode sendfloor -streams $n -tokens 50)
   echo "$r" >> "$results"
-  stop
-  serve -ttft 50ms -gap 40ms -log
+  stop_scripted
+  serve_scripted -ttft 50ms -gap 40ms -log
   r=$($pin0 "$out/clientbench" -url "$url" -mode paced -streams $n -requests $((2 * n)) -tokens 50)
   echo "$r" >> "$results"
-  stop
+  stop_scripted
 done
-serve -ttft 50ms -gap 40ms
+serve_scripted -ttft 50ms -gap 40ms
 r=$($pin0 "$out/clientbench" -url "$url" -mode memory -streams 16384 -tokens 10)
 echo "$r" >> "$results"
-stop
+stop_scripted
 
 python3 - "$results" > "$out/streams.md" <<'PY'
 import json, sys
