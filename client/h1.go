@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -92,7 +93,7 @@ func checkHeaders(h http.Header) error {
 func isToken(s string) bool {
 	for _, r := range []byte(s) {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), r) >= 0
+			strings.IndexByte("!#$%&'*+-.^_`|~", r) >= 0
 		if !ok {
 			return false
 		}
@@ -279,8 +280,7 @@ func (x *h1Exchange) done() {
 		x.abandon()
 		return
 	}
-	x.br.Reset(nil)
-	h1Readers.Put(x.br)
+	x.releaseReader()
 	x.h.keep(x.conn)
 }
 
@@ -288,6 +288,11 @@ func (x *h1Exchange) done() {
 func (x *h1Exchange) abandon() {
 	x.cancel()
 	x.conn.Close()
+	x.releaseReader()
+}
+
+// releaseReader returns the exchange's buffered reader to its pool.
+func (x *h1Exchange) releaseReader() {
 	if x.br != nil {
 		x.br.Reset(nil)
 		h1Readers.Put(x.br)
