@@ -137,8 +137,8 @@ func TestH1RequestOnTheWire(t *testing.T) {
 }
 
 // TestH1KeepsConnections: an answer read whole leaves its connection for
-// the next request; one that says Connection: close, or that sent bytes
-// past its end, does not.
+// the next request; one that says Connection: close, or that came with
+// bytes past its end, does not.
 func TestH1KeepsConnections(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -147,7 +147,14 @@ func TestH1KeepsConnections(t *testing.T) {
 	}{
 		{"kept alive", func(w io.Writer) { streamed(w, "") }, 1},
 		{"Connection: close", func(w io.Writer) { streamed(w, "Connection: close\r\n") }, 4},
-		{"bytes past the answer", func(w io.Writer) { streamed(w, ""); io.WriteString(w, "HTTP/1.1 200 OK\r\n") }, 4},
+		// in the answer's own write: bytes sent later, after the client
+		// has taken the connection again, are the next answer's to it
+		{"bytes past the answer", func(w io.Writer) {
+			var b bytes.Buffer
+			streamed(&b, "")
+			b.WriteString("HTTP/1.1 200 OK\r\n")
+			w.Write(b.Bytes())
+		}, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newWireServer(t, func(_ *http.Request, _ []byte, w io.Writer) bool { c.write(w); return true })
