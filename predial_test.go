@@ -19,8 +19,18 @@ import (
 // opens a connection for each of its users before it begins, and its
 // requests take no others (the server accepts no more during the step);
 // a later step of the same client opens none, its pool already holding
-// connections.
+// connections. Users running sessions start their first turns together
+// too.
 func TestConnectionsOpenedBeforeTheFirstStep(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		turns int
+	}{{"requests", 0}, {"sessions", 3}} {
+		t.Run(c.name, func(t *testing.T) { testConnectionsOpened(t, c.turns) })
+	}
+}
+
+func testConnectionsOpened(t *testing.T, turns int) {
 	var accepted atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -39,7 +49,7 @@ func TestConnectionsOpenedBeforeTheFirstStep(t *testing.T) {
 	}
 	defer cl.Close()
 	step := func(c int) tpsbench.Step {
-		return tpsbench.Step{Label: fmt.Sprint(c), Model: "m", Client: cl, Profile: load.Profile{Concurrency: c, Requests: 3 * c},
+		return tpsbench.Step{Label: fmt.Sprint(c), Model: "m", Client: cl, Profile: load.Profile{Concurrency: c, Requests: 3 * c, Turns: turns},
 			Workload: workload.Fixed{Prompt: "p", MaxTokens: 4}}
 	}
 	var afterFirst int64
