@@ -132,9 +132,12 @@ const yieldAfter = time.Millisecond
 // thread while it waits, a few microseconds when each thread has a core
 // and more when the machine takes one away: yielding at once handed the
 // thread to a server's handler woken by the last step, and the step went
-// on only once the handler had written its chunk. The handlers run on
-// the workers' turns instead, as an idle worker yields while it spins
-// (the measurements that chose this wait are in the commit that made it).
+// on only once the handler had written its chunk. The handlers the step's
+// tokens wake run when the engine's loop yields once after handing them
+// out (sched's yieldToReceivers): Go queues them to run next on this
+// thread, and a worker's yield, which takes work from the global queue
+// first, never reaches them (the measurements that chose this wait are in
+// the commit that made it).
 // With more threads than Go runs goroutines at once, a worker holding a chunk
 // may be waiting for this very thread: then it yields every turn
 // (decided when the pool starts, as asking GOMAXPROCS takes the
@@ -224,10 +227,10 @@ func (p *Pool) work() {
 			continue
 		}
 		if spins&63 == 63 {
-			// Let other goroutines have this thread: a server's handlers,
-			// made runnable as the step hands out its tokens, would
-			// otherwise wait for the step's caller to yield between jobs,
-			// and run on its thread while this one spun with nothing to do.
+			// Let other goroutines have this thread: one queued behind
+			// this (the engine's loop, having yielded to its receivers; a
+			// handler the runtime woke from the network) runs on the
+			// first thread that yields.
 			runtime.Gosched()
 		}
 		if spins&255 == 255 && time.Since(start) > spinFor {

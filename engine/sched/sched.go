@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -375,6 +376,9 @@ func (s *Scheduler) step(b *batch) {
 	if err == nil {
 		b.pool()
 	}
+	if len(b.owners) > 0 {
+		yieldToReceivers()
+	}
 	kept := b.running[:0]
 	for _, j := range b.running {
 		if j.events != nil {
@@ -384,6 +388,16 @@ func (s *Scheduler) step(b *batch) {
 	clear(b.running[len(kept):])
 	b.running = kept
 }
+
+// yieldToReceivers lets the goroutines this step's tokens woke run. Go
+// queues a goroutine woken by a channel send to run next on the sender's
+// thread, where no other thread takes it from, and this loop and the
+// model's workers yield their threads to nothing else (llama.Pool spins):
+// the server's handlers waited for the runtime to preempt the loop, every
+// 10-20 ms, and wrote a stream's tokens 16 at a time, 30 us apart. Having
+// yielded, the loop goes on on whichever thread is free first, the
+// handlers on the other.
+func yieldToReceivers() { runtime.Gosched() }
 
 // emit sends a made token; it returns errDone when generation has ended.
 func (j *job) emit(tok int, lp *Logprob) error {

@@ -22,6 +22,12 @@ func modelWithContext(t *testing.T, n int) *llama.Model { return synthModel(t, "
 // n tokens (0: its own), on two threads.
 func synthModel(tb testing.TB, shape string, typ gguf.TensorType, n int) *llama.Model {
 	tb.Helper()
+	return synthModelOn(tb, shape, typ, n, 2)
+}
+
+// synthModelOn is synthModel on the threads given.
+func synthModelOn(tb testing.TB, shape string, typ gguf.TensorType, n, threads int) *llama.Model {
+	tb.Helper()
 	p, _ := synth.Lookup(shape)
 	if n > 0 {
 		p.Context = n
@@ -34,7 +40,7 @@ func synthModel(tb testing.TB, shape string, typ gguf.TensorType, n int) *llama.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m, err := llama.Load(f, 2)
+	m, err := llama.Load(f, threads)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,43 @@
+package sched_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/engine/gguf"
+	"github.com/tpsbench/tpsbench/engine/sched"
+)
+
+// TestTokensReachTheirReceiverAsMade: while the model's threads hold every
+// P Go has (here one thread and one P), a request's receiver still takes
+// each token before the next is made, as a server's handler must to
+// stream it. The loop used to wake the receiver onto its own P and never
+// yield it, so the tokens waited for the runtime to preempt the loop
+// (every 10-20 ms) and came in bursts. On one P, Go's order alone decides
+// this, not the machine's load; a token found behind another is counted,
+// not timed, and a few are allowed (a preempted receiver).
+func TestTokensReachTheirReceiverAsMade(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	m := synthModelOn(t, "tiny", gguf.Q8_0, 0, 1)
+	s := sched.New(m, sched.Options{MaxSeqs: 1})
+	defer s.Close()
+	const n = 200
+	ev, err := s.Submit(context.Background(), sched.Request{Prompt: []int{1, 5}, MaxTokens: n, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, behind := 0, 0
+	for e := range ev {
+		if e.Done {
+			break
+		}
+		tokens++
+		if len(ev) > 1 { // another token made, and the Done or one more
+			behind++
+		}
+	}
+	if tokens != n || behind > n/10 {
+		t.Errorf("%d of %d tokens found more made and waiting behind them: the receiver took them in bursts", behind, tokens)
+	}
+}
