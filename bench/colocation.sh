@@ -5,18 +5,24 @@
 # host the engine in the measuring process, where its threads kept the Go
 # scheduler from polling the network but every 10 ms: 74-79% of chunks
 # came batched, arrival gaps p99 16 ms, against 5-11% and 4 ms. The two
-# rows should now agree. For each: system TPS, the share of
-# chunks that arrived in the same read as the one before (batched), and
-# the gaps between arrivals (reads that brought tokens) at p50 and p99,
-# from the records. 15m F32, 2 engine threads, 8 requests of 64 tokens
-# one at a time, after 2 warm-up requests. Prints Markdown and keeps it in
-# bench/results/colocation.md.
+# rows should agree. For each: system TPS, the share of chunks that
+# arrived in the same read as the one before (batched), and the gaps
+# between arrivals (reads that brought tokens) at p50 and p99, from the
+# records. 15m F32, 2 engine threads, 8 requests of 64 tokens one at a
+# time, after 2 warm-up requests. Then 8 streams at once (32 requests
+# after 8 warm-up ones), where the client competes with the engine's
+# threads for the cores, on 2 engine threads and on 1. Prints Markdown
+# and keeps it in bench/results/colocation.md.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 go build -o "$out/tpsbench" ./cmd/tpsbench
 port=18734
 args=(--requests 8 --max-tokens 64 --warmup 2 --format json -q)
 "$out/tpsbench" run --engine-threads 2 "${args[@]}" --force --records "$out/colocated.jsonl" > "$out/colocated.json"
+wide=(--concurrency 8 --requests 32 --max-tokens 64 --warmup 8 --format json -q)
+for t in 2 1; do
+  "$out/tpsbench" run --engine-threads $t "${wide[@]}" --force --records "$out/streams8-t$t.jsonl" > "$out/streams8-t$t.json"
+done
 "$out/tpsbench" serve --threads 2 --addr 127.0.0.1:$port >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
@@ -30,7 +36,8 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(p * len(xs)))]
 print("| engine | system TPS | chunks batched | arrival gap p50 ms | arrival gap p99 ms |")
 print("|---|---|---|---|---|")
-for name, label in (("colocated", "started by tpsbench run"), ("separate", "tpsbench serve, run --url")):
+for name, label in (("colocated", "started by tpsbench run"), ("separate", "tpsbench serve, run --url"),
+                    ("streams8-t2", "started by tpsbench run, 8 streams"), ("streams8-t1", "the same, --engine-threads 1")):
     step = json.load(open(f"{out}/{name}.json"))["steps"][0]
     gaps = []
     for line in open(f"{out}/{name}.jsonl"):

@@ -71,9 +71,9 @@ const crowdedShare = 0.05
 // warnEngineCrowdsClient says on stderr when an engine the run started
 // took all the machine's cores (cores, or 0 when none did) and many
 // chunks came in one read with the one before: the engine flushes each
-// token, so the client read them late. On two cores, 35-59% of chunks
-// came so, with arrival gaps of 20 ms at p99; one engine thread left the
-// client a core, and none.
+// token, so the client read them late. On two cores, 4-7% of chunks
+// came so at 8 streams; one engine thread left the client a core, and
+// 0-1%, at 64% of the system TPS (bench/colocation.sh).
 func warnEngineCrowdsClient(w io.Writer, steps []metrics.Summary, cores int) {
 	if cores < 2 {
 		return
