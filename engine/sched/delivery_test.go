@@ -41,3 +41,34 @@ func TestTokensReachTheirReceiverAsMade(t *testing.T) {
 		t.Errorf("%d of %d tokens found more made and waiting behind them: the receiver took them in bursts", behind, tokens)
 	}
 }
+
+// TestEmbeddingsReachTheirReceiversAsMade: the same for embeddings made one
+// after another: each receiver takes its vector before the next request's
+// is made, not all at once when the loop runs out of work.
+func TestEmbeddingsReachTheirReceiversAsMade(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	m := synthModelOn(t, "tiny", gguf.Q8_0, 0, 1)
+	s := sched.New(m, sched.Options{MaxSeqs: 1})
+	defer s.Close()
+	const n = 20
+	var evs []<-chan sched.Event
+	for i := range n {
+		ev, err := s.Submit(context.Background(), sched.Request{Prompt: []int{1, 5 + i, 6, 7}, Pooling: sched.PoolMean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	behind := 0
+	for i, ev := range evs {
+		if e := <-ev; e.Embedding == nil {
+			t.Fatalf("request %d: %+v, want an embedding", i, e)
+		}
+		if i+1 < n && len(evs[i+1]) > 0 {
+			behind++
+		}
+	}
+	if behind > n/10 {
+		t.Errorf("%d of %d embeddings found the next one made already: the receivers took them in a burst", behind, n)
+	}
+}

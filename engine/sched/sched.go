@@ -376,7 +376,7 @@ func (s *Scheduler) step(b *batch) {
 	if err == nil {
 		b.pool()
 	}
-	if len(b.owners) > 0 {
+	if len(b.owners) > 0 || len(b.hidden) > 0 { // tokens, or a step an embedding may end in
 		yieldToReceivers()
 	}
 	kept := b.running[:0]
@@ -389,14 +389,15 @@ func (s *Scheduler) step(b *batch) {
 	b.running = kept
 }
 
-// yieldToReceivers lets the goroutines this step's tokens woke run. Go
-// queues a goroutine woken by a channel send to run next on the sender's
-// thread, where no other thread takes it from, and this loop and the
-// model's workers yield their threads to nothing else (llama.Pool spins):
+// yieldToReceivers lets the goroutines this step's tokens or embeddings
+// woke run. Go queues a goroutine woken by a channel send to run next on
+// the sender's thread, where only an idle thread would take it from, and
+// this loop and the model's workers (llama.Pool spins) leave none idle:
 // the server's handlers waited for the runtime to preempt the loop, every
-// 10-20 ms, and wrote a stream's tokens 16 at a time, 30 us apart. Having
-// yielded, the loop goes on on whichever thread is free first, the
-// handlers on the other.
+// 10-20 ms, and wrote a stream's tokens 16 at a time, 30 us apart, and
+// embeddings made one after another all came when the loop ran out of
+// work. Having yielded, the loop goes on on whichever thread is free
+// first, the handlers on the other.
 func yieldToReceivers() { runtime.Gosched() }
 
 // emit sends a made token; it returns errDone when generation has ended.
