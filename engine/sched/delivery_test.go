@@ -9,6 +9,18 @@ import (
 	"github.com/tpsbench/tpsbench/engine/sched"
 )
 
+// schedulerOnOneP is a scheduler of one sequence at a time over the tiny
+// model on one thread, with Go running one goroutine at a time until the
+// test ends: the model's thread holds every P there is.
+func schedulerOnOneP(t *testing.T) *sched.Scheduler {
+	t.Helper()
+	procs := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	s := sched.New(synthModelOn(t, "tiny", gguf.Q8_0, 0, 1), sched.Options{MaxSeqs: 1})
+	t.Cleanup(s.Close)
+	return s
+}
+
 // TestTokensReachTheirReceiverAsMade: while the model's threads hold every
 // P Go has (here one thread and one P), a request's receiver still takes
 // each token before the next is made, as a server's handler must to
@@ -18,10 +30,7 @@ import (
 // this, not the machine's load; a token found behind another is counted,
 // not timed, and a few are allowed (a preempted receiver).
 func TestTokensReachTheirReceiverAsMade(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	m := synthModelOn(t, "tiny", gguf.Q8_0, 0, 1)
-	s := sched.New(m, sched.Options{MaxSeqs: 1})
-	defer s.Close()
+	s := schedulerOnOneP(t)
 	const n = 200
 	ev, err := s.Submit(context.Background(), sched.Request{Prompt: []int{1, 5}, MaxTokens: n, IgnoreEOS: true})
 	if err != nil {
@@ -46,10 +55,7 @@ func TestTokensReachTheirReceiverAsMade(t *testing.T) {
 // after another: each receiver takes its vector before the next request's
 // is made, not all at once when the loop runs out of work.
 func TestEmbeddingsReachTheirReceiversAsMade(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	m := synthModelOn(t, "tiny", gguf.Q8_0, 0, 1)
-	s := sched.New(m, sched.Options{MaxSeqs: 1})
-	defer s.Close()
+	s := schedulerOnOneP(t)
 	const n = 20
 	var evs []<-chan sched.Event
 	for i := range n {
