@@ -110,12 +110,16 @@ func (c *HTTP) OpenConnections(ctx context.Context, n int) (opened int, took tim
 }
 
 // rehearse takes, n at once, the memory n requests' first moments take
-// (a goroutine's stack grown to a request's depth, a body built, the
-// buffers an answer is read through) and gives it back, so that the
-// step's first wave finds it the runtime's own: fresh memory (the
-// kernel's page faults, stacks grown into new spans) cost 2,048 requests
-// due at once 98 us of one core each, against 40-48 us once the process
-// had held it before.
+// (a goroutine's stack at a request's depth, a body built, the buffers an
+// answer is read through) and gives it back, so that the step's first
+// wave finds it the runtime's own: fresh memory (the kernel's page
+// faults, stacks grown into new spans) cost 2,048 requests due at once 98
+// us of one core each, against 40-48 us once the process had held it
+// before. While the n are held at depth it collects once: the runtime
+// starts new goroutines with the average stack it scanned at its last
+// collection, so the step's request goroutines start at a request's
+// depth instead of growing (copying) their stacks two or three times
+// each in the first wave.
 func rehearse(n int, buildBody func() any) {
 	var held, release sync.WaitGroup
 	held.Add(n)
@@ -125,35 +129,61 @@ func rehearse(n int, buildBody func() any) {
 		wg.Go(func() {
 			br := h1Readers.Get().(*bufio.Reader)
 			sse := readers.Get().(*sseReader)
-			deepen(requestStackDepth)
+			touchPage(br)
+			touchPage(sse.br)
 			body := buildBody() // held with the rest: the heap grows to n of them
-			held.Done()
-			release.Wait()
+			deepen(requestStackDepth, func() {
+				held.Done()
+				release.Wait()
+			})
 			runtime.KeepAlive(body)
 			h1Readers.Put(br)
 			readers.Put(sse)
 		})
 	}
 	held.Wait()
+	runtime.GC()
 	release.Done()
 	wg.Wait()
 }
 
-// requestStackDepth is the stack rehearse grows each goroutine to, in
-// KiB: the stacks a request's goroutine grows into (its JSON encoding,
-// its answer's parsing) come from the pool this fills. 2,048 requests due
-// at once went out within 120-139 ms at p99 with 16, against 226-241 with
-// 6 and 219-265 with 1 (three runs each), for 7 KB more a stream.
-const requestStackDepth = 16
+// touchPage writes the first page of br's buffer, where an answer's reads
+// land: a buffer only allocated is memory the kernel has not mapped yet,
+// and the first read into it took the page fault inside the first wave.
+func touchPage(br *bufio.Reader) {
+	br.Reset(pageWriter{})
+	br.Peek(1)
+	br.Reset(nil)
+}
 
-// deepen grows the goroutine's stack by about kib KiB.
-func deepen(kib int) byte {
+// pageWriter is a reader that writes zeros to up to a page of what it is
+// given.
+type pageWriter struct{}
+
+func (pageWriter) Read(p []byte) (int, error) {
+	n := min(len(p), 4096)
+	clear(p[:n])
+	return n, nil
+}
+
+// requestStackDepth is the stack, in KiB, rehearse holds each goroutine
+// at while it collects, which sets the stack the step's goroutines start
+// with (8 KiB from 6). 2,048 requests due at once (bench/streams.sh's
+// level, three alternating runs each) went out within 71-74 ms at p99
+// with 6, 70-75 with 12, 74-82 with 4 and 100-124 with 2; at 32, 39 and
+// 32 KB a stream for 2, 12 and 6 (16 held without the collection: 85-88
+// ms, 39 KB).
+const requestStackDepth = 6
+
+// deepen calls f with the goroutine's stack about kib KiB deeper.
+func deepen(kib int, f func()) byte {
 	var frame [1000]byte
 	frame[kib%len(frame)] = byte(kib)
 	if kib <= 1 {
+		f()
 		return frame[0]
 	}
-	return deepen(kib-1) + frame[kib%len(frame)]
+	return deepen(kib-1, f) + frame[kib%len(frame)]
 }
 
 // CloseUnused closes the connections opened before a step that the step
