@@ -168,8 +168,9 @@ func (pageWriter) Read(p []byte) (int, error) {
 
 // requestStackDepth is the stack, in KiB, rehearse holds each goroutine
 // at while it collects, which sets the stack the step's goroutines start
-// with (8 KiB from 6). 2,048 requests due at once (bench/streams.sh's
-// level, three alternating runs each) went out within 71-74 ms at p99
+// with (8 KiB from 6). 2,048 requests due at once, their first tokens 3 s
+// away so that the wave held starts alone (the scripted server, three or
+// four alternating runs each), went out within 71-74 ms at p99
 // with 6, 70-75 with 12, 74-82 with 4 and 100-124 with 2; at 32, 39 and
 // 32 KB a stream for 2, 12 and 6 (16 held without the collection: 85-88
 // ms, 39 KB).
