@@ -120,6 +120,15 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		if job.Turn > 0 {
 			sessions.prepare(job, item, req)
 		}
+		if job.Hold != nil {
+			req.Hold = func(write func()) bool {
+				due, ok := job.Hold(ctx, write)
+				if ok {
+					rec.Scheduled = stamps.Since(due)
+				}
+				return ok
+			}
+		}
 		if plan.Observer != nil {
 			plan.Observer.Sent(rec)
 			req.OnChunk = plan.Observer.Chunk

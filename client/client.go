@@ -39,6 +39,14 @@ type Request struct {
 	// generates nothing (embeddings); Prompt alone is the one input
 	// when it is empty.
 	Inputs []string
+	// Hold, when set, makes the request's send someone else's to time:
+	// once the request is ready to go (its body built, a connection in
+	// hand), Do calls it with the write that sends it, and goes on once
+	// it returns; false says the write was not made (the request is
+	// abandoned). A request that cannot go in one short write (an
+	// upload) calls it with nil and goes by itself. It is called at
+	// most once; a client that cannot hold its sends never calls it.
+	Hold func(write func()) (written bool)
 }
 
 // Client sends one request and fills rec with its timeline, counts and

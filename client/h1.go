@@ -223,11 +223,36 @@ const lastPiece = 1 << 10
 // bytes were handed to the kernel, which a server on another core can
 // read before the write returns. A request longer than lastPiece (media)
 // goes in two writes, so the time its bulk took to go out is its upload,
-// not its TTFT's.
+// not its TTFT's. A request held (Request.Hold) is sent by its holder.
 func (h *h1) write(conn net.Conn, tr *sendTrace, tail, body []byte) error {
 	if s, ok := conn.(interface{ NetConn() net.Conn }); ok {
 		conn = s.NetConn() // the TCP connection itself takes the parts in one writev
 	}
+	if len(body) > maxHeldBody {
+		tr.held(nil) // an upload may wait for the server's reads: it goes alone
+	}
+	var err error
+	write := func() { err = h.send(conn, tr, tail, body) }
+	if tr.hold != nil {
+		write = func() {
+			// the connection was in hand before the request was due:
+			// its upload begins with its send
+			tr.gotConn.Store(tr.clock.Now())
+			err = h.send(conn, tr, tail, body)
+		}
+	}
+	if !tr.held(write) {
+		return errNotSent
+	}
+	return err
+}
+
+// maxHeldBody bounds the body of a request its holder sends: a write
+// this long goes into a connection's send buffer without waiting for the
+// server to read, so that no request of a wave waits behind another's.
+const maxHeldBody = 64 << 10
+
+func (h *h1) send(conn net.Conn, tr *sendTrace, tail, body []byte) error {
 	bufs := net.Buffers{h.head, tail, body}
 	if len(body) > lastPiece {
 		bufs[2] = body[:len(body)-lastPiece]
@@ -243,6 +268,9 @@ func (h *h1) write(conn net.Conn, tr *sendTrace, tail, body []byte) error {
 	tr.wroteAt.Store(at)
 	return nil
 }
+
+// errNotSent is a held request abandoned before its send.
+var errNotSent = errors.New("request abandoned before it was sent")
 
 // peerClosed says err is a connection's end: what a server that closed a
 // kept-alive connection leaves a write or a read.

@@ -227,7 +227,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
 	}
-	tr := &sendTrace{clock: clock, began: clock.Now()}
+	tr := &sendTrace{clock: clock, began: clock.Now(), hold: req.Hold}
 	resp, respBody, end, err := c.send(ctx, tr, body, contentType)
 	rec.Sent, rec.Upload = tr.sent(), tr.upload()
 	rec.Retries = max(0, int(tr.conns.Load())-1)
@@ -295,6 +295,11 @@ func (c *HTTP) send(ctx context.Context, tr *sendTrace, body []byte, contentType
 	if _, ok := hreq.Header["Idempotency-Key"]; !ok { // a --header's own key is sent as given
 		hreq.Header["Idempotency-Key"] = nil
 	}
+	// net/http's transport makes its own writes: the request is only
+	// let go when due
+	if !tr.held(func() {}) {
+		return nil, nil, nil, context.Cause(ctx)
+	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, nil, nil, err
@@ -326,6 +331,22 @@ type sendTrace struct {
 	gotConn atomic.Int64 // when the (last) connection was in hand
 	conns   atomic.Int32
 	arrival atomic.Pointer[func() time.Time]
+	hold    func(write func()) bool // the request's Hold, until it is called
+}
+
+// held sends through the request's Hold, when it has one not yet used:
+// write, or nothing when the request goes by itself (nil). It says
+// whether the request may go on.
+func (t *sendTrace) held(write func()) bool {
+	hold := t.hold
+	t.hold = nil
+	if hold == nil {
+		if write != nil {
+			write()
+		}
+		return true
+	}
+	return hold(write) || write == nil
 }
 
 func (t *sendTrace) hooks() *httptrace.ClientTrace {

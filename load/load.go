@@ -109,6 +109,16 @@ type Job struct {
 	// Phase is PhaseRampUp or PhaseCoolDown for a request started in
 	// those parts of the step, "" in its steady part.
 	Phase string
+	// Hold, when set, is a closed loop's first request of a user: all
+	// are due at once, and each goes when all are ready. The request
+	// calls it once, when only its send is left, with the write that
+	// sends it (nil for one that goes by itself: an upload). It returns
+	// once the write was made, perhaps by another request's goroutine,
+	// with when the wave was due, which is the request's due time in
+	// place of Scheduled; or, as ctx ends first, ok false and the write
+	// never made. A request that never calls it waits for no one, and
+	// the others wait for it to end.
+	Hold func(ctx context.Context, write func()) (due time.Time, ok bool)
 }
 
 // Func makes one request and returns its record. ctx ends when the request
@@ -245,8 +255,19 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 	if n > 0 {
 		workers = min(workers, n)
 	}
+	var opening *wave
+	if !warm && p.StartsAtOnce() > 0 && p.CancelShare == 0 {
+		// a cancel's timer runs from before the send: a wait for the
+		// wave would count in it
+		opening = newWave(workers)
+	}
 	start := time.Now()
 	startUsers(&wg, workers, func(w int) {
+		var place *seat
+		if opening != nil {
+			place = &seat{w: opening}
+			defer place.leave() // a user that had no request to send
+		}
 		rng := sessionRNG(p, w) // a user's think times are its own
 		timer := time.NewTimer(time.Hour)
 		defer timer.Stop()
@@ -279,7 +300,14 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 			if !warm {
 				job.Phase = p.phaseOf(at.Sub(start))
 			}
-			out <- do(reqCtx, job)
+			if first && place != nil {
+				job.Hold = place.hold
+			}
+			rec := do(reqCtx, job)
+			if place != nil {
+				place.leave() // its first request ended before its send
+			}
+			out <- rec
 		}
 	})
 	wg.Wait()

@@ -47,16 +47,26 @@ func sessions(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		if n > 0 {
 			users = min(users, (n+p.Turns-1)/p.Turns)
 		}
+		var opening *wave
+		if !warm && p.StartsAtOnce() > 0 && p.CancelShare == 0 {
+			opening = newWave(users) // as closedLoop's
+		}
 		startUsers(&wg, users, func(int) {
+			var place *seat
+			if opening != nil {
+				place = &seat{w: opening}
+				defer place.leave()
+			}
 			for first := true; ; first = false {
 				at := time.Now()
 				if first && !warm {
 					at = start // every user's first session was due at the start, as closedLoop's
 				}
 				s := int(next.Add(1) - 1)
-				if !run.more(s) || !run.session(s, at) {
+				if !run.more(s) || !run.session(s, at, place) {
 					return
 				}
+				place = nil
 			}
 		})
 		return
@@ -76,7 +86,7 @@ func sessions(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		if !sleepUntil(ctx, timer, at) {
 			return
 		}
-		wg.Go(func() { run.session(s, at) })
+		wg.Go(func() { run.session(s, at, nil) })
 	}
 }
 
@@ -98,8 +108,9 @@ func (r *sessionRunner) more(s int) bool {
 }
 
 // session sends session s's turns from at, and reports whether the phase
-// goes on (neither stopped nor past its deadline).
-func (r *sessionRunner) session(s int, at time.Time) bool {
+// goes on (neither stopped nor past its deadline). place, when set, is
+// the user's in the step's first wave: its first turn is held in it.
+func (r *sessionRunner) session(s int, at time.Time, place *seat) bool {
 	p := r.p
 	rng := sessionRNG(p, s)
 	timer := time.NewTimer(time.Hour)
@@ -126,7 +137,14 @@ func (r *sessionRunner) session(s int, at time.Time) bool {
 			}
 		}
 		last := t == p.Turns-1 || (r.n > 0 && seq == r.n-1)
-		rec := r.do(r.reqCtx, Job{Seq: seq, Warmup: r.warm, Scheduled: at, Session: s + 1, Turn: t + 1, LastTurn: last})
+		job := Job{Seq: seq, Warmup: r.warm, Scheduled: at, Session: s + 1, Turn: t + 1, LastTurn: last}
+		if t == 0 && place != nil {
+			job.Hold = place.hold // a user's first turn is in the wave
+		}
+		rec := r.do(r.reqCtx, job)
+		if place != nil {
+			place.leave()
+		}
 		if r.slots != nil {
 			<-r.slots
 		}
