@@ -223,22 +223,43 @@ const lastPiece = 1 << 10
 // bytes were handed to the kernel, which a server on another core can
 // read before the write returns. A request longer than lastPiece (media)
 // goes in two writes, so the time its bulk took to go out is its upload,
-// not its TTFT's. A request held (Request.Hold) is sent by its holder.
+// not its TTFT's. A shorter one goes in one write of one buffer laid out
+// before it is due: a wave of 1,024 held requests went out within 8.8 ms
+// at p99 against 9.9 when each was one writev of its three parts
+// (medians of five alternating runs). A request held (Request.Hold) is
+// sent by its holder.
 func (h *h1) write(conn net.Conn, tr *sendTrace, tail, body []byte) error {
 	if s, ok := conn.(interface{ NetConn() net.Conn }); ok {
-		conn = s.NetConn() // the TCP connection itself takes the parts in one writev
+		conn = s.NetConn() // the TCP connection itself takes a bulk's parts in one writev
 	}
 	if len(body) > maxHeldBody {
 		tr.held(nil) // an upload may wait for the server's reads: it goes alone
 	}
+	var bulk net.Buffers
+	var last []byte
+	if len(body) > lastPiece {
+		bulk = net.Buffers{h.head, tail, body[:len(body)-lastPiece]}
+		last = body[len(body)-lastPiece:]
+	} else {
+		last = make([]byte, 0, len(h.head)+len(tail)+len(body))
+		last = append(append(append(last, h.head...), tail...), body...)
+	}
+	held := tr.hold != nil
 	var err error
-	write := func() { err = h.send(conn, tr, tail, body) }
-	if tr.hold != nil {
-		write = func() {
+	write := func() {
+		if held {
 			// the connection was in hand before the request was due:
 			// its upload begins with its send
 			tr.gotConn.Store(tr.clock.Now())
-			err = h.send(conn, tr, tail, body)
+		}
+		if bulk != nil {
+			if _, err = bulk.WriteTo(conn); err != nil {
+				return
+			}
+		}
+		at := tr.clock.Now()
+		if _, err = conn.Write(last); err == nil {
+			tr.wroteAt.Store(at)
 		}
 	}
 	if !tr.held(write) {
@@ -251,23 +272,6 @@ func (h *h1) write(conn net.Conn, tr *sendTrace, tail, body []byte) error {
 // this long goes into a connection's send buffer without waiting for the
 // server to read, so that no request of a wave waits behind another's.
 const maxHeldBody = 64 << 10
-
-func (h *h1) send(conn net.Conn, tr *sendTrace, tail, body []byte) error {
-	bufs := net.Buffers{h.head, tail, body}
-	if len(body) > lastPiece {
-		bufs[2] = body[:len(body)-lastPiece]
-		if _, err := bufs.WriteTo(conn); err != nil {
-			return err
-		}
-		bufs = net.Buffers{body[len(body)-lastPiece:]}
-	}
-	at := tr.clock.Now()
-	if _, err := bufs.WriteTo(conn); err != nil {
-		return err
-	}
-	tr.wroteAt.Store(at)
-	return nil
-}
 
 // errNotSent is a held request abandoned before its send.
 var errNotSent = errors.New("request abandoned before it was sent")
