@@ -43,9 +43,10 @@ type Request struct {
 	// once the request is ready to go (its body built, a connection in
 	// hand), Do calls it with the write that sends it, and goes on once
 	// it returns; false says the write was not made (the request is
-	// abandoned). A request that cannot go in one short write (an
-	// upload) calls it with nil and goes by itself. It is called at
-	// most once; a client that cannot hold its sends never calls it.
+	// abandoned). A request whose send may wait on the server (an
+	// upload, a connection to dial) calls it with nil and goes by
+	// itself. It is called at most once; a client that cannot hold its
+	// sends never calls it.
 	Hold func(write func()) (written bool)
 }
 

@@ -104,7 +104,7 @@ func isToken(s string) bool {
 // conn returns a connection: the newest kept alive the server has not
 // closed, else one opened before the step, else a new one. reused says
 // it was not dialled for this request.
-func (h *h1) conn(ctx context.Context) (c net.Conn, reused bool, err error) {
+func (h *h1) conn(ctx context.Context, tr *sendTrace) (c net.Conn, reused bool, err error) {
 	if c = h.idle.pop(); c != nil {
 		return c, true, nil
 	}
@@ -112,6 +112,9 @@ func (h *h1) conn(ctx context.Context) (c net.Conn, reused bool, err error) {
 	if c = h.ready.conns.pop(); c != nil {
 		return c, true, nil
 	}
+	// a dial takes what the server makes it take (a full backlog: a
+	// second and more): a request that needs one is no one's to wait for
+	tr.held(nil)
 	c, err = DialStamped(ctx, "tcp", h.addr)
 	return c, false, err
 }
@@ -186,7 +189,7 @@ func (h *h1) roundTrip(ctx context.Context, tr *sendTrace, contentType string, b
 	tail = strconv.AppendInt(tail, int64(len(body)), 10)
 	tail = append(tail, "\r\n\r\n"...)
 	for attempt := 1; ; attempt++ {
-		conn, reused, err := h.conn(ctx)
+		conn, reused, err := h.conn(ctx, tr)
 		if err != nil {
 			return nil, err
 		}

@@ -47,12 +47,16 @@ func TestHeldRequestGoesWithItsWrite(t *testing.T) {
 		if transport {
 			c.h1 = nil
 		}
-		c.OpenConnections(context.Background(), 1)
+		c.OpenConnections(context.Background(), 2)
 		var writeAt time.Time
 		var readBefore int
 		holds := 0
 		req := &Request{Model: "m", Prompt: "hi", MaxTokens: 4, Hold: func(write func()) bool {
 			holds++
+			if write == nil {
+				t.Error("a request with a connection opened for it was not held")
+				return true
+			}
 			// the server has had every chance to read a request sent
 			// early: a second request on another connection was read
 			var other record.Record
@@ -95,6 +99,7 @@ func TestHeldRequestAbandoned(t *testing.T) {
 		if transport {
 			c.h1 = nil
 		}
+		c.OpenConnections(context.Background(), 2)
 		ctx, cancel := context.WithCancel(context.Background())
 		var rec record.Record
 		c.Do(ctx, &Request{Model: "m", Prompt: "hi", MaxTokens: 4, Hold: func(func()) bool {
@@ -114,22 +119,33 @@ func TestHeldRequestAbandoned(t *testing.T) {
 	}
 }
 
-// TestUploadGoesAlone: a body past what a send buffer takes unread is
-// not held: Hold is told so (nil) and the request goes by itself.
-func TestUploadGoesAlone(t *testing.T) {
-	var log readLog
-	srv := log.server(t)
-	c := newClient(t, srv.url, nil)
-	var got []bool
-	var rec record.Record
-	c.Do(context.Background(), &Request{Model: "m", Prompt: strings.Repeat("x", maxHeldBody), MaxTokens: 4, Hold: func(write func()) bool {
-		got = append(got, write != nil)
-		if write != nil {
-			write()
+// TestUploadOrDialGoesAlone: a request whose send may wait on the
+// server is not held: a body past what a send buffer takes unread, or a
+// connection to dial (none was opened before). Hold is told so (nil) and
+// the request goes by itself.
+func TestUploadOrDialGoesAlone(t *testing.T) {
+	for name, c := range map[string]struct {
+		prompt string
+		opened int
+	}{
+		"upload": {strings.Repeat("x", maxHeldBody), 2},
+		"dial":   {"hi", 0},
+	} {
+		var log readLog
+		srv := log.server(t)
+		cl := newClient(t, srv.url, nil)
+		cl.OpenConnections(context.Background(), c.opened)
+		var got []bool
+		var rec record.Record
+		cl.Do(context.Background(), &Request{Model: "m", Prompt: c.prompt, MaxTokens: 4, Hold: func(write func()) bool {
+			got = append(got, write != nil)
+			if write != nil {
+				write()
+			}
+			return true
+		}}, &rec)
+		if !rec.OK() || len(got) != 1 || got[0] {
+			t.Errorf("%s: held with a write %v (want once, without), record %+v", name, got, rec.Error)
 		}
-		return true
-	}}, &rec)
-	if !rec.OK() || len(got) != 1 || got[0] {
-		t.Errorf("held with a write %v (want once, without), record %+v", got, rec.Error)
 	}
 }

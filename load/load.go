@@ -112,12 +112,12 @@ type Job struct {
 	// Hold, when set, is a closed loop's first request of a user: all
 	// are due at once, and each goes when all are ready. The request
 	// calls it once, when only its send is left, with the write that
-	// sends it (nil for one that goes by itself: an upload). It returns
-	// once the write was made, perhaps by another request's goroutine,
-	// with when the wave was due, which is the request's due time in
-	// place of Scheduled; or, as ctx ends first, ok false and the write
-	// never made. A request that never calls it waits for no one, and
-	// the others wait for it to end.
+	// sends it (nil for one that goes by itself: an upload, a dial). It
+	// returns once the write was made, perhaps by another request's
+	// goroutine, with when the wave was due, which is the request's due
+	// time in place of Scheduled; or, as ctx ends first, ok false and
+	// the write never made. A request that never calls it waits for no
+	// one, and the others wait for it to end.
 	Hold func(ctx context.Context, write func()) (due time.Time, ok bool)
 }
 
