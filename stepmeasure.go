@@ -123,7 +123,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		if job.Hold != nil {
 			req.Hold = func(write func()) bool {
 				due, ok := job.Hold(ctx, write)
-				if ok {
+				if ok && !due.IsZero() {
 					rec.Scheduled = stamps.Since(due)
 				}
 				return ok

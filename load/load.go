@@ -115,8 +115,8 @@ type Job struct {
 	// sends it (nil for one that goes by itself: an upload, a dial). It
 	// returns once the write was made, perhaps by another request's
 	// goroutine, with when the wave was due, which is the request's due
-	// time in place of Scheduled; or, as ctx ends first, ok false and
-	// the write never made. A request that never calls it waits for no
+	// time in place of Scheduled (zero: Scheduled stands); or, as ctx
+	// ends first, ok false and the write never made. A request that never calls it waits for no
 	// one, and the others wait for it to end.
 	Hold func(ctx context.Context, write func()) (due time.Time, ok bool)
 }

@@ -42,9 +42,10 @@ type seat struct {
 }
 
 // hold adds the request write sends and waits until it was sent, or until
-// ctx ends (ok false, write not called). due is when the wave was. A nil
-// write is a request that goes by itself (an upload, whose bulk no one
-// request should wait behind): the user leaves the wave.
+// ctx ends (ok false, write not called). due is when the wave was, or
+// zero for a request not in it. A nil write is a request that goes by
+// itself (an upload, a dial: a send that may wait on the server): the
+// user leaves the wave.
 func (s *seat) hold(ctx context.Context, write func()) (due time.Time, ok bool) {
 	if write == nil {
 		s.leave()
@@ -59,9 +60,10 @@ func (s *seat) hold(ctx context.Context, write func()) (due time.Time, ok bool) 
 		s.w.readied()
 	})
 	if !first {
-		// a request past the user's first (one sent again) goes as it is
+		// the user left the wave already: its request goes as it is, due
+		// when it was scheduled
 		write()
-		return time.Now(), true
+		return time.Time{}, true
 	}
 	select {
 	case <-s.w.sent:

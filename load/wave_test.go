@@ -195,3 +195,23 @@ func TestSessionsFirstTurnsInTheWave(t *testing.T) {
 		t.Errorf("%d writes made by the wave, want 3", l.writes)
 	}
 }
+
+// TestSeatLeftWritesAtOnce: a request of a user that has left its wave
+// (its first went alone) is written at once and is not given the
+// wave's due time; the wave went without it.
+func TestSeatLeftWritesAtOnce(t *testing.T) {
+	w := newWave(2)
+	left, other := &seat{w: w}, &seat{w: w}
+	if _, ok := left.hold(context.Background(), nil); ok {
+		t.Error("a request that goes alone was told it was held")
+	}
+	wrote := false
+	due, ok := left.hold(context.Background(), func() { wrote = true })
+	if !ok || !wrote || !due.IsZero() {
+		t.Errorf("after leaving: written %v, ok %v, due %v; want written at once, no due time", wrote, ok, due)
+	}
+	due, ok = other.hold(context.Background(), func() {})
+	if !ok || due.IsZero() {
+		t.Errorf("the wave's one request: ok %v, due %v; want sent, with the wave's due time", ok, due)
+	}
+}
