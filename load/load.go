@@ -116,8 +116,8 @@ type Job struct {
 	// returns once the write was made, perhaps by another request's
 	// goroutine, with when the wave was due, which is the request's due
 	// time in place of Scheduled (zero: Scheduled stands); or, as ctx
-	// ends first, ok false and the write never made. A request that never calls it waits for no
-	// one, and the others wait for it to end.
+	// ends first, ok false and the write never made. A request that
+	// never calls it waits for no one, and the others wait for it to end.
 	Hold func(ctx context.Context, write func()) (due time.Time, ok bool)
 }
 
@@ -255,19 +255,11 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 	if n > 0 {
 		workers = min(workers, n)
 	}
-	var opening *wave
-	if !warm && p.StartsAtOnce() > 0 && p.CancelShare == 0 {
-		// a cancel's timer runs from before the send: a wait for the
-		// wave would count in it
-		opening = newWave(workers)
-	}
+	opening := p.firstWave(workers, warm)
 	start := time.Now()
 	startUsers(&wg, workers, func(w int) {
-		var place *seat
-		if opening != nil {
-			place = &seat{w: opening}
-			defer place.leave() // a user that had no request to send
-		}
+		place := opening.seat()
+		defer place.leave()     // a user that had no request to send
 		rng := sessionRNG(p, w) // a user's think times are its own
 		timer := time.NewTimer(time.Hour)
 		defer timer.Stop()
@@ -304,9 +296,7 @@ func closedLoop(ctx, reqCtx context.Context, p Profile, n int, deadline time.Tim
 				job.Hold = place.hold
 			}
 			rec := do(reqCtx, job)
-			if place != nil {
-				place.leave() // its first request ended before its send
-			}
+			place.leave() // its first request ended before its send
 			out <- rec
 		}
 	})

@@ -47,16 +47,10 @@ func sessions(ctx, reqCtx context.Context, p Profile, n int, start, deadline tim
 		if n > 0 {
 			users = min(users, (n+p.Turns-1)/p.Turns)
 		}
-		var opening *wave
-		if !warm && p.StartsAtOnce() > 0 && p.CancelShare == 0 {
-			opening = newWave(users) // as closedLoop's
-		}
+		opening := p.firstWave(users, warm)
 		startUsers(&wg, users, func(int) {
-			var place *seat
-			if opening != nil {
-				place = &seat{w: opening}
-				defer place.leave()
-			}
+			place := opening.seat()
+			defer place.leave()
 			for first := true; ; first = false {
 				at := time.Now()
 				if first && !warm {
@@ -142,9 +136,7 @@ func (r *sessionRunner) session(s int, at time.Time, place *seat) bool {
 			job.Hold = place.hold // a user's first turn is in the wave
 		}
 		rec := r.do(r.reqCtx, job)
-		if place != nil {
-			place.leave()
-		}
+		place.leave()
 		if r.slots != nil {
 			<-r.slots
 		}

@@ -34,11 +34,30 @@ func newWave(users int) *wave {
 	return &wave{waiting: users, writes: make([]*held, 0, users), sent: make(chan struct{})}
 }
 
+// firstWave is the wave a phase of users starts with, or nil where their
+// first requests are not all due at once, or where a wait for the wave
+// would count in a cancel's timer (it runs from before the send).
+func (p Profile) firstWave(users int, warm bool) *wave {
+	if warm || p.StartsAtOnce() == 0 || p.CancelShare != 0 {
+		return nil
+	}
+	return newWave(users)
+}
+
 // seat is one user's place in a wave: it holds the user's first request
-// or, when that request never came to its send, leaves.
+// or, when that request never came to its send, leaves. A nil seat (no
+// wave) holds nothing.
 type seat struct {
 	w    *wave
 	once sync.Once
+}
+
+// seat gives a user its place in w, nil when w is.
+func (w *wave) seat() *seat {
+	if w == nil {
+		return nil
+	}
+	return &seat{w: w}
 }
 
 // hold adds the request write sends and waits until it was sent, or until
@@ -84,6 +103,9 @@ func (s *seat) hold(ctx context.Context, write func()) (due time.Time, ok bool) 
 // leave counts the user's first request as done without a send (it
 // failed before one, or there was none to make).
 func (s *seat) leave() {
+	if s == nil {
+		return
+	}
 	s.once.Do(func() {
 		s.w.mu.Lock()
 		s.w.readied()

@@ -201,7 +201,7 @@ func TestSessionsFirstTurnsInTheWave(t *testing.T) {
 // wave's due time; the wave went without it.
 func TestSeatLeftWritesAtOnce(t *testing.T) {
 	w := newWave(2)
-	left, other := &seat{w: w}, &seat{w: w}
+	left, other := w.seat(), w.seat()
 	if _, ok := left.hold(context.Background(), nil); ok {
 		t.Error("a request that goes alone was told it was held")
 	}
