@@ -30,8 +30,10 @@ type held struct {
 	written   bool
 }
 
+// newWave is a wave of users; its list of writes grows as they come, not
+// sized by a concurrency given (a library caller's is not bounded).
 func newWave(users int) *wave {
-	return &wave{waiting: users, writes: make([]*held, 0, users), sent: make(chan struct{})}
+	return &wave{waiting: users, sent: make(chan struct{})}
 }
 
 // firstWave is the wave a phase of users starts with, or nil where their
