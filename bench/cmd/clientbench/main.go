@@ -71,6 +71,8 @@ type result struct {
 	SendLagP50MS float64 `json:"send_lag_p50_ms,omitempty"`
 	SendLagP99MS float64 `json:"send_lag_p99_ms,omitempty"`
 	KBPerStream  float64 `json:"kb_per_stream"`
+	// Client processes (-merge), each with its share of the streams.
+	Shards int `json:"shards,omitempty"`
 	// A request's write alone (sendfloor mode).
 	WriteUS float64 `json:"write_us,omitempty"`
 }
@@ -78,10 +80,10 @@ type result struct {
 // stream is one response as a client saw it: its id, when it was sent and
 // when each token event arrived (Unix ns).
 type stream struct {
-	id     string
-	sent   int64
-	lag    time.Duration // sent after it was due
-	events []int64
+	ID     string        `json:"id"`
+	Sent   int64         `json:"sent"`
+	Lag    time.Duration `json:"lag"` // sent after it was due
+	Events []int64       `json:"events"`
 }
 
 func maxRSS() float64 {
@@ -105,7 +107,18 @@ func main() {
 	rate := flag.Float64("rate", 0, "start requests at this Poisson rate a second, up to -streams at once (default: all at once)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the client here")
 	liveCount := flag.Bool("live", false, "count every chunk live, as run's progress line and --metrics-addr exporter do")
+	shard := flag.String("shard", "", "run share I of N of the load (I/N, as tpsbench run --shard), its streams and requests")
+	startAt := flag.Int64("start-at", 0, "wait until this Unix time in ms before starting, so that shards start together")
+	dump := flag.String("dump", "", "write what was measured to this file instead of a result (for -merge)")
+	merge := flag.String("merge", "", "summarize the dumps of these shards (comma-separated files) as one run")
 	flag.Parse()
+	shardIndex, shardCount := 0, 1
+	if *shard != "" {
+		if _, err := fmt.Sscanf(*shard, "%d/%d", &shardIndex, &shardCount); err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench: -shard I/N:", err)
+			os.Exit(2)
+		}
+	}
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
@@ -117,48 +130,116 @@ func main() {
 		_ = json.NewEncoder(os.Stdout).Encode(sendFloor(*url, *streams, *tokens))
 		return
 	}
+	if *merge != "" {
+		_ = json.NewEncoder(os.Stdout).Encode(mergeShards(*url, *mode, strings.Split(*merge, ",")))
+		return
+	}
 	var got []stream
+	var err error
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
 	case "tpsbench":
-		got = runTpsbench(*url, *streams, max(*requests, *streams), *tokens, *rate, *liveCount)
+		prof := load.Profile{Concurrency: *streams, Requests: max(*requests, *streams), Rate: *rate, Arrivals: load.Poisson, Seed: 1}
+		if prof, err = prof.Shard(shardIndex, shardCount); err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(2)
+		}
+		*streams = prof.Concurrency
+		time.Sleep(time.Until(time.UnixMilli(*startAt)))
+		cpu0, wall0 = cpuSeconds(), time.Now()
+		got = runTpsbench(*url, prof, *tokens, *liveCount)
 	case "plain":
 		got = runPlain(*url, *streams, *tokens)
 	default:
 		fmt.Fprintln(os.Stderr, "clientbench: -impl tpsbench|plain")
 		os.Exit(2)
 	}
-	cpu, wall := cpuSeconds()-cpu0, time.Since(wall0).Seconds()
+	m := measured{Streams: *streams, CPUSeconds: cpuSeconds() - cpu0, WallSeconds: time.Since(wall0).Seconds(), MaxRSSMB: maxRSS(), Got: got}
+	if *dump != "" {
+		if err := writeDump(*dump, m); err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(summarize(*url, *impl, *mode, m))
+}
 
-	res := result{Impl: *impl, Mode: *mode, Streams: *streams, CPUSeconds: cpu, WallSeconds: wall, Requests: len(got), MaxRSSMB: maxRSS()}
-	res.KBPerStream = res.MaxRSSMB * 1024 / float64(*streams)
+// measured is what one process measured: its streams as it saw them, and
+// what it took. Shards (-shard) each write theirs (-dump); -merge sums
+// them into one result, the percentiles over the union of their streams.
+type measured struct {
+	Streams     int      `json:"streams"`
+	CPUSeconds  float64  `json:"cpu_s"`
+	WallSeconds float64  `json:"wall_s"`
+	MaxRSSMB    float64  `json:"max_rss_mb"`
+	Got         []stream `json:"got"`
+}
+
+func writeDump(path string, m measured) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// mergeShards reads the shards' dumps and summarizes them as one run: CPU
+// and peak RSS summed (the shards ran at once), wall time the longest.
+func mergeShards(url, mode string, paths []string) result {
+	var all measured
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		var m measured
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "clientbench: reading shard %s: %v\n", p, err)
+			os.Exit(1)
+		}
+		all.Streams += m.Streams
+		all.CPUSeconds += m.CPUSeconds
+		all.WallSeconds = max(all.WallSeconds, m.WallSeconds)
+		all.MaxRSSMB += m.MaxRSSMB
+		all.Got = append(all.Got, m.Got...)
+	}
+	res := summarize(url, "tpsbench", mode, all)
+	res.Shards = len(paths)
+	return res
+}
+
+func summarize(url, impl, mode string, m measured) result {
+	res := result{Impl: impl, Mode: mode, Streams: m.Streams, CPUSeconds: m.CPUSeconds, WallSeconds: m.WallSeconds, Requests: len(m.Got), MaxRSSMB: m.MaxRSSMB}
+	res.KBPerStream = res.MaxRSSMB * 1024 / float64(m.Streams)
+	got := m.Got
 	var ttfts, lags []float64
 	for _, s := range got {
-		lags = append(lags, float64(s.lag)/1e6)
+		lags = append(lags, float64(s.Lag)/1e6)
 	}
-	if *impl == "tpsbench" {
+	if impl == "tpsbench" {
 		res.SendLagP50MS, res.SendLagP99MS = pct(lags, 50), pct(lags, 99)
 	}
 	for _, s := range got {
-		if len(s.events) == 0 {
+		if len(s.Events) == 0 {
 			res.Failed++
 			continue
 		}
-		res.Events += int64(len(s.events))
-		ttfts = append(ttfts, float64(s.events[0]-s.sent)/1e6)
+		res.Events += int64(len(s.Events))
+		ttfts = append(ttfts, float64(s.Events[0]-s.Sent)/1e6)
 	}
-	res.EventsPerCPUSec = float64(res.Events) / cpu
-	res.CPUPerEventUS = cpu / float64(res.Events) * 1e6
+	res.EventsPerCPUSec = float64(res.Events) / m.CPUSeconds
+	res.CPUPerEventUS = m.CPUSeconds / float64(res.Events) * 1e6
 	res.ClientTTFTP50 = pct(ttfts, 50)
-	if *mode == "paced" {
-		timingError(*url, got, &res)
+	if mode == "paced" {
+		timingError(url, got, &res)
 	}
-	_ = json.NewEncoder(os.Stdout).Encode(res)
+	return res
 }
 
-func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCount bool) []stream {
+func runTpsbench(url string, prof load.Profile, tokens int, liveCount bool) []stream {
 	clock := record.NewClock()
-	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, Concurrency: streams, Clock: clock})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, Concurrency: prof.Concurrency, Clock: clock})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -166,14 +247,14 @@ func runTpsbench(url string, streams, requests, tokens int, rate float64, liveCo
 	var out []stream
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{
 		Label: "bench", Model: "m", Client: cl,
-		Profile:  load.Profile{Concurrency: streams, Requests: requests, Rate: rate, Arrivals: load.Poisson, Seed: 1},
+		Profile:  prof,
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: tokens},
 	}}}
 	observers := tpsbench.Observers{tpsbench.ObserverFuncs{OnDone: func(r *record.Record) {
-		s := stream{id: r.ResponseID, sent: r.T0 + r.Sent, lag: r.ClientLag()}
+		s := stream{ID: r.ResponseID, Sent: r.T0 + r.Sent, Lag: r.ClientLag()}
 		if r.OK() {
 			for _, c := range r.Chunks {
-				s.events = append(s.events, r.T0+r.Sent+c.At)
+				s.Events = append(s.Events, r.T0+r.Sent+c.At)
 			}
 		}
 		out = append(out, s)
@@ -207,7 +288,7 @@ func runPlain(url string, streams, tokens int) []stream {
 		wg.Go(func() {
 			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"p"}],"max_tokens":%d,"stream":true,"stream_options":{"include_usage":true}}`, tokens)
 			s := &out[i]
-			s.sent = wall()
+			s.Sent = wall()
 			resp, err := hc.Post(strings.TrimRight(url, "/")+"/v1/chat/completions", "application/json", strings.NewReader(body))
 			if err != nil {
 				return
@@ -235,11 +316,11 @@ func runPlain(url string, streams, tokens int) []stream {
 				if json.Unmarshal(data, &ev) != nil {
 					continue
 				}
-				if s.id == "" {
-					s.id = ev.ID
+				if s.ID == "" {
+					s.ID = ev.ID
 				}
 				if len(ev.Choices) > 0 && ev.Choices[0].Delta.Content != "" {
-					s.events = append(s.events, wall())
+					s.Events = append(s.Events, wall())
 				}
 			}
 		})
@@ -277,18 +358,18 @@ func timingError(url string, got []stream, res *result) {
 	under, itls := 0, 0
 	batched := 0
 	for _, s := range got {
-		l, ok := logs[s.id]
-		if !ok || len(l.Events) != len(s.events) || len(s.events) == 0 {
+		l, ok := logs[s.ID]
+		if !ok || len(l.Events) != len(s.Events) || len(s.Events) == 0 {
 			continue
 		}
 		// TTFT: the client's (first arrival - sent) against the server's
 		// (first send - received); the difference is transit both ways.
-		ttftErr = append(ttftErr, abs(float64((s.events[0]-s.sent)-(l.Events[0]-l.Received)))/1e6)
-		for i := range s.events {
-			delay = append(delay, float64(s.events[i]-l.Events[i])/1e6)
+		ttftErr = append(ttftErr, abs(float64((s.Events[0]-s.Sent)-(l.Events[0]-l.Received)))/1e6)
+		for i := range s.Events {
+			delay = append(delay, float64(s.Events[i]-l.Events[i])/1e6)
 		}
-		for i := 1; i < len(s.events); i++ {
-			c := s.events[i] - s.events[i-1]
+		for i := 1; i < len(s.Events); i++ {
+			c := s.Events[i] - s.Events[i-1]
 			v := l.Events[i] - l.Events[i-1]
 			itlErr = append(itlErr, abs(float64(c-v))/1e6)
 			clientITL, serverITL = append(clientITL, float64(c)/1e6), append(serverITL, float64(v)/1e6)
