@@ -116,6 +116,9 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 			return nil, fmt.Errorf("step %d (%s): needs a client and a workload", i, s.Label)
 		}
 	}
+	if err := checkOpenFiles(plan.Steps, plan.ServerInProcess); err != nil {
+		return nil, err
+	}
 	clock := plan.Clock
 	if clock == nil {
 		clock = record.NewClock()
