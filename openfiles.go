@@ -32,9 +32,13 @@ func checkOpenFiles(steps []Step, serverInProcess bool) error {
 		if need == 0 || need+spareFiles <= free {
 			continue
 		}
-		return fmt.Errorf("step %d (%s): %d streams need %s, and this process may open %d more files (its limit is %d; %d are open): "+
-			"raise the limit (ulimit -n %d in the shell that starts it; past the hard limit, as root or with LimitNOFILE in a service) or spread the load over processes (--shard)",
-			i, s.Label, streams, what, max(free, 0), limit, limit-free, limit-free+need+spareFiles)
+		enough := limit - free + need + spareFiles
+		fix := fmt.Sprintf("raise the limit (ulimit -n %d in the shell that starts it; past the hard limit, as root or with LimitNOFILE in a service) or spread the load over processes (--shard)", enough)
+		if most, ok := procfd.Ceiling(); ok && enough > most {
+			fix = fmt.Sprintf("that is more than one process may open here (fs.nr_open is %d): spread the load over processes (--shard)", most)
+		}
+		return fmt.Errorf("step %d (%s): %d streams need %s, and this process may open %d more files (its limit is %d; %d are open): %s",
+			i, s.Label, streams, what, max(free, 0), limit, limit-free, fix)
 	}
 	return nil
 }

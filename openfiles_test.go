@@ -79,4 +79,11 @@ func TestOpenFileLimit(t *testing.T) {
 	if got := srv.Requests() - before; got != 0 {
 		t.Errorf("the refused plan sent %d requests", got)
 	}
+	// past what any process may open, no limit would do
+	if most, ok := procfd.Ceiling(); ok {
+		err := run(most)
+		if err == nil || !strings.Contains(err.Error(), "more than one process may open here") || strings.Contains(err.Error(), "ulimit") {
+			t.Errorf("%d users, past fs.nr_open: %v", most, err)
+		}
+	}
 }

@@ -7,3 +7,6 @@ package procfd
 
 // Free is not known on this system.
 func Free() (free, limit int, ok bool) { return 0, 0, false }
+
+// Ceiling is not known on this system.
+func Ceiling() (most int, ok bool) { return 0, false }

@@ -42,3 +42,18 @@ func TestFreeCountsOpenFiles(t *testing.T) {
 		t.Errorf("free %d after opening 5 files, want %d", after, before-5)
 	}
 }
+
+// TestCeiling: where the kernel says how many files a process may open
+// at most, that is at least the limit this one has.
+func TestCeiling(t *testing.T) {
+	most, ok := Ceiling()
+	if !ok {
+		if _, err := os.Stat("/proc/sys/fs/nr_open"); err == nil {
+			t.Fatal("fs.nr_open is there, and Ceiling says nothing")
+		}
+		t.Skip("no fs.nr_open here")
+	}
+	if _, limit, _ := Free(); most < limit {
+		t.Errorf("ceiling %d below this process's limit %d", most, limit)
+	}
+}

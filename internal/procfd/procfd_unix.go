@@ -7,6 +7,8 @@ package procfd
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -39,4 +41,16 @@ func open() int {
 		}
 	}
 	return 0
+}
+
+// Ceiling is the most files any one process may open here, whatever its
+// limit is raised to (Linux's fs.nr_open); ok is false where the system
+// does not say.
+func Ceiling() (most int, ok bool) {
+	b, err := os.ReadFile("/proc/sys/fs/nr_open")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n, err == nil && n > 0
 }
