@@ -24,10 +24,10 @@ func checkOpenFiles(steps []Step, serverInProcess bool) error {
 			continue
 		}
 		streams := s.Profile.Streams()
-		need, what := streams, "as many connections"
+		need, what := min(streams, 1<<40), "as many connections" // doubled below, never past an int
 		if serverInProcess {
 			// the server's end of each connection is in this process too
-			need, what = 2*streams, fmt.Sprintf("%d files (both ends of a connection, the server being in this process)", 2*streams)
+			need, what = 2*need, fmt.Sprintf("%d files (both ends of a connection, the server being in this process)", 2*need)
 		}
 		if need == 0 || need+spareFiles <= free {
 			continue
