@@ -30,7 +30,7 @@ func ExampleRun() {
 	defer cl.Close()
 	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Steps: []tpsbench.Step{{
 		Label: "c=4", Model: "m", Client: cl,
-		Profile:  load.Profile{Concurrency: 4, Requests: 8},
+		Profile:  load.Profile{Shape: load.Users{Count: 4}, Requests: 8},
 		Workload: workload.Fixed{Prompt: "Explain AI", MaxTokens: 20},
 	}}})
 	if err != nil {
@@ -102,7 +102,7 @@ func ExampleRun_replay() {
 	}
 	defer cl.Close()
 	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Steps: []tpsbench.Step{{
-		Label: "replay", Model: "m", Client: cl, Profile: load.Profile{Schedule: replay}, Workload: replay,
+		Label: "replay", Model: "m", Client: cl, Profile: load.Profile{Shape: replay}, Workload: replay,
 	}}})
 	if err != nil || replay.Err() != nil {
 		panic(fmt.Sprint(err, replay.Err()))

@@ -68,7 +68,7 @@ func (r *runner) step(ctx context.Context, i int) {
 	}
 	if l := cpu.load(); l != nil && !r.plan.ServerInProcess {
 		if peak, ok := procmem.Peak(); ok && memSpan {
-			l.PeakBytes, l.Streams = peak, step.Profile.Concurrency
+			l.PeakBytes, l.Streams = peak, step.Profile.Limit()
 		}
 		r.loads[i] = l
 	}
@@ -101,11 +101,8 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		rec := &record.Record{
 			V: record.SchemaVersion, Run: r.runID, Step: step.Label, StepIndex: plan.FirstStep + i,
 			Seq: job.Seq, Warmup: job.Warmup, Model: step.Model, Session: job.Session, Turn: job.Turn, Phase: job.Phase,
-			Concurrency: step.Profile.Concurrency, Rate: step.Profile.Rate,
+			Concurrency: step.Profile.Limit(), Rate: job.Rate,
 			T0: stamps.T0(), Scheduled: stamps.Since(job.Scheduled), Trace: item.Trace,
-		}
-		if job.Rate > 0 {
-			rec.Rate = job.Rate // a ramp's: the rate this request went out at
 		}
 		if item.MaxTokens > 0 {
 			// room for the chunks a budget allows, as far as a typical

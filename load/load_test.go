@@ -2,8 +2,10 @@ package load
 
 import (
 	"context"
+	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -49,7 +51,7 @@ func collect(ch <-chan *record.Record) []*record.Record {
 
 func TestClosedLoop(t *testing.T) {
 	var inFlight, peak atomic.Int64
-	recs := collect(Run(context.Background(), Profile{Concurrency: 4, Requests: 20, Warmup: 3}, fake(5*time.Millisecond, &inFlight, &peak)))
+	recs := collect(Run(context.Background(), Profile{Shape: Users{Count: 4}, Requests: 20, Warmup: 3}, fake(5*time.Millisecond, &inFlight, &peak)))
 	if len(recs) != 23 {
 		t.Fatalf("%d records, want 23", len(recs))
 	}
@@ -81,7 +83,7 @@ func TestClosedLoop(t *testing.T) {
 
 func TestBatchAllAtOnce(t *testing.T) {
 	var inFlight, peak atomic.Int64
-	recs := collect(Run(context.Background(), Profile{Concurrency: 50, Requests: 50}, fake(50*time.Millisecond, &inFlight, &peak)))
+	recs := collect(Run(context.Background(), Profile{Shape: Users{Count: 50}, Requests: 50}, fake(50*time.Millisecond, &inFlight, &peak)))
 	if len(recs) != 50 || peak.Load() != 50 {
 		t.Fatalf("%d records, peak %d; want 50 all in flight at once", len(recs), peak.Load())
 	}
@@ -98,8 +100,8 @@ func TestBatchDueAtOnce(t *testing.T) {
 		profile   Profile
 		firstTurn func(seq int) bool
 	}{
-		{"requests", Profile{Concurrency: 64, Requests: 128}, func(int) bool { return true }},
-		{"sessions", Profile{Concurrency: 32, Requests: 128, Turns: 2}, func(seq int) bool { return seq%2 == 0 }},
+		{"requests", Profile{Shape: Users{Count: 64}, Requests: 128}, func(int) bool { return true }},
+		{"sessions", Profile{Shape: Users{Count: 32}, Requests: 128, Sessions: Sessions{Turns: 2}}, func(seq int) bool { return seq%2 == 0 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var inFlight, peak atomic.Int64
@@ -121,58 +123,68 @@ func TestBatchDueAtOnce(t *testing.T) {
 					t.Errorf("request %d, a later turn, due at the start", r.Seq)
 				}
 			}
-			if atStart != c.profile.Concurrency {
-				t.Errorf("%d requests due at the start, want one for each of %d users", atStart, c.profile.Concurrency)
+			if users := c.profile.Shape.(Users).Count; atStart != users {
+				t.Errorf("%d requests due at the start, want one for each of %d users", atStart, users)
 			}
 		})
 	}
 }
 
+// TestDuration: a closed loop bound by a duration sends until it ends
+// and no request is due after it; each user sent at least one.
 func TestDuration(t *testing.T) {
 	var inFlight, peak atomic.Int64
-	start := time.Now()
-	recs := collect(Run(context.Background(), Profile{Concurrency: 2, Duration: 100 * time.Millisecond}, fake(10*time.Millisecond, &inFlight, &peak)))
-	el := time.Since(start)
-	if el < 100*time.Millisecond || el > 2*time.Second {
-		t.Errorf("ran %v for a 100 ms duration", el)
+	const dur = 100 * time.Millisecond
+	began := time.Now()
+	recs := collect(Run(context.Background(), Profile{Shape: Users{Count: 2}, Duration: dur}, fake(10*time.Millisecond, &inFlight, &peak)))
+	if el := time.Since(began); el < dur {
+		t.Errorf("ran %v for a %v duration", el, dur)
 	}
-	// About 2 workers x 10 requests; scheduling noise allows a wide band.
-	if len(recs) < 4 || len(recs) > 22 {
-		t.Errorf("%d records in 100 ms at concurrency 2 with 10 ms requests", len(recs))
+	if len(recs) < 2 {
+		t.Fatalf("%d records from 2 users", len(recs))
+	}
+	for _, r := range recs {
+		// the phase began before now-began's start and no later than the
+		// first request was due: no request is due a duration past that
+		if r.Scheduled >= began.Add(dur).UnixNano() {
+			t.Errorf("request %d due %v after the run began, past its duration", r.Seq, time.Duration(r.Scheduled-began.UnixNano()))
+		}
 	}
 }
 
-// TestRateAchieved checks that an open-loop rate is kept over 200 requests
-// even though every request takes far longer than the gap between starts.
+// TestRateAchieved: an open loop's starts are due at its arrivals however
+// long each request takes (far longer than the gap here), and none is
+// sent before it is due, so the requests pile up in flight.
 func TestRateAchieved(t *testing.T) {
-	for _, arr := range []Arrivals{Constant, Poisson} {
+	for _, arr := range []Process{Constant, Poisson} {
 		t.Run(string(arr), func(t *testing.T) {
 			var inFlight, peak atomic.Int64
-			p := Profile{Rate: 400, Arrivals: arr, Seed: 7, Requests: 200}
+			shape := Rate{PerSecond: 400, Gaps: Gaps{Process: arr}}
+			p := Profile{Shape: shape, Seed: 7, Requests: 200}
 			recs := collect(Run(context.Background(), p, fake(100*time.Millisecond, &inFlight, &peak)))
 			if len(recs) != 200 {
 				t.Fatalf("%d records", len(recs))
 			}
-			var first, last int64 = math.MaxInt64, 0
-			for _, r := range recs {
-				first, last = min(first, r.Sent), max(last, r.Sent)
+			var want []time.Duration
+			for a := range shape.Arrivals(7) {
+				if want = append(want, a.At); len(want) == 200 {
+					break
+				}
 			}
-			// Achieved over the sends, against the schedule's own span:
-			// Poisson gaps vary, so compare with the scheduled span.
-			var sf, sl int64 = math.MaxInt64, 0
-			for _, r := range recs {
-				sf, sl = min(sf, r.Scheduled), max(sl, r.Scheduled)
+			sort.Slice(recs, func(a, b int) bool { return recs[a].Seq < recs[b].Seq })
+			for i, r := range recs {
+				if got := time.Duration(r.Scheduled - recs[0].Scheduled); (got - want[i]).Abs() > time.Microsecond {
+					t.Fatalf("request %d due %v after the first, want %v", i, got, want[i])
+				}
+				if r.Sent < r.Scheduled {
+					t.Errorf("request %d sent before it was due", i)
+				}
 			}
-			asked := 199 / (float64(sl-sf) / 1e9)
-			got := 199 / (float64(last-first) / 1e9)
-			if math.Abs(got-asked)/asked > 0.05 {
-				t.Errorf("achieved %.1f req/s against %.1f scheduled", got, asked)
+			if arr == Constant && want[199] != 199*2500*time.Microsecond {
+				t.Errorf("constant arrivals at 400/s: the 200th at %v, want 497.5 ms", want[199])
 			}
-			if arr == Constant && math.Abs(asked-400)/400 > 0.001 {
-				t.Errorf("constant schedule spans %.2f req/s, want 400", asked)
-			}
-			if arr == Poisson && math.Abs(asked-400)/400 > 0.25 {
-				t.Errorf("poisson schedule of 200 at 400/s spans %.2f req/s", asked)
+			if span := want[199].Seconds(); arr == Poisson && math.Abs(199/span-400)/400 > 0.25 {
+				t.Errorf("poisson schedule of 200 at 400/s spans %.2f req/s", 199/span)
 			}
 			if peak.Load() < 20 {
 				t.Errorf("peak in flight %d: open loop should pile up requests (40 expected)", peak.Load())
@@ -187,7 +199,7 @@ func TestPoissonSeeded(t *testing.T) {
 		var mu sync.Mutex
 		var out []int64
 		base := fake(0, &inFlight, &peak)
-		recs := collect(Run(context.Background(), Profile{Rate: 2000, Arrivals: Poisson, Seed: seed, Requests: 20}, func(ctx context.Context, j Job) *record.Record {
+		recs := collect(Run(context.Background(), Profile{Shape: Rate{PerSecond: 2000, Gaps: Gaps{Process: Poisson}}, Seed: seed, Requests: 20}, func(ctx context.Context, j Job) *record.Record {
 			return base(ctx, j)
 		}))
 		mu.Lock()
@@ -217,7 +229,7 @@ func TestPoissonSeeded(t *testing.T) {
 
 func TestRateCapShowsLag(t *testing.T) {
 	var inFlight, peak atomic.Int64
-	recs := collect(Run(context.Background(), Profile{Rate: 1000, Arrivals: Constant, Concurrency: 2, Requests: 20}, fake(20*time.Millisecond, &inFlight, &peak)))
+	recs := collect(Run(context.Background(), Profile{Shape: Rate{PerSecond: 1000}, MaxInFlight: 2, Requests: 20}, fake(20*time.Millisecond, &inFlight, &peak)))
 	if peak.Load() > 2 {
 		t.Fatalf("peak %d over the cap of 2", peak.Load())
 	}
@@ -230,15 +242,13 @@ func TestRateCapShowsLag(t *testing.T) {
 	}
 }
 
+// TestCancelStopsAndGraceCancelsInFlight: requests that never end are
+// cancelled once the grace after a stop runs out, and recorded so.
 func TestCancelStopsAndGraceCancelsInFlight(t *testing.T) {
 	var inFlight, peak atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
-	recs := collect(Run(ctx, Profile{Concurrency: 3, Requests: 1000, Grace: 100 * time.Millisecond}, fake(time.Hour, &inFlight, &peak)))
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("took %v to stop", el)
-	}
+	recs := collect(Run(ctx, Profile{Shape: Users{Count: 3}, Requests: 1000, Grace: 100 * time.Millisecond}, fake(time.Hour, &inFlight, &peak)))
 	if len(recs) != 3 {
 		t.Fatalf("%d records, want the 3 in flight", len(recs))
 	}
@@ -249,133 +259,217 @@ func TestCancelStopsAndGraceCancelsInFlight(t *testing.T) {
 	}
 }
 
+// TestCancelLetsShortRequestsFinish: a stop ends the schedule (nothing
+// due after it is sent) and the requests in flight finish within their
+// grace.
 func TestCancelLetsShortRequestsFinish(t *testing.T) {
 	var inFlight, peak atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(30*time.Millisecond, cancel)
-	recs := collect(Run(ctx, Profile{Rate: 100, Arrivals: Constant, Requests: 1000, Grace: 5 * time.Second}, fake(200*time.Millisecond, &inFlight, &peak)))
-	if len(recs) == 0 || len(recs) > 10 {
-		t.Fatalf("%d records", len(recs))
+	var stopped atomic.Int64
+	base := fake(50*time.Millisecond, &inFlight, &peak)
+	do := func(c context.Context, j Job) *record.Record {
+		if j.Seq == 2 {
+			stopped.Store(time.Now().UnixNano())
+			cancel()
+		}
+		return base(c, j)
+	}
+	recs := collect(Run(ctx, Profile{Shape: Rate{PerSecond: 100}, Requests: 1000, Grace: time.Hour}, do))
+	if len(recs) < 3 {
+		t.Fatalf("%d records, want the 3 sent before the stop at least", len(recs))
 	}
 	for _, r := range recs {
 		if r.Error != nil {
-			t.Errorf("request within grace failed: %v", r.Error)
+			t.Errorf("request %d within grace failed: %v", r.Seq, r.Error)
+		}
+		if r.Scheduled > stopped.Load() {
+			t.Errorf("request %d due %v after the stop was sent", r.Seq, time.Duration(r.Scheduled-stopped.Load()))
 		}
 	}
 }
 
 func TestValidate(t *testing.T) {
-	bad := []Profile{
-		{Concurrency: -1, Requests: 1},
-		{Requests: 1},
-		{Concurrency: 1},
-		{Rate: math.NaN(), Requests: 1},
-		{Rate: 1, Requests: 1, Arrivals: "bursty"},
-		{Concurrency: 1, Requests: -2},
+	bad := map[string]Profile{
+		"no shape":             {Requests: 1},
+		"no users":             {Shape: Users{}, Requests: 1},
+		"negative users":       {Shape: Users{Count: -1}, Requests: 1},
+		"unbounded":            {Shape: Users{Count: 1}},
+		"a rate of NaN":        {Shape: Rate{PerSecond: math.NaN()}, Requests: 1},
+		"an infinite rate":     {Shape: Rate{PerSecond: math.Inf(1)}, Requests: 1},
+		"unknown arrivals":     {Shape: Rate{PerSecond: 1, Gaps: Gaps{Process: "bursty"}}, Requests: 1},
+		"negative requests":    {Shape: Users{Count: 1}, Requests: -2},
+		"negative warm-up":     {Shape: Users{Count: 1}, Requests: 2, Warmup: -1},
+		"negative duration":    {Shape: Users{Count: 1}, Duration: -time.Second},
+		"negative grace":       {Shape: Users{Count: 1}, Requests: 1, Grace: -time.Second},
+		"a cap on users":       {Shape: Users{Count: 2}, Requests: 1, MaxInFlight: 1},
+		"a negative cap":       {Shape: Rate{PerSecond: 1}, Requests: 1, MaxInFlight: -1},
+		"a shape of neither":   {Shape: neither{}, Requests: 1},
+		"cancel share over 1":  {Shape: Users{Count: 1}, Requests: 1, Cancel: Cancel{Share: 1.5, After: time.Second}},
+		"cancel without delay": {Shape: Users{Count: 1}, Requests: 1, Cancel: Cancel{Share: 0.5}},
+		"delay without share":  {Shape: Users{Count: 1}, Requests: 1, Cancel: Cancel{After: time.Second}},
+		"negative delay":       {Shape: Users{Count: 1}, Requests: 1, Cancel: Cancel{Share: 0.5, After: -time.Second}},
 	}
-	for _, p := range bad {
+	for name, p := range bad {
 		if p.Validate() == nil {
-			t.Errorf("%+v accepted", p)
+			t.Errorf("%s: %+v accepted", name, p)
 		}
 	}
-	if err := (Profile{Rate: 1, Duration: time.Second}).Validate(); err != nil {
-		t.Error(err)
+	for name, p := range map[string]Profile{
+		"a rate for a duration": {Shape: Rate{PerSecond: 1}, Duration: time.Second},
+		"users for requests":    {Shape: Users{Count: 3}, Requests: 1},
+		"a capped rate":         {Shape: Rate{PerSecond: 1, Gaps: Gaps{Process: Poisson}}, Requests: 1, MaxInFlight: 4},
+		"a trace alone":         {Shape: &fixedPacer{}},
+		"planned cancels":       {Shape: Users{Count: 1}, Requests: 1, Cancel: Cancel{Share: 1, After: time.Second}},
+	} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s refused: %v", name, err)
+		}
 	}
 }
 
+// neither is a shape that is neither a Pacer nor a Crowd.
+type neither struct{}
+
+func (neither) String() string { return "neither" }
+func (neither) Check() error   { return nil }
+
+// TestShardsAddUp: the shards of an open loop send, between them, exactly
+// the whole profile's arrivals, each once; those of a closed loop run
+// every user once, each starting when it would have; counts and the cap
+// are shared out.
 func TestShardsAddUp(t *testing.T) {
-	p := Profile{Concurrency: 10, Requests: 101, Warmup: 5, Rate: 30, Seed: 1}
+	whole := Rate{PerSecond: 30, Gaps: Gaps{Process: Poisson}}
+	p := Profile{Shape: whole, MaxInFlight: 10, Requests: 101, Warmup: 5, Seed: 1}
+	var arrivals []time.Duration
+	for a := range whole.Arrivals(p.Seed) {
+		if arrivals = append(arrivals, a.At); len(arrivals) == 101 {
+			break
+		}
+	}
+	var got []time.Duration
 	var c, r, w int
-	var rate float64
-	seeds := map[uint64]bool{}
-	for i := 0; i < 3; i++ {
+	for i := range 3 {
 		q, err := p.Shard(i, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, r, w, rate = c+q.Concurrency, r+q.Requests, w+q.Warmup, rate+q.Rate
-		seeds[q.Seed] = true
+		c, r, w = c+q.MaxInFlight, r+q.Requests, w+q.Warmup
+		k := 0
+		for a := range q.Shape.(Pacer).Arrivals(q.Seed) {
+			if k == q.Requests {
+				break
+			}
+			got, k = append(got, a.At), k+1
+		}
 	}
-	if c != 10 || r != 101 || w != 5 || math.Abs(rate-30) > 1e-9 || len(seeds) != 3 {
-		t.Fatalf("shards add up to concurrency %d requests %d warmup %d rate %v seeds %d", c, r, w, rate, len(seeds))
+	slices.Sort(got)
+	if c != 10 || r != 101 || w != 5 || !slices.Equal(got, arrivals) {
+		t.Fatalf("shards add up to cap %d, requests %d, warm-up %d; arrivals equal the whole's: %v", c, r, w, slices.Equal(got, arrivals))
 	}
-	if _, err := (Profile{Concurrency: 2, Requests: 10}).Shard(2, 3); err == nil {
-		t.Error("a shard with no concurrency accepted")
+
+	users := Users{Count: 10, RampUp: time.Second}
+	starts := map[time.Duration]int{}
+	for i := range 3 {
+		q, err := Profile{Shape: users, Requests: 100}.Shard(i, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crowd := q.Shape.(Crowd)
+		for u := range crowd.Users() {
+			starts[crowd.Start(u)]++
+		}
+	}
+	for u := range users.Count {
+		if starts[users.Start(u)] != 1 {
+			t.Errorf("user %d's start %v is run by %d shards, want 1", u, users.Start(u), starts[users.Start(u)])
+		}
+	}
+	if _, err := (Profile{Shape: Users{Count: 2}, Requests: 10}).Shard(2, 3); err == nil {
+		t.Error("a shard with no users accepted")
 	}
 	if _, err := p.Shard(3, 3); err == nil {
 		t.Error("shard index out of range accepted")
 	}
+	if _, err := (Profile{Shape: &fixedPacer{}}).Shard(0, 2); err == nil {
+		t.Error("a trace sharded by its arrivals")
+	}
 }
 
-// TestGapDistributions: whatever the arrivals, gaps average 1/rate; their
-// coefficient of variation is 0 for constant, 1 for Poisson and
-// 1/sqrt(burstiness) for gamma (its shape). 200,000 draws of a fixed seed.
+// TestGapDistributions: whatever the process, gaps average 1 (then laid
+// on the rate); their coefficient of variation is 0 for constant, 1 for
+// Poisson and 1/sqrt(burstiness) for gamma (its shape). 200,000 draws of
+// a fixed seed.
 func TestGapDistributions(t *testing.T) {
-	const rate, n = 50.0, 200000
+	const n = 200000
 	for _, tc := range []struct {
-		p  Profile
+		g  Gaps
 		cv float64
 	}{
-		{Profile{Rate: rate, Arrivals: Constant}, 0},
-		{Profile{Rate: rate, Arrivals: Poisson}, 1},
-		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 1}, 1},
-		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 0.25}, 2},
-		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 0.5}, math.Sqrt2},
-		{Profile{Rate: rate, Arrivals: Gamma, Burstiness: 4}, 0.5},
+		{Gaps{}, 0},
+		{Gaps{Process: Constant}, 0},
+		{Gaps{Process: Poisson}, 1},
+		{Gaps{Process: Gamma, Burstiness: 1}, 1},
+		{Gaps{Process: Gamma, Burstiness: 0.25}, 2},
+		{Gaps{Process: Gamma, Burstiness: 0.5}, math.Sqrt2},
+		{Gaps{Process: Gamma, Burstiness: 4}, 0.5},
 	} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		var sum, sq float64
 		for range n {
-			g := tc.p.gap(rng)
+			g := tc.g.unit(rng)
 			if !(g >= 0) || math.IsInf(g, 0) {
-				t.Fatalf("%s %v: gap %v", tc.p.Arrivals, tc.p.Burstiness, g)
+				t.Fatalf("%+v: gap %v", tc.g, g)
 			}
 			sum += g
 			sq += g * g
 		}
 		mean := sum / n
 		cv := math.Sqrt(max(sq/n-mean*mean, 0)) / mean
-		if math.Abs(mean*rate-1) > 0.02 || math.Abs(cv-tc.cv) > 0.03*max(tc.cv, 1) {
-			t.Errorf("%s burstiness %v: mean gap %.5f s (want %.5f), CV %.3f (want %.3f)", tc.p.Arrivals, tc.p.Burstiness, mean, 1/rate, cv, tc.cv)
+		if math.Abs(mean-1) > 0.02 || math.Abs(cv-tc.cv) > 0.03*max(tc.cv, 1) {
+			t.Errorf("%+v: mean gap %.5f (want 1), CV %.3f (want %.3f)", tc.g, mean, cv, tc.cv)
 		}
 	}
 }
 
 func TestGammaNeedsBurstiness(t *testing.T) {
-	for _, p := range []Profile{
-		{Rate: 5, Requests: 1, Arrivals: Gamma},
-		{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: -1},
-		{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: math.Inf(1)},
-		{Rate: 5, Requests: 1, Arrivals: Poisson, Burstiness: 2},
+	for _, g := range []Gaps{
+		{Process: Gamma},
+		{Process: Gamma, Burstiness: -1},
+		{Process: Gamma, Burstiness: math.Inf(1)},
+		{Process: Gamma, Burstiness: math.NaN()},
+		{Process: Poisson, Burstiness: 2},
 	} {
-		if p.Validate() == nil {
-			t.Errorf("%+v accepted", p)
+		if (Rate{PerSecond: 5, Gaps: g}).Check() == nil {
+			t.Errorf("%+v accepted", g)
 		}
 	}
-	if err := (Profile{Rate: 5, Requests: 1, Arrivals: Gamma, Burstiness: 0.5}).Validate(); err != nil {
+	if err := (Rate{PerSecond: 5, Gaps: Gaps{Process: Gamma, Burstiness: 0.5}}).Check(); err != nil {
 		t.Error(err)
 	}
 }
 
-// offsets is a Schedule of fixed offsets.
-type offsets []time.Duration
+// fixedPacer is a trace's schedule: fixed offsets, ending after the last.
+type fixedPacer struct{ offsets []time.Duration }
 
-func (o *offsets) Next() (time.Duration, bool) {
-	if len(*o) == 0 {
-		return 0, false
+func (f *fixedPacer) String() string { return "fixed" }
+func (f *fixedPacer) Check() error   { return nil }
+func (f *fixedPacer) Finite() bool   { return true }
+func (f *fixedPacer) Arrivals(uint64) iter.Seq[Arrival] {
+	return func(yield func(Arrival) bool) {
+		for _, d := range f.offsets {
+			if !yield(Arrival{At: d}) {
+				return
+			}
+		}
 	}
-	d := (*o)[0]
-	*o = (*o)[1:]
-	return d, true
 }
 
-// TestScheduleStartsOnTime: a schedule's requests are scheduled at exactly
-// its offsets from the step's start, in order, until it ends; a request
-// that could not start on time (held by the concurrency cap) keeps its
-// scheduled time, so its lag shows.
+// TestScheduleStartsOnTime: a finite pacer's requests are scheduled at
+// exactly its offsets from the step's start, in order, until it ends,
+// with no count or duration to bound it; a request that could not start
+// on time (held by the cap) keeps its scheduled time, so its lag shows.
 func TestScheduleStartsOnTime(t *testing.T) {
-	want := offsets{0, 30 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond}
-	sched := append(offsets(nil), want...)
+	want := []time.Duration{0, 30 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond}
 	var mu sync.Mutex
 	var jobs []Job
 	do := func(ctx context.Context, j Job) *record.Record {
@@ -386,7 +480,7 @@ func TestScheduleStartsOnTime(t *testing.T) {
 		return &record.Record{Seq: j.Seq}
 	}
 	n := 0
-	for range Run(context.Background(), Profile{Schedule: &sched, Concurrency: 1}, do) {
+	for range Run(context.Background(), Profile{Shape: &fixedPacer{want}, MaxInFlight: 1}, do) {
 		n++
 	}
 	if n != len(want) || len(jobs) != len(want) {
@@ -394,20 +488,8 @@ func TestScheduleStartsOnTime(t *testing.T) {
 	}
 	start := jobs[0].Scheduled
 	for i, j := range jobs {
-		if j.Seq != i || j.Scheduled.Sub(start) != want[i] {
-			t.Errorf("job %d: seq %d scheduled %v after the first, want %v", i, j.Seq, j.Scheduled.Sub(start), want[i])
+		if j.Seq != i || j.Scheduled.Sub(start) != want[i] || j.Rate != 0 {
+			t.Errorf("job %d: seq %d scheduled %v after the first at rate %v, want %v at none", i, j.Seq, j.Scheduled.Sub(start), j.Rate, want[i])
 		}
-	}
-}
-
-func TestScheduleRefusesRates(t *testing.T) {
-	var o offsets
-	for _, p := range []Profile{{Schedule: &o, Rate: 2}, {Schedule: &o, Warmup: 1}, {Schedule: &o, Arrivals: Poisson}} {
-		if p.Validate() == nil {
-			t.Errorf("%+v accepted", p)
-		}
-	}
-	if err := (Profile{Schedule: &o}).Validate(); err != nil {
-		t.Errorf("a bare schedule refused: %v", err)
 	}
 }

@@ -21,7 +21,7 @@ func TestRampRates(t *testing.T) {
 		{RampExponential, []float64{100, 100 * math.Pow(10, 1.0/3), 100 * math.Pow(10, 2.0/3), 1000}},
 	} {
 		log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
-		p := Profile{Arrivals: Constant, Requests: 4, RampStrategy: tc.strategy, RampStartRate: 100, RampEndRate: 1000}
+		p := Profile{Shape: IndexRamp{From: 100, To: 1000, Strategy: tc.strategy, Requests: 4}, Requests: 4}
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -47,17 +47,25 @@ func TestRampRates(t *testing.T) {
 }
 
 // TestRampValidate: a ramp needs its strategy, two rates above 0 and a
-// number of requests, and takes no rate beside it.
+// number of requests, and takes no sessions; it warms up one request at
+// a time, or as many as the cap lets.
 func TestRampValidate(t *testing.T) {
-	for _, p := range []Profile{
-		{Requests: 4, RampStrategy: "sideways", RampStartRate: 1, RampEndRate: 2},
-		{Requests: 4, RampStrategy: RampLinear, RampStartRate: 0, RampEndRate: 2},
-		{Requests: 4, RampStrategy: RampLinear, RampStartRate: 1, RampEndRate: 2, Rate: 3},
-		{Duration: time.Second, RampStrategy: RampLinear, RampStartRate: 1, RampEndRate: 2},
-		{Concurrency: 1, Requests: 4, RampStartRate: 1},
+	good := IndexRamp{From: 1, To: 2, Strategy: RampLinear, Requests: 4}
+	for name, p := range map[string]Profile{
+		"a strategy unknown": {Shape: IndexRamp{From: 1, To: 2, Strategy: "sideways", Requests: 4}, Requests: 4},
+		"a rate of 0":        {Shape: IndexRamp{From: 0, To: 2, Strategy: RampLinear, Requests: 4}, Requests: 4},
+		"an infinite rate":   {Shape: IndexRamp{From: 1, To: math.Inf(1), Strategy: RampLinear, Requests: 4}, Requests: 4},
+		"no length":          {Shape: IndexRamp{From: 1, To: 2, Strategy: RampLinear}, Duration: time.Second},
+		"sessions":           {Shape: good, Requests: 4, Sessions: Sessions{Turns: 2}},
 	} {
 		if p.Validate() == nil {
-			t.Errorf("%+v accepted", p)
+			t.Errorf("%s: %+v accepted", name, p)
 		}
+	}
+	if w := warmupOf(Profile{Shape: good, MaxInFlight: 3}); w != (Users{Count: 3}) {
+		t.Errorf("a capped ramp warms up as %v, want 3 users", w)
+	}
+	if w := warmupOf(Profile{Shape: good}); w != (Users{Count: 1}) {
+		t.Errorf("a ramp warms up as %v, want 1 user", w)
 	}
 }

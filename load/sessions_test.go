@@ -36,10 +36,10 @@ func (l *turnLog) do(d time.Duration) Func {
 // count ends there); every turn after a session's first goes out no
 // sooner than the think time after the answer before it, in order.
 func TestSessionsTurnInOrder(t *testing.T) {
-	for _, rate := range []float64{0, 50} {
+	const think = 15 * time.Millisecond
+	for rate, shape := range map[float64]Shape{0: Users{Count: 2}, 50: Rate{PerSecond: 50}} {
 		log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
-		const think = 15 * time.Millisecond
-		p := Profile{Concurrency: 2, Rate: rate, Arrivals: Constant, Requests: 7, Turns: 3, ThinkTime: think}
+		p := Profile{Shape: shape, Requests: 7, Sessions: Sessions{Turns: 3, Think: Think{Mean: think}}}
 		recs := collect(Run(context.Background(), p, log.do(2*time.Millisecond)))
 		if len(recs) != 7 {
 			t.Fatalf("rate %v: %d records, want 7", rate, len(recs))
@@ -63,13 +63,13 @@ func TestSessionsTurnInOrder(t *testing.T) {
 // drawn per session from the seed: the same seed, the same gaps, whatever
 // the interleaving; never negative.
 func TestSessionsThinkTimesSeeded(t *testing.T) {
-	p := Profile{Seed: 7, ThinkTime: time.Second, ThinkStddev: 2 * time.Second}
+	think := Think{Mean: time.Second, Stddev: 2 * time.Second}
 	draws := func() []time.Duration {
 		var out []time.Duration
 		for s := range 3 {
-			rng := sessionRNG(p, s)
+			rng := sessionRNG(7, s)
 			for range 4 {
-				out = append(out, p.think(rng))
+				out = append(out, think.draw(rng))
 			}
 		}
 		return out
@@ -87,17 +87,16 @@ func TestSessionsThinkTimesSeeded(t *testing.T) {
 	}
 }
 
-// TestSessionsValidate: a think time in an open loop without sessions,
-// or sessions under a trace's schedule, are refused.
+// TestSessionsValidate: a think time between turns without sessions, and
+// negative turns or think times, are refused.
 func TestSessionsValidate(t *testing.T) {
-	if err := (Profile{Concurrency: 1, Requests: 2, ThinkTime: time.Second}).Validate(); err != nil {
+	if err := (Profile{Shape: Users{Count: 1, Think: Think{Mean: time.Second}}, Requests: 2}).Validate(); err != nil {
 		t.Errorf("users with a think time refused: %v", err)
 	}
 	for _, p := range []Profile{
-		{Rate: 5, Requests: 2, ThinkTime: time.Second},
-		{Concurrency: 1, Requests: 2, Turns: -1},
-		{Concurrency: 1, Requests: 2, Turns: 2, ThinkTime: -time.Second},
-		{Schedule: &offsets{}, Turns: 2},
+		{Shape: Rate{PerSecond: 5}, Requests: 2, Sessions: Sessions{Think: Think{Mean: time.Second}}},
+		{Shape: Users{Count: 1}, Requests: 2, Sessions: Sessions{Turns: -1}},
+		{Shape: Users{Count: 1}, Requests: 2, Sessions: Sessions{Turns: 2, Think: Think{Mean: -time.Second}}},
 	} {
 		if p.Validate() == nil {
 			t.Errorf("%+v accepted", p)
@@ -109,7 +108,7 @@ func TestSessionsValidate(t *testing.T) {
 // the sessions in progress stop there.
 func TestSessionsDurationEnds(t *testing.T) {
 	log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
-	p := Profile{Concurrency: 2, Duration: 60 * time.Millisecond, Turns: 4, ThinkTime: 10 * time.Millisecond}
+	p := Profile{Shape: Users{Count: 2}, Duration: 60 * time.Millisecond, Sessions: Sessions{Turns: 4, Think: Think{Mean: 10 * time.Millisecond}}}
 	recs := collect(Run(context.Background(), p, log.do(time.Millisecond)))
 	if len(recs) == 0 {
 		t.Fatal("no turn sent")
@@ -136,7 +135,7 @@ func TestSessionsDurationEnds(t *testing.T) {
 func TestUsersThink(t *testing.T) {
 	log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
 	const think = 15 * time.Millisecond
-	recs := collect(Run(context.Background(), Profile{Concurrency: 1, Requests: 4, ThinkTime: think}, log.do(time.Millisecond)))
+	recs := collect(Run(context.Background(), Profile{Shape: Users{Count: 1, Think: Think{Mean: think}}, Requests: 4}, log.do(time.Millisecond)))
 	if len(recs) != 4 {
 		t.Fatalf("%d records", len(recs))
 	}

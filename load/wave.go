@@ -40,7 +40,7 @@ func newWave(users int) *wave {
 // first requests are not all due at once, or where a wait for the wave
 // would count in a cancel's timer (it runs from before the send).
 func (p Profile) firstWave(users int, warm bool) *wave {
-	if warm || p.StartsAtOnce() == 0 || p.CancelShare != 0 {
+	if warm || p.StartsAtOnce() == 0 || p.Cancel.Share != 0 {
 		return nil
 	}
 	return newWave(users)

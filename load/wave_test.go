@@ -86,7 +86,7 @@ func newWaveLog(wave int) *waveLog {
 func TestFirstWaveSentWhenAllAreReady(t *testing.T) {
 	l := newWaveLog(4)
 	do := l.holding(map[int]bool{2: true}, map[int]bool{5: true})
-	recs := collect(Run(context.Background(), Profile{Concurrency: 6, Requests: 12, Warmup: 2}, do))
+	recs := collect(Run(context.Background(), Profile{Shape: Users{Count: 6}, Requests: 12, Warmup: 2}, do))
 	if len(recs) != 14 {
 		t.Fatalf("%d records, want 14", len(recs))
 	}
@@ -135,7 +135,7 @@ func TestWaveAbandonedWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stuck := make(chan struct{})
 	do := l.holding(nil, nil)
-	recs := Run(ctx, Profile{Concurrency: 3, Requests: 3}, func(ctx context.Context, job Job) *record.Record {
+	recs := Run(ctx, Profile{Shape: Users{Count: 3}, Requests: 3}, func(ctx context.Context, job Job) *record.Record {
 		if job.Seq == 2 { // never comes to its send: the others wait
 			close(stuck)
 			<-ctx.Done()
@@ -162,9 +162,9 @@ func TestWaveAbandonedWithItsContext(t *testing.T) {
 // hold nothing.
 func TestNoWaveWhereStartsAreSpread(t *testing.T) {
 	for name, p := range map[string]Profile{
-		"rate":    {Rate: 1000, Requests: 4},
-		"ramp-up": {Concurrency: 4, Requests: 4, RampUp: time.Millisecond},
-		"cancels": {Concurrency: 4, Requests: 4, CancelShare: 0.5, CancelAfter: time.Hour},
+		"rate":    {Shape: Rate{PerSecond: 1000}, Requests: 4},
+		"ramp-up": {Shape: Users{Count: 4, RampUp: time.Millisecond}, Requests: 4},
+		"cancels": {Shape: Users{Count: 4}, Requests: 4, Cancel: Cancel{Share: 0.5, After: time.Hour}},
 	} {
 		l := newWaveLog(4)
 		collect(Run(context.Background(), p, l.holding(nil, nil)))
@@ -183,7 +183,7 @@ func TestNoWaveWhereStartsAreSpread(t *testing.T) {
 // session's first turn is in the wave; later turns and sessions are not.
 func TestSessionsFirstTurnsInTheWave(t *testing.T) {
 	l := newWaveLog(3)
-	collect(Run(context.Background(), Profile{Concurrency: 3, Requests: 12, Turns: 2}, l.holding(nil, nil)))
+	collect(Run(context.Background(), Profile{Shape: Users{Count: 3}, Requests: 12, Sessions: Sessions{Turns: 2}}, l.holding(nil, nil)))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for seq := range 12 {

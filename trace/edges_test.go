@@ -97,7 +97,7 @@ func TestReplayOutputlessAndAudio(t *testing.T) {
 	}}, workload.Synthetic{Seed: 2})
 	var items []workload.Item
 	for i := 0; ; i++ {
-		if _, ok := r.Next(); !ok {
+		if _, ok := r.next(); !ok {
 			break
 		}
 		items = append(items, r.Item(i, false))

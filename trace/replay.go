@@ -3,15 +3,17 @@ package trace
 import (
 	"errors"
 	"io"
+	"iter"
 	"sync"
 	"time"
 
+	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
-// Replay replays a trace: it is both the load's schedule (each entry's
-// offset: load.Schedule) and the workload (a prompt of the entry's input
+// Replay replays a trace: it is both the load's shape (a load.Pacer of
+// each entry's offset, ending after the last) and the workload (a prompt of the entry's input
 // length sharing its blocks, a budget of its output length:
 // workload.Source), entries read as they are due. An entry that kept its
 // prompt (proxy --record-prompts) sends that prompt again.
@@ -46,9 +48,45 @@ func NewReplay(rd Entries, prompts workload.Synthetic) *Replay {
 	return &Replay{rd: rd, prompts: prompts, pending: map[int]Entry{}, seen: map[uint64]struct{}{}}
 }
 
-// Next gives the next request's start (load.Schedule). A trace that
-// cannot be read on ends the schedule; Err says why.
-func (r *Replay) Next() (time.Duration, bool) {
+// String is the replay's label in reports.
+func (r *Replay) String() string { return "trace" }
+
+// Check implements load.Shape: the entries are checked as they are read.
+func (r *Replay) Check() error { return nil }
+
+// Finite says the replay ends with its trace: it needs no request count
+// or duration.
+func (r *Replay) Finite() bool { return true }
+
+// CheckProfile: a replay is read once, at the trace's own times, so it
+// has no warm-up and no sessions.
+func (r *Replay) CheckProfile(p load.Profile) error {
+	switch {
+	case p.Warmup != 0:
+		return errors.New("a trace's replay has no warm-up: its requests are the trace's")
+	case p.Sessions.Turns > 1:
+		return errors.New("a trace times every request itself: it has no sessions")
+	}
+	return nil
+}
+
+// Arrivals implements load.Pacer: each entry's offset, read as it is
+// due, with no rate of its own. A trace that cannot be read on ends them;
+// Err says why. A replay's arrivals are read once: the trace is not read
+// again.
+func (r *Replay) Arrivals(uint64) iter.Seq[load.Arrival] {
+	return func(yield func(load.Arrival) bool) {
+		for {
+			at, ok := r.next()
+			if !ok || !yield(load.Arrival{At: at}) {
+				return
+			}
+		}
+	}
+}
+
+// next schedules the next entry and gives its start.
+func (r *Replay) next() (time.Duration, bool) {
 	var e Entry
 	err := r.rd.Next(&e)
 	r.mu.Lock()
@@ -82,7 +120,7 @@ func (r *Replay) Stats() Stats {
 }
 
 // Item makes the seq-th scheduled request (workload.Source). The load
-// asks for each once, after Next scheduled it.
+// asks for each once, after its arrival.
 func (r *Replay) Item(seq int, _ bool) workload.Item {
 	r.mu.Lock()
 	e, ok := r.pending[seq]

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -28,15 +29,13 @@ func TestReplayPrompts(t *testing.T) {
 	// blocks of 10 tokens, to keep the test small
 	r := NewReplay(&blockReader{rd}, workload.Synthetic{Seed: 3})
 	var items []workload.Item
-	for i := 0; ; i++ {
-		off, ok := r.Next()
-		if !ok {
-			break
-		}
-		if want := []time.Duration{0, 5 * time.Millisecond, 9 * time.Millisecond}[i]; off != want {
-			t.Errorf("entry %d at %v, want %v", i, off, want)
+	i := 0
+	for a := range r.Arrivals(0) {
+		if want := []time.Duration{0, 5 * time.Millisecond, 9 * time.Millisecond}[i]; a.At != want || a.Rate != 0 {
+			t.Errorf("entry %d at %v, rate %v; want %v, none", i, a.At, a.Rate, want)
 		}
 		items = append(items, r.Item(i, false))
+		i++
 	}
 	if err := r.Err(); err != nil || len(items) != 3 {
 		t.Fatalf("%d items, %v", len(items), err)
@@ -88,11 +87,29 @@ func TestReplaySendsKeptPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewReplay(rd, workload.Synthetic{Seed: 1})
-	if _, ok := r.Next(); !ok {
+	if _, ok := r.next(); !ok {
 		t.Fatal(r.Err())
 	}
 	it := r.Item(0, false)
 	if len(it.Messages) != 2 || it.Messages[0].Content != "be brief" || it.Messages[1].Content != "hello there" || it.MaxTokens != 4 || it.Prompt != "" {
 		t.Errorf("item %+v", it)
+	}
+}
+
+// TestReplayProfile: a replay is a finite shape, so it needs no count or
+// duration, but it is read once at the trace's own times: no warm-up,
+// no sessions.
+func TestReplayProfile(t *testing.T) {
+	r := NewReplay(&blockReader{}, workload.Synthetic{Seed: 1})
+	if err := (load.Profile{Shape: r}).Validate(); err != nil {
+		t.Errorf("a bare replay refused: %v", err)
+	}
+	for name, p := range map[string]load.Profile{
+		"warm-up":  {Shape: r, Warmup: 1},
+		"sessions": {Shape: r, Sessions: load.Sessions{Turns: 2}},
+	} {
+		if p.Validate() == nil {
+			t.Errorf("a replay with %s accepted", name)
+		}
 	}
 }

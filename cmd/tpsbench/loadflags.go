@@ -25,37 +25,33 @@ func parseLevels(s string) ([]int, error) {
 	return out, nil
 }
 
-// profile builds one step's load from the flags as resolved.
-func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.Profile, error) {
-	if math.IsInf(rate, 1) {
-		// vLLM's --request-rate inf: every request at once, as many in
-		// flight as the concurrency allows, each timed from its send
-		// (resolve has made sure --requests is given)
-		rate = 0
-		if concurrency == 0 {
-			concurrency = cfg.requests
-		}
+// profile builds one step's load from the flags as resolved, at the
+// step's level (a concurrency, a rate); a replayed trace is the shape
+// given, else the flags choose it (shape).
+func (f *runFlags) profile(cfg *runConfig, given load.Shape, concurrency int, rate float64) (load.Profile, error) {
+	shape := given
+	if shape == nil {
+		shape = f.shape(cfg, &concurrency, rate)
 	}
 	p := load.Profile{
-		Concurrency: concurrency, Rate: rate, Arrivals: cfg.arrivals, Burstiness: cfg.burstiness,
-		Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
-		Turns: f.turns, ThinkTime: f.thinkTime, ThinkStddev: f.thinkStddev,
-		CancelShare: f.cancelRate / 100, CancelAfter: f.cancelDelay,
-		RampUp: f.rampUp, CoolDown: f.coolDown,
+		Shape: shape, Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
+		Sessions: load.Sessions{Turns: f.turns}, CoolDown: f.coolDown,
+		Cancel: load.Cancel{Share: f.cancelRate / 100, After: f.cancelDelay},
 	}
-	if f.usersRamp() {
-		p.RampUpShape = f.rampStrategy
-	} else {
-		p.RampStrategy, p.RampStartRate, p.RampEndRate = f.rampStrategy, f.rampStart, f.rampEnd
+	if _, open := shape.(load.Pacer); open {
+		p.MaxInFlight = concurrency
 	}
-	if p.Rate == 0 && p.Concurrency == 0 && p.RampStrategy == "" { // a ramp's concurrency is a cap, as a rate's
-		p.Concurrency = 1
+	if f.turns > 1 {
+		p.Sessions.Think = load.Think{Mean: f.thinkTime, Stddev: f.thinkStddev}
 	}
-	turns := max(p.Turns, 1)                               // requests count turns
-	if p.Requests == 0 && p.Duration == 0 && p.Rate == 0 { // a rate's bound is resolve's rule
-		p.Requests = p.Concurrency * turns // one batch: a session a user
+	if given != nil {
+		p.Warmup = 0 // a trace's requests are the trace's
+	}
+	turns := max(p.Sessions.Turns, 1) // requests count turns
+	if crowd, ok := shape.(load.Crowd); ok && p.Requests == 0 && p.Duration == 0 {
+		p.Requests = crowd.Users() * turns // one batch: a session a user
 		if cfg.sweeping || f.factor != "" {
-			p.Requests = levelRequests(p.Concurrency) * turns
+			p.Requests = levelRequests(crowd.Users()) * turns
 		}
 	}
 	if p.Warmup < 0 {
@@ -65,13 +61,44 @@ func (f *runFlags) profile(cfg *runConfig, concurrency int, rate float64) (load.
 		// the next 690 tok/s), start warm: one request (or session) per
 		// slot
 		if cfg.sweeping || cfg.embedded {
-			p.Warmup = max(p.Concurrency, 1) * turns
+			p.Warmup = max(p.Limit(), 1) * turns
 		}
 	}
 	if err := p.Validate(); err != nil {
 		return p, usageError{err}
 	}
 	return p, nil
+}
+
+// shape is the load shape the flags ask for at a step's concurrency and
+// rate: a ramp of rates by request index, a rate (its ramp-up
+// included), or users (concurrency, or every request at once for --rate
+// inf, which then becomes the users' count).
+func (f *runFlags) shape(cfg *runConfig, concurrency *int, rate float64) load.Shape {
+	gaps := load.Gaps{Process: cfg.arrivals, Burstiness: cfg.burstiness}
+	switch {
+	case f.rampStrategy != "" && !f.usersRamp():
+		return load.IndexRamp{From: f.rampStart, To: f.rampEnd, Strategy: f.rampStrategy, Requests: cfg.requests, Gaps: gaps}
+	case rate > 0 && !math.IsInf(rate, 1):
+		return load.Rate{PerSecond: rate, Gaps: gaps, RampUp: f.rampUp}
+	}
+	users := load.Users{Count: max(*concurrency, 1), RampUp: f.rampUp}
+	if math.IsInf(rate, 1) {
+		// vLLM's --request-rate inf: every request at once, as many in
+		// flight as the concurrency allows, each timed from its send
+		// (resolve has made sure --requests is given)
+		if *concurrency == 0 {
+			users.Count = cfg.requests
+		}
+	}
+	if f.usersRamp() {
+		users.RampShape = f.rampStrategy
+	}
+	if f.turns <= 1 {
+		users.Think = load.Think{Mean: f.thinkTime, Stddev: f.thinkStddev}
+	}
+	*concurrency = users.Count
+	return users
 }
 
 func levelRequests(concurrency int) int {

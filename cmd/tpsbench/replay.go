@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/trace"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -112,13 +111,6 @@ func (c *traceConfig) preview(context int) (read, clipped, first int) {
 	}
 	st := rd.Stats()
 	return read, st.Clipped, st.FirstClipped
-}
-
-// profile is a replay step's load: the trace's arrivals, open loop,
-// --concurrency capping them when given, --requests and --duration
-// ending the replay early.
-func (r *replayStep) profile(f *runFlags, requests int) load.Profile {
-	return load.Profile{Schedule: r.Replay, Concurrency: f.concurrency, Requests: requests, Duration: f.duration, Grace: f.grace}
 }
 
 // replayErrors reports what the replays skipped and why one ended early:

@@ -48,7 +48,7 @@ type runConfig struct {
 	// the run has several steps of one target (levels or --sweep-rates)
 	levels               []int
 	levelSweep, sweeping bool
-	arrivals             load.Arrivals
+	arrivals             load.Process
 	burstiness           float64
 	requests             int  // measured requests a step (0: by --duration or one batch)
 	embedded             bool // the run measures the embedded engine
@@ -364,8 +364,8 @@ func checkCounts(f *runFlags) error {
 // resolveArrivals: --burstiness alone means gamma arrivals; gamma without
 // it is Poisson's shape (burstiness 1, vLLM's default); the other
 // processes have no burstiness to set.
-func resolveArrivals(f *runFlags, changed func(string) bool) (load.Arrivals, float64, error) {
-	arrivals, burstiness := load.Arrivals(f.arrivals), f.burstiness
+func resolveArrivals(f *runFlags, changed func(string) bool) (load.Process, float64, error) {
+	arrivals, burstiness := load.Process(f.arrivals), f.burstiness
 	if changed("burstiness") && !changed("arrivals") {
 		arrivals = load.Gamma
 	}

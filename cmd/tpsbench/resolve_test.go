@@ -241,14 +241,14 @@ func TestLevelsSizedForStableFigures(t *testing.T) {
 	}
 	f := &runFlags{}
 	cfg := &runConfig{sweeping: true}
-	if p, err := f.profile(cfg, 4, 0); err != nil || p.Requests != 32 {
+	if p, err := f.profile(cfg, nil, 4, 0); err != nil || p.Requests != 32 {
 		t.Errorf("a sweep level of 4: %d requests (%v)", p.Requests, err)
 	}
 	cfg.requests = 5
-	if p, _ := f.profile(cfg, 4, 0); p.Requests != 5 {
+	if p, _ := f.profile(cfg, nil, 4, 0); p.Requests != 5 {
 		t.Errorf("--requests 5: %d requests", p.Requests)
 	}
-	if p, _ := f.profile(&runConfig{}, 4, 0); p.Requests != 4 {
+	if p, _ := f.profile(&runConfig{}, nil, 4, 0); p.Requests != 4 {
 		t.Errorf("a single step of 4: %d requests, want one wave", p.Requests)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -70,17 +71,18 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 		rate = ph.rate
 	}
 	src := b.src
-	prof, err := f.profile(b.cfg, c, rate)
-	switch {
-	case b.cfg.trace != nil:
+	var shape load.Shape
+	if b.cfg.trace != nil {
 		// the trace's schedule and prompts; its shard is its entries'
 		rs, err := b.cfg.trace.newReplay(b.src.(workload.Synthetic), b.shardI, b.shardN, b.contextOf(t))
 		if err != nil {
 			return tpsbench.Step{}, err
 		}
 		b.replays = append(b.replays, rs)
-		prof, src = rs.profile(f, b.cfg.requests), rs
-	case err != nil:
+		shape, src = rs.Replay, rs
+	}
+	prof, err := f.profile(b.cfg, shape, c, rate)
+	if err != nil {
 		return tpsbench.Step{}, err
 	}
 	if ph.requests > 0 {
@@ -108,7 +110,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 	cc := client.HTTPConfig{
 		URL: t.url, API: t.api, Stream: !f.noStream, APIKey: b.key, Headers: b.cfg.headers,
 		Timeout: f.timeout, IgnoreEOS: b.cfg.ignoreEOS, Temperature: temp, Sampling: b.cfg.sampling, Extra: b.cfg.extra,
-		Concurrency: max(prof.Concurrency, 1), Clock: b.clock, Tokenizer: b.counter, TLS: b.cfg.tls,
+		Concurrency: max(prof.Limit(), 1), Clock: b.clock, Tokenizer: b.counter, TLS: b.cfg.tls,
 	}
 	if b.tokens != nil {
 		cc.OnToken = b.tokens.token

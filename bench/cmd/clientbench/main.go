@@ -139,12 +139,15 @@ func main() {
 	cpu0, wall0 := cpuSeconds(), time.Now()
 	switch *impl {
 	case "tpsbench":
-		prof := load.Profile{Concurrency: *streams, Requests: max(*requests, *streams), Rate: *rate, Arrivals: load.Poisson, Seed: 1}
+		prof := load.Profile{Shape: load.Users{Count: *streams}, Requests: max(*requests, *streams), Seed: 1}
+		if *rate > 0 {
+			prof.Shape, prof.MaxInFlight = load.Rate{PerSecond: *rate, Gaps: load.Gaps{Process: load.Poisson}}, *streams
+		}
 		if prof, err = prof.Shard(shardIndex, shardCount); err != nil {
 			fmt.Fprintln(os.Stderr, "clientbench:", err)
 			os.Exit(2)
 		}
-		*streams = prof.Concurrency
+		*streams = prof.Limit()
 		time.Sleep(time.Until(time.UnixMilli(*startAt)))
 		cpu0, wall0 = cpuSeconds(), time.Now()
 		got = runTpsbench(*url, prof, *tokens, *liveCount)
@@ -239,7 +242,7 @@ func summarize(url, impl, mode string, m measured) result {
 
 func runTpsbench(url string, prof load.Profile, tokens int, liveCount bool) []stream {
 	clock := record.NewClock()
-	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, Concurrency: prof.Concurrency, Clock: clock})
+	cl, err := client.NewHTTP(client.HTTPConfig{URL: url, Stream: true, Concurrency: prof.Limit(), Clock: clock})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

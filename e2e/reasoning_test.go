@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"math"
@@ -18,7 +18,7 @@ import (
 func TestReasoningGroundTruth(t *testing.T) {
 	const reasoning, maxTokens = 7, 20
 	sc := scripted.Script{TTFT: 30 * time.Millisecond, Gap: 10 * time.Millisecond, PerEvent: 3, Reasoning: reasoning, Usage: true}
-	r := measure(t, sc, true, load.Profile{Concurrency: 4, Requests: 8}, maxTokens)
+	r := measure(t, sc, true, load.Profile{Shape: load.Users{Count: 4}, Requests: 8}, maxTokens)
 	delay := checkTiming(t, r, recordClock(r))
 	for _, rec := range r.recs {
 		log, _ := r.srv.Log(rec.ResponseID)

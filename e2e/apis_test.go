@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func TestAPIsGroundTruth(t *testing.T) {
 			var recs []*record.Record
 			res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Clock: clock,
 				Observer: tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }},
-				Steps: []tpsbench.Step{{Label: name, Model: "scripted", Client: cl, Profile: load.Profile{Concurrency: 2, Requests: 4},
+				Steps: []tpsbench.Step{{Label: name, Model: "scripted", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 2}, Requests: 4},
 					Workload: workload.Fixed{Prompt: "Explain AI", MaxTokens: maxTokens}}}})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func TestReplayGroundTruth(t *testing.T) {
 	var recs []*record.Record
 	_, err = tpsbench.Run(context.Background(), tpsbench.Plan{Clock: clock,
 		Observer: tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }},
-		Steps:    []tpsbench.Step{{Label: "replay", Model: "m", Client: cl, Profile: load.Profile{Schedule: replay}, Workload: replay}}})
+		Steps:    []tpsbench.Step{{Label: "replay", Model: "m", Client: cl, Profile: load.Profile{Shape: replay}, Workload: replay}}})
 	if err != nil || replay.Err() != nil {
 		t.Fatal(err, replay.Err())
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func TestOpenFileLimit(t *testing.T) {
 		defer cl.Close()
 		// the server is in this process: each connection takes two files
 		plan := tpsbench.Plan{ServerInProcess: true, Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,
-			Profile: load.Profile{Concurrency: users, Requests: users}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}}}
+			Profile: load.Profile{Shape: load.Users{Count: users}, Requests: users}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}}}
 		res, err := tpsbench.Run(context.Background(), plan)
 		if err == nil && res.Steps[0].Requests.Completed != users {
 			t.Errorf("%d users: %d requests completed, %d failed", users, res.Steps[0].Requests.Completed, res.Steps[0].Requests.Failed)

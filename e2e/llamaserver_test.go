@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func llamaServer(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("TPSBENCH_LLAMASERVER")
 	if bin == "" {
-		bin = filepath.Join(".cache", "llamaserver", "llama-server")
+		bin = filepath.Join("..", ".cache", "llamaserver", "llama-server")
 	}
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") != "" {
@@ -118,7 +118,7 @@ func TestLlamaServerMeasuredRight(t *testing.T) {
 			var recs []*record.Record
 			_, err = tpsbench.Run(context.Background(), tpsbench.Plan{Clock: clock,
 				Observer: tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }},
-				Steps: []tpsbench.Step{{Label: api, Model: "m", Client: cl, Profile: load.Profile{Concurrency: 4, Requests: 16},
+				Steps: []tpsbench.Step{{Label: api, Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 4}, Requests: 16},
 					Workload: workload.Fixed{Prompt: prompt, MaxTokens: maxTokens}}}})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestLiveCountingDuringAStream(t *testing.T) {
 	chunks, chunksAtDone := 0, -1
 	var final *record.Record
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,
-		Profile: load.Profile{Concurrency: 1, Requests: 1}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 300}}},
+		Profile: load.Profile{Shape: load.Users{Count: 1}, Requests: 1}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 300}}},
 		Observer: tpsbench.Observers{
 			tpsbench.ObserverFuncs{OnSend: exp.Sent, OnChunk: exp.Chunk, OnDone: exp.Observe},
 			tpsbench.ObserverFuncs{
@@ -100,7 +100,7 @@ func TestZeroPlanSharesTheClientsClock(t *testing.T) {
 	began := cl.Clock().Now()
 	var recs []*record.Record
 	plan := tpsbench.Plan{Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,
-		Profile: load.Profile{Concurrency: 2, Requests: 4}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 3}}},
+		Profile: load.Profile{Shape: load.Users{Count: 2}, Requests: 4}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 3}}},
 		Observer: tpsbench.ObserverFuncs{OnDone: func(r *record.Record) { recs = append(recs, r) }}}
 	if _, err := tpsbench.Run(context.Background(), plan); err != nil {
 		t.Fatal(err)

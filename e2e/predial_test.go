@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func testConnectionsOpened(t *testing.T, turns int) {
 	}
 	defer cl.Close()
 	step := func(c int) tpsbench.Step {
-		return tpsbench.Step{Label: fmt.Sprint(c), Model: "m", Client: cl, Profile: load.Profile{Concurrency: c, Requests: 3 * c, Turns: turns},
+		return tpsbench.Step{Label: fmt.Sprint(c), Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: c}, Requests: 3 * c, Sessions: load.Sessions{Turns: turns}},
 			Workload: workload.Fixed{Prompt: "p", MaxTokens: 4}}
 	}
 	var afterFirst int64

@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func TestSessionStrategiesShareOutputs(t *testing.T) {
 		}
 	}()
 	step := func(label string, prof load.Profile) (tpsbench.Step, error) {
-		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: max(prof.Concurrency, 1), Clock: clock})
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: true, Concurrency: max(prof.Limit(), 1), Clock: clock})
 		if err != nil {
 			return tpsbench.Step{}, err
 		}
@@ -51,11 +51,11 @@ func TestSessionStrategiesShareOutputs(t *testing.T) {
 		Observer: tpsbench.ObserverFuncs{OnStep: func(i int, s *tpsbench.Step) { began = append(began, i); observedIndex[s.Label] = i }}}
 	sess := tpsbench.NewSession(base)
 
-	sync, err := step("sync", load.Profile{Concurrency: 1, Requests: 3})
+	sync, err := step("sync", load.Profile{Shape: load.Users{Count: 1}, Requests: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	flood, err := step("flood", load.Profile{Concurrency: 4, Requests: 8})
+	flood, err := step("flood", load.Profile{Shape: load.Users{Count: 4}, Requests: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +64,13 @@ func TestSessionStrategiesShareOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	swept, _, err := sess.SweepBetween(context.Background(), anchors, 2, func(rate float64) (tpsbench.Step, error) {
-		return step(fmt.Sprintf("r=%g", rate), load.Profile{Rate: rate, Requests: 2, Arrivals: load.Constant})
+		return step(fmt.Sprintf("r=%g", rate), load.Profile{Shape: load.Rate{PerSecond: rate}, Requests: 2})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	search, err := sess.FindMax(context.Background(), 1, 2, func(c int) (tpsbench.Step, error) {
-		return step(fmt.Sprintf("c=%d", c), load.Profile{Concurrency: c, Requests: 2})
+		return step(fmt.Sprintf("c=%d", c), load.Profile{Shape: load.Users{Count: c}, Requests: 2})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestMaxErrorsStopsAStep(t *testing.T) {
 	}
 	defer cl.Close()
 	step := func(label string, n int) tpsbench.Step {
-		return tpsbench.Step{Label: label, Model: "m", Client: cl, Profile: load.Profile{Concurrency: 1, Requests: n}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
+		return tpsbench.Step{Label: label, Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 1}, Requests: n}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
 	}
 	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{MaxErrors: 3, Steps: []tpsbench.Step{step("failing", 40), step("after", 6)}})
 	if err != nil {
@@ -239,7 +239,7 @@ func TestMaxErrorRateStopsAStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cl.Close()
-			step := tpsbench.Step{Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 1, Requests: c.requests}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
+			step := tpsbench.Step{Label: "s", Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 1}, Requests: c.requests}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 2}}
 			res, err := tpsbench.Run(context.Background(), tpsbench.Plan{MaxErrorRate: 0.5, ErrorWindow: 10, Steps: []tpsbench.Step{step}})
 			if err != nil {
 				t.Fatal(err)

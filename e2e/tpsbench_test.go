@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"bytes"
@@ -39,29 +39,32 @@ type run struct {
 	recs  []*record.Record
 }
 
-func measure(t *testing.T, sc scripted.Script, stream bool, prof load.Profile, maxTokens int, steps ...int) run {
+func measure(t *testing.T, sc scripted.Script, stream bool, prof load.Profile, maxTokens int, levels ...int) run {
 	t.Helper()
 	srv := scripted.New(sc)
 	t.Cleanup(srv.Close)
 	clock := record.NewClock()
 	var plan tpsbench.Plan
 	plan.Clock = clock
-	levels := []int{prof.Concurrency}
-	if len(steps) > 0 {
-		levels = steps
-	}
-	for _, c := range levels {
-		p := prof
-		p.Concurrency = c
-		if p.Requests == 0 && p.Duration == 0 {
-			p.Requests = c
+	profiles := []load.Profile{prof}
+	if len(levels) > 0 { // a sweep of users, a batch each unless counted
+		profiles = nil
+		for _, c := range levels {
+			p := prof
+			p.Shape = load.Users{Count: c}
+			if p.Requests == 0 && p.Duration == 0 {
+				p.Requests = c
+			}
+			profiles = append(profiles, p)
 		}
-		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: stream, Concurrency: max(c, 1), Clock: clock, Timeout: 30 * time.Second})
+	}
+	for _, p := range profiles {
+		cl, err := client.NewHTTP(client.HTTPConfig{URL: srv.URL, Stream: stream, Concurrency: max(p.Limit(), 1), Clock: clock, Timeout: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(cl.Close)
-		plan.Steps = append(plan.Steps, tpsbench.Step{Label: fmt.Sprintf("c=%d", c), Model: "m", Client: cl, Profile: p,
+		plan.Steps = append(plan.Steps, tpsbench.Step{Label: p.Shape.String(), Model: "m", Client: cl, Profile: p,
 			Workload: workload.Fixed{Prompt: "Explain AI", MaxTokens: maxTokens}})
 	}
 	var recs []*record.Record
@@ -193,12 +196,12 @@ func TestGroundTruth(t *testing.T) {
 		maxTokens int
 		source    string
 	}{
-		{"one request", scripted.Script{TTFT: 50 * time.Millisecond, Gap: 10 * time.Millisecond, RoleChunk: true, Usage: true}, true, load.Profile{Concurrency: 1, Requests: 1}, 30, record.SourceUsage},
-		{"64 concurrent streams", scripted.Script{TTFT: 30 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true}, true, load.Profile{Concurrency: 64, Requests: 64}, 20, record.SourceUsage},
-		{"multi-token chunks", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 3, Usage: true}, true, load.Profile{Concurrency: 4, Requests: 8}, 30, record.SourceUsage},
-		{"continuous usage", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 2, ContinuousUsage: true, Usage: true}, true, load.Profile{Concurrency: 2, Requests: 4}, 20, record.SourceUsage},
-		{"usage absent", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 10 * time.Millisecond}, true, load.Profile{Concurrency: 8, Requests: 16}, 20, record.SourceChunks},
-		{"not streamed", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 5 * time.Millisecond}, false, load.Profile{Concurrency: 2, Requests: 4}, 20, record.SourceUsage},
+		{"one request", scripted.Script{TTFT: 50 * time.Millisecond, Gap: 10 * time.Millisecond, RoleChunk: true, Usage: true}, true, load.Profile{Shape: load.Users{Count: 1}, Requests: 1}, 30, record.SourceUsage},
+		{"64 concurrent streams", scripted.Script{TTFT: 30 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true}, true, load.Profile{Shape: load.Users{Count: 64}, Requests: 64}, 20, record.SourceUsage},
+		{"multi-token chunks", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 3, Usage: true}, true, load.Profile{Shape: load.Users{Count: 4}, Requests: 8}, 30, record.SourceUsage},
+		{"continuous usage", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 2, ContinuousUsage: true, Usage: true}, true, load.Profile{Shape: load.Users{Count: 2}, Requests: 4}, 20, record.SourceUsage},
+		{"usage absent", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 10 * time.Millisecond}, true, load.Profile{Shape: load.Users{Count: 8}, Requests: 16}, 20, record.SourceChunks},
+		{"not streamed", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 5 * time.Millisecond}, false, load.Profile{Shape: load.Users{Count: 2}, Requests: 4}, 20, record.SourceUsage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -317,7 +320,7 @@ func TestSweepGroundTruth(t *testing.T) {
 
 func TestRateRunAchievesRate(t *testing.T) {
 	sc := scripted.Script{TTFT: 5 * time.Millisecond, Gap: 5 * time.Millisecond, Usage: true}
-	r := measure(t, sc, true, load.Profile{Rate: 100, Arrivals: load.Constant, Requests: 200}, 10, 0)
+	r := measure(t, sc, true, load.Profile{Shape: load.Rate{PerSecond: 100}, Requests: 200}, 10)
 	s := r.res.Steps[0]
 	if s.Requests.Completed != 200 {
 		t.Fatalf("completed %d", s.Requests.Completed)
@@ -343,8 +346,8 @@ func TestRecordsRoundTripGiveSameReport(t *testing.T) {
 	var buf bytes.Buffer
 	targets := metrics.Targets{List: []metrics.Target{{Name: metrics.TargetTTFT, Want: 100}, {Name: metrics.TargetSystemTPS, Want: 10}}}
 	plan := tpsbench.Plan{Clock: clock, Targets: targets, Records: record.NewWriter(&buf), Steps: []tpsbench.Step{
-		{Label: "a", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 8, Requests: 24, Warmup: 2}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 9}},
-		{Label: "b", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 2, Requests: 4}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 9}},
+		{Label: "a", Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 8}, Requests: 24, Warmup: 2}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 9}},
+		{Label: "b", Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 2}, Requests: 4}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 9}},
 	}}
 	res, err := tpsbench.Run(context.Background(), plan)
 	if err != nil {
@@ -378,7 +381,7 @@ func TestClientLoad(t *testing.T) {
 		}
 		defer cl.Close()
 		res, err := tpsbench.Run(context.Background(), tpsbench.Plan{ServerInProcess: inProcess, Steps: []tpsbench.Step{{
-			Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 4, Requests: 40},
+			Label: "s", Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 4}, Requests: 40},
 			Workload: workload.Fixed{Prompt: "p", MaxTokens: 20}}}})
 		if err != nil {
 			t.Fatal(err)
@@ -420,7 +423,7 @@ func TestHugeBudgetReservesNothing(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	res, err := tpsbench.Run(context.Background(), tpsbench.Plan{Steps: []tpsbench.Step{{
-		Label: "s", Model: "m", Client: cl, Profile: load.Profile{Concurrency: 2, Requests: 4},
+		Label: "s", Model: "m", Client: cl, Profile: load.Profile{Shape: load.Users{Count: 2}, Requests: 4},
 		Workload: workload.Fixed{Prompt: "p", MaxTokens: record.MaxTokens}}}})
 	if err != nil {
 		t.Fatal(err)

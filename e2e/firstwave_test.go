@@ -1,4 +1,4 @@
-package tpsbench_test
+package e2e_test
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestFirstWaveDueTogether(t *testing.T) {
 	var mu sync.Mutex
 	var lastHanded int64 // of the first wave
 	plan := tpsbench.Plan{Clock: clock, Steps: []tpsbench.Step{{Label: "s", Model: "m", Client: cl,
-		Profile: load.Profile{Concurrency: users, Requests: 2 * users}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 3}}},
+		Profile: load.Profile{Shape: load.Users{Count: users}, Requests: 2 * users}, Workload: workload.Fixed{Prompt: "p", MaxTokens: 3}}},
 		Observer: tpsbench.ObserverFuncs{
 			OnSend: func(r *record.Record) {
 				if r.Seq < users {
