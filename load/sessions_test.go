@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,6 +146,47 @@ func TestUsersThink(t *testing.T) {
 		}
 		if log.jobs[seq].Session != 0 {
 			t.Errorf("request %d in a session", seq)
+		}
+	}
+}
+
+// TestSessionsUnderACap: an open loop's sessions take a slot of the cap
+// for every turn, so no more than the cap are ever in flight, however
+// many sessions have started.
+func TestSessionsUnderACap(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	p := Profile{Shape: Rate{PerSecond: 500}, MaxInFlight: 2, Requests: 12, Sessions: Sessions{Turns: 3}}
+	recs := collect(Run(context.Background(), p, fake(5*time.Millisecond, &inFlight, &peak)))
+	if len(recs) != 12 || peak.Load() != 2 {
+		t.Errorf("%d records, peak %d in flight; want 12 under a cap of 2, reached", len(recs), peak.Load())
+	}
+}
+
+// TestSessionsRampUp: users ramping up with sessions each begin their
+// first session at their start (a user's second session comes after
+// its first two turns of 25 ms, past the others' starts), and the turns
+// due in the ramp are marked as its, those after it not.
+func TestSessionsRampUp(t *testing.T) {
+	log := &turnLog{jobs: map[int]Job{}, ends: map[int]time.Time{}}
+	u := Users{Count: 3, RampUp: 60 * time.Millisecond}
+	collect(Run(context.Background(), Profile{Shape: u, Duration: 200 * time.Millisecond, Sessions: Sessions{Turns: 2}}, log.do(25*time.Millisecond)))
+	var firsts []time.Time
+	ramp := 0
+	for _, j := range log.jobs {
+		if j.Phase == PhaseRampUp {
+			ramp++
+		}
+		if j.Turn == 1 {
+			firsts = append(firsts, j.Scheduled)
+		}
+	}
+	sort.Slice(firsts, func(a, b int) bool { return firsts[a].Before(firsts[b]) })
+	if len(firsts) < 3 || ramp == 0 || ramp == len(log.jobs) {
+		t.Fatalf("%d first turns, %d of %d turns the ramp's", len(firsts), ramp, len(log.jobs))
+	}
+	for w := 1; w < 3; w++ {
+		if gap := firsts[w].Sub(firsts[0]); gap < u.Start(w) {
+			t.Errorf("user %d's first session due %v after the first's, before its start %v", w, gap, u.Start(w))
 		}
 	}
 }
