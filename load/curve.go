@@ -22,9 +22,10 @@ type inverter interface {
 // curveArrivals lays gaps on c: start k comes where c's cumulative count
 // reaches the sum of k gaps drawn at one a second, so that the starts
 // follow the curve's rate exactly, spread as the gaps' process spreads
-// them (a time change of that process). Each says it was offered at
-// offered requests/s, the rate a report states for the step.
-func curveArrivals(c curve, gaps Gaps, seed uint64, offered float64) iter.Seq[Arrival] {
+// them (a time change of that process). Each says the rate it was
+// offered at, offered(t) requests/s at its t seconds: the rate a report
+// states for it.
+func curveArrivals(c curve, gaps Gaps, seed uint64, offered func(t float64) float64) iter.Seq[Arrival] {
 	return func(yield func(Arrival) bool) {
 		rng := arrivalRNG(seed)
 		x, t := 0.0, 0.0
@@ -35,7 +36,7 @@ func curveArrivals(c curve, gaps Gaps, seed uint64, offered float64) iter.Seq[Ar
 			if t = reach(c, x, t); t > maxCurveSeconds {
 				return // the curve never reaches x: it starts nothing more
 			}
-			if !yield(Arrival{At: time.Duration(t * float64(time.Second)), Rate: offered}) {
+			if !yield(Arrival{At: time.Duration(t * float64(time.Second)), Rate: offered(t)}) {
 				return
 			}
 		}

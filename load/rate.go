@@ -34,7 +34,7 @@ func (r Rate) Check() error {
 // Arrivals implements Pacer: the gaps laid on the rate, exactly, the
 // ramp's included; every start says the rate the step asked for.
 func (r Rate) Arrivals(seed uint64) iter.Seq[Arrival] {
-	return curveArrivals(r, r.Gaps, seed, r.PerSecond)
+	return curveArrivals(r, r.Gaps, seed, func(float64) float64 { return r.PerSecond })
 }
 
 func (r Rate) rampUp() time.Duration { return r.RampUp }

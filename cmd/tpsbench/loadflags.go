@@ -27,10 +27,14 @@ func parseLevels(s string) ([]int, error) {
 
 // profile builds one step's load from the flags as resolved, at the
 // step's level (a concurrency, a rate); a replayed trace is the shape
-// given, else the flags choose it (shape).
+// given, or --rate-shape's, else the flags choose it (shape).
 func (f *runFlags) profile(cfg *runConfig, given load.Shape, concurrency int, rate float64) (load.Profile, error) {
 	shape := given
-	if shape == nil {
+	switch {
+	case shape != nil:
+	case cfg.rateShape != nil:
+		shape = cfg.rateShape
+	default:
 		shape = f.shape(cfg, &concurrency, rate)
 	}
 	p := load.Profile{

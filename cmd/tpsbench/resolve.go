@@ -49,6 +49,7 @@ type runConfig struct {
 	levels               []int
 	levelSweep, sweeping bool
 	arrivals             load.Process
+	rateShape            load.Pacer // --rate-shape's, or nil
 	burstiness           float64
 	requests             int  // measured requests a step (0: by --duration or one batch)
 	embedded             bool // the run measures the embedded engine
@@ -103,6 +104,9 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		return nil, err
 	}
 	if c.arrivals, c.burstiness, err = resolveArrivals(f, changed); err != nil {
+		return nil, err
+	}
+	if c.rateShape, err = resolveRateShape(f, load.Gaps{Process: c.arrivals, Burstiness: c.burstiness}); err != nil {
 		return nil, err
 	}
 	if c.headers, err = parseHeaders(f.headers); err != nil {

@@ -67,6 +67,7 @@ type runFlags struct {
 	cancelDelay             time.Duration
 	rampStrategy            string
 	rampStart, rampEnd      float64
+	rateShape               string
 
 	requests    int
 	concurrency int

@@ -32,6 +32,7 @@ func (f *runFlags) defineShapeFlags(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.thinkTime, "think-time", 0, "the mean time from a turn's answer to the session's next (--turns); without --turns, each --concurrency user waits it between an answer and its next request (AIPerf's user-centric load)")
 	fl.DurationVar(&f.thinkStddev, "think-time-stddev", 0, "the standard deviation of think times (normal, cut at 0; drawn from --seed)")
 	fl.StringVar(&f.rampStrategy, "ramp-up-strategy", "", "linear or exponential: the request rate goes from --ramp-up-start-rps for the first request to --ramp-up-end-rps for the last, by request index, open loop (vLLM's flags); needs --requests, and --concurrency caps it. With --ramp-up-duration instead, how --concurrency users rise over it: one more at even steps, or doubling at even steps")
+	fl.StringVar(&f.rateShape, "rate-shape", "", rateShapeHelp())
 	fl.Float64Var(&f.rampStart, "ramp-up-start-rps", 0, "with --ramp-up-strategy: the first request's rate (requests/s)")
 	fl.Float64Var(&f.rampEnd, "ramp-up-end-rps", 0, "with --ramp-up-strategy: the last request's rate (requests/s)")
 	fl.Float64Var(&f.cancelRate, "request-cancellation-rate", 0, "percent of measured requests to cancel --request-cancellation-delay after their send, as users who leave mid-answer (AIPerf's flag; drawn from --seed): counted apart, out of every figure")
