@@ -14,6 +14,7 @@ var rateShapes = map[string]struct {
 	parse func(spec string, gaps load.Gaps) (load.Pacer, error)
 	spec  string // how the shape reads its SPEC, for help
 }{
+	"sine":   {pacer(load.ParseSine), load.SineSpec},
 	"stages": {pacer(load.ParseStages), load.StagesSpec},
 }
 
