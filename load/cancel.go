@@ -21,7 +21,7 @@ type Cancel struct {
 func (c Cancel) Check() error {
 	switch {
 	case !(c.Share >= 0 && c.Share <= 1):
-		return errors.New("the share of requests to cancel is from 0 to 1")
+		return errors.New("the share of requests to cancel is from 0 to 1 (0% to 100%)")
 	case c.After < 0:
 		return errors.New("the delay before a planned cancellation must not be negative")
 	case c.Share > 0 && c.After == 0:

@@ -12,7 +12,7 @@ import (
 // an open loop starts sessions where it starts requests. Profile.Requests
 // and Warmup count turns.
 type Sessions struct {
-	Turns int // 0 or 1: every request alone
+	Turns int // 0: every request alone
 	Think Think
 }
 
@@ -21,6 +21,8 @@ func (s Sessions) Check() error {
 	switch {
 	case s.Turns < 0:
 		return errors.New("turns must not be negative")
+	case s.Turns == 1:
+		return errors.New("a session of 1 turn is one request, as every request is: give 2 turns or more")
 	case s.Turns <= 1 && !s.Think.none():
 		return errors.New("a think time between turns goes with sessions of 2 turns or more")
 	}

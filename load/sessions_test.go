@@ -97,6 +97,7 @@ func TestSessionsValidate(t *testing.T) {
 	for _, p := range []Profile{
 		{Shape: Rate{PerSecond: 5}, Requests: 2, Sessions: Sessions{Think: Think{Mean: time.Second}}},
 		{Shape: Users{Count: 1}, Requests: 2, Sessions: Sessions{Turns: -1}},
+		{Shape: Users{Count: 1}, Requests: 2, Sessions: Sessions{Turns: 1}},
 		{Shape: Users{Count: 1}, Requests: 2, Sessions: Sessions{Turns: 2, Think: Think{Mean: -time.Second}}},
 	} {
 		if p.Validate() == nil {

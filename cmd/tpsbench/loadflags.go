@@ -206,3 +206,77 @@ const (
 	levelWaves       = 8
 	minLevelRequests = 16
 )
+
+// checkLoadFlags: the load's flags that only mean something beside
+// others, or that another makes meaningless; what a value itself may be
+// is the load package's to say (checkLoad).
+func checkLoadFlags(f *runFlags) error {
+	indexRamp := f.rampStrategy != "" && !f.usersRamp()
+	switch {
+	case f.rampStrategy == "" && (f.rampStart != 0 || f.rampEnd != 0):
+		return usagef("--ramp-up-start-rps and --ramp-up-end-rps go with --ramp-up-strategy")
+	case f.usersRamp() && (f.rampStart != 0 || f.rampEnd != 0):
+		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise; --ramp-up-start-rps and --ramp-up-end-rps ramp a rate by request without it: give one of the two")
+	case f.usersRamp() && (f.rate != 0 || f.sweepRates != "" || f.concurrency == 0):
+		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise: give --concurrency, not a rate (a rate's ramp-up is linear)")
+	case indexRamp && (f.rate != 0 || f.sweepRates != "" || f.sweep != "" || f.trace != "" || f.findMax):
+		return usagef("--ramp-up-strategy sets each request's rate itself: not with --rate, --sweep, --sweep-rates, --trace or --find-max")
+	case f.rampUp != 0 && (f.trace != "" || indexRamp):
+		return usagef("--ramp-up-duration raises a rate or users: not with --trace or a rate ramp by request (--ramp-up-start-rps)")
+	case f.turns == 0 && (f.thinkTime != 0 || f.thinkStddev != 0) && (f.rate != 0 || f.sweepRates != ""):
+		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
+	case math.IsInf(f.rate, 1) && f.requests == 0:
+		return usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
+	}
+	return nil
+}
+
+// checkLoad holds the values the load's flags make to the load package's
+// own rules before anything runs, each error named by its flags: a Go
+// program building the same values meets the same errors.
+func checkLoad(f *runFlags, c *runConfig) error {
+	for _, part := range []struct {
+		flags string
+		check func() error
+	}{
+		{"--arrivals", load.Gaps{Process: c.arrivals, Burstiness: c.burstiness}.Check},
+		{fmt.Sprintf("--turns %d", f.turns), load.Sessions{Turns: f.turns}.Check},
+		{"--think-time", load.Think{Mean: f.thinkTime, Stddev: f.thinkStddev}.Check},
+		{fmt.Sprintf("--request-cancellation-rate %g --request-cancellation-delay %v", f.cancelRate, f.cancelDelay), load.Cancel{Share: f.cancelRate / 100, After: f.cancelDelay}.Check},
+	} {
+		if err := part.check(); err != nil {
+			return usagef("%s: %v", part.flags, err)
+		}
+	}
+	if c.trace != nil {
+		return nil // its shape is the trace's, read when its step is built
+	}
+	rate := f.rate
+	switch {
+	case len(c.rates) > 0:
+		rate = c.rates[0]
+	case c.autoRates > 0:
+		rate = 1 // its rate steps are placed once the anchors ran: one stands for them
+	}
+	p, err := f.profile(c, nil, c.levels[0], rate)
+	if err != nil {
+		return usagef("%s: %v", shapeFlags(f, p.Shape), err)
+	}
+	return nil
+}
+
+// shapeFlags names the flags that made a load shape.
+func shapeFlags(f *runFlags, s load.Shape) string {
+	switch s.(type) {
+	case load.IndexRamp:
+		return fmt.Sprintf("--ramp-up-strategy %s --ramp-up-start-rps %g --ramp-up-end-rps %g", f.rampStrategy, f.rampStart, f.rampEnd)
+	case load.Rate:
+		if f.sweepRates != "" {
+			return "--sweep-rates " + f.sweepRates
+		}
+		return fmt.Sprintf("--rate %g", f.rate)
+	case load.Users:
+		return "--concurrency"
+	}
+	return "--rate-shape " + f.rateShape
+}

@@ -140,7 +140,7 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if c.rates, c.autoRates, c.flood, err = resolveSweepRates(f, changed, c.levelSweep); err != nil {
 		return nil, err
 	}
-	if err := checkRateBounds(f, c); err != nil {
+	if err := checkLoadFlags(f); err != nil {
 		return nil, err
 	}
 	// no server named, or an experiment across engines: the embedded engine,
@@ -175,6 +175,9 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		return nil, err
 	}
 	if c.shardI, c.shardN, err = parseShard(f.shard); err != nil {
+		return nil, err
+	}
+	if err := checkLoad(f, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -223,54 +226,8 @@ func checkWorkload(f *runFlags) error {
 		return usagef("--system-column, --output-column and the media columns map a dataset's columns: give --prompt-column too")
 	case f.columns.Prompt != "" && (f.multiTurn || f.replyLength):
 		return usagef("--prompt-column maps a dataset's own columns: --multi-turn and --sharegpt-output-len read ShareGPT files")
-	case f.turns < 0 || f.thinkTime < 0 || f.thinkStddev < 0:
-		return usagef("--turns, --think-time and --think-time-stddev must not be negative")
-	case f.turns == 1:
-		return usagef("--turns 1 is a session of one request, as every request is: give 2 or more")
-	case f.turns == 0 && (f.thinkTime > 0 || f.thinkStddev > 0) && (f.rate != 0 || f.sweepRates != ""):
-		return usagef("--think-time is a user's, from an answer to its next request: it goes with --turns, or with --concurrency users (no --rate)")
-	case f.rampStrategy != "" && f.rampStrategy != load.RampLinear && f.rampStrategy != load.RampExponential:
-		return usagef("--ramp-up-strategy %q: want linear or exponential", f.rampStrategy)
-	case f.usersRamp() && (f.rampStart != 0 || f.rampEnd != 0):
-		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise; --ramp-up-start-rps and --ramp-up-end-rps ramp a rate by request without it: give one of the two")
-	case f.usersRamp() && (f.rate != 0 || f.sweepRates != "" || f.concurrency == 0):
-		return usagef("with --ramp-up-duration, --ramp-up-strategy shapes how --concurrency users rise: give --concurrency, not a rate (a rate's ramp-up is linear)")
-	case f.rampStrategy == "" && (f.rampStart != 0 || f.rampEnd != 0):
-		return usagef("--ramp-up-start-rps and --ramp-up-end-rps go with --ramp-up-strategy")
-	case f.rampStrategy != "" && !f.usersRamp() && !(f.rampStart > 0 && f.rampEnd > 0 && !math.IsInf(f.rampStart, 0) && !math.IsInf(f.rampEnd, 0)):
-		return usagef("--ramp-up-strategy goes from --ramp-up-start-rps to --ramp-up-end-rps: give both, above 0")
-	case f.rampStrategy != "" && !f.usersRamp() && (f.rate != 0 || f.sweepRates != "" || f.sweep != "" || f.trace != "" || f.turns > 0 || f.findMax):
-		return usagef("--ramp-up-strategy sets each request's rate itself: not with --rate, --sweep, --sweep-rates, --trace, --turns or --find-max")
-	case f.rampStrategy != "" && !f.usersRamp() && f.requests == 0:
-		return usagef("--ramp-up-strategy goes from the first request to the last: give --requests")
-	case f.rampUp < 0 || f.coolDown < 0:
-		return usagef("--ramp-up-duration and --cool-down-duration must not be negative")
-	case f.coolDown > 0 && (f.duration == 0 || f.coolDown >= f.duration):
-		return usagef("--cool-down-duration is the end of a step's --duration: give a --duration longer than it")
-	case (f.rampUp > 0 || f.coolDown > 0) && (f.trace != "" || f.turns > 0 || (f.rampStrategy != "" && !f.usersRamp())):
-		return usagef("--ramp-up-duration and --cool-down-duration shape a rate or a concurrency: not with --trace, --turns or a rate ramp by request (--ramp-up-start-rps)")
-	case !(f.cancelRate >= 0 && f.cancelRate <= 100):
-		return usagef("--request-cancellation-rate is a percent, from 0 to 100")
-	case f.cancelRate > 0 && f.cancelDelay <= 0:
-		return usagef("--request-cancellation-rate needs --request-cancellation-delay, how long after its send a request is cancelled")
-	case f.cancelRate == 0 && f.cancelDelay != 0:
-		return usagef("--request-cancellation-delay goes with --request-cancellation-rate")
 	case f.turns > 0 && f.multiTurn:
 		return usagef("--multi-turn replays a ShareGPT file's own conversations: --turns makes synthetic ones, give one of them")
-	}
-	return nil
-}
-
-// checkRateBounds: an open-loop rate needs a bound, --requests or
-// --duration (checked before anything runs: an automatic sweep's rate
-// steps once refused only after its anchors had run), and --rate inf
-// sends every request at once, so it needs --requests.
-func checkRateBounds(f *runFlags, c *runConfig) error {
-	switch {
-	case math.IsInf(f.rate, 1) && c.requests == 0:
-		return usagef("--rate inf sends every request at once: give --requests (and --concurrency to cap them)")
-	case (f.rate > 0 || f.sweepRates != "") && c.requests == 0 && f.duration == 0:
-		return usagef("with --rate, give --requests or --duration")
 	}
 	return nil
 }
