@@ -32,22 +32,24 @@ const DefaultModel = "15m"
 // seconds, and past that into what looks like a hang.
 const MaxThreads = 1024
 
-// Options say what to serve and how.
+// Options say what to serve and how. Validate holds them to the rules
+// Load would find broken later, with the same words.
 type Options struct {
-	Model   string // a GGUF path, or a built-in shape (synth.ShapeNames)
+	Model   string // a GGUF path, or a built-in shape (ShapeNames)
 	Format  string // weight format of a built-in shape: f32, f16, q8_0, q4_0
 	Threads int    // 0: all cores
 	Seed    uint64 // dummy-weight seed of a built-in shape
-	// KVCache is what the KV cache holds: gguf.F32 (the zero value) or
-	// gguf.F16 (llama.Model.SetKVType)
-	KVCache gguf.TensorType
+	// KVCache is what the KV cache holds: "f32" ("" too) or "f16", half
+	// the memory, as llama.cpp's default cache (llama.Model.SetKVType)
+	KVCache string
 	Sched   sched.Options
 	// Reasoning makes the first Reasoning tokens of every chat answer
 	// reasoning (server.Server.Reasoning), as a reasoning model's are.
 	Reasoning int
-	// ThinkTags splits chat answers at their </think> tag into reasoning
-	// and content (server.Server.ThinkTags): DeepSeek-R1, Qwen3.
-	ThinkTags bool
+	// ReasoningParser splits chat answers at their </think> tag into
+	// reasoning and content (server.Server.ThinkTags), as vLLM's parsers
+	// of its names do: deepseek_r1 or qwen3; "" for none.
+	ReasoningParser string
 	// Pooling is how /v1/embeddings pools a prompt's hidden states (mean,
 	// last, cls); "" takes the file's <arch>.pooling_type, else last.
 	Pooling string
@@ -75,42 +77,12 @@ type Engine struct {
 // reads the served tokens late and in bursts: to measure token timing,
 // serve it from another process (tpsbench run starts `tpsbench serve`).
 func Load(opts Options) (*Engine, error) {
-	if opts.Threads < 0 || opts.Threads > MaxThreads {
-		return nil, fmt.Errorf("threads %d: want 0 (all cores) to %d", opts.Threads, MaxThreads)
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	var f *gguf.File
-	var name string
-	if p, err := synth.Lookup(opts.Model); err == nil && !strings.Contains(opts.Model, "/") && !fileExists(opts.Model) {
-		format := opts.Format
-		if format == "" {
-			format = "f32"
-		}
-		typ, err := gguf.ParseTensorType(format)
-		if err != nil {
-			return nil, err
-		}
-		b, err := synth.Bytes(p, typ, opts.Seed)
-		if err != nil {
-			return nil, err
-		}
-		if f, err = gguf.Parse(b); err != nil {
-			return nil, err
-		}
-		name = fmt.Sprintf("tpsbench-%s-%s", p.Name, strings.ToLower(typ.String()))
-	} else {
-		if opts.Format != "" {
-			return nil, errors.New("a weight format applies to built-in shapes; a GGUF file has its own")
-		}
-		if f, err = gguf.Open(opts.Model); err != nil {
-			if os.IsNotExist(errors.Unwrap(err)) || errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("model %q is neither a file nor a built-in shape (%s)", opts.Model, strings.Join(synth.ShapeNames(), ", "))
-			}
-			return nil, err
-		}
-		name = strings.TrimSuffix(filepath.Base(opts.Model), filepath.Ext(opts.Model))
+	f, name, err := openModel(opts.Model, opts.Format, opts.Seed)
+	if err != nil {
+		return nil, err
 	}
 	e, err := FromFile(f, name, opts)
 	if err != nil {
@@ -118,6 +90,39 @@ func Load(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("loading %s: %w", opts.Model, err)
 	}
 	return e, nil
+}
+
+// openModel opens a model as Options name it: a built-in shape made in
+// format (f32 by default) with seed's weights, unless a file of its name
+// is there, else a GGUF file. name is what the server calls it.
+func openModel(model, format string, seed uint64) (f *gguf.File, name string, err error) {
+	if model == "" {
+		model = DefaultModel
+	}
+	if p, err := synth.Lookup(model); err == nil && !strings.Contains(model, "/") && !fileExists(model) {
+		typ, err := formatOf(format)
+		if err != nil {
+			return nil, "", err
+		}
+		b, err := synth.Bytes(p, typ, seed)
+		if err != nil {
+			return nil, "", err
+		}
+		if f, err = gguf.Parse(b); err != nil {
+			return nil, "", err
+		}
+		return f, fmt.Sprintf("tpsbench-%s-%s", p.Name, strings.ToLower(typ.String())), nil
+	}
+	if format != "" {
+		return nil, "", errors.New("a weight format applies to built-in shapes; a GGUF file has its own")
+	}
+	if f, err = gguf.Open(model); err != nil {
+		if os.IsNotExist(errors.Unwrap(err)) || errors.Is(err, os.ErrNotExist) {
+			return nil, "", notAModel(model)
+		}
+		return nil, "", err
+	}
+	return f, strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)), nil
 }
 
 func fileExists(path string) bool {
@@ -133,7 +138,12 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.SetKVType(opts.KVCache); err != nil {
+	kv, err := kvTypeOf(opts.KVCache)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	if err := m.SetKVType(kv); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -149,7 +159,7 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	s := sched.New(m, opts.Sched)
 	srv := server.New(name, m, tok, s)
 	srv.Reasoning = opts.Reasoning
-	srv.ThinkTags = opts.ThinkTags
+	srv.ThinkTags = opts.ReasoningParser != ""
 	srv.Pooling = opts.Pooling
 	if srv.Pooling == "" {
 		srv.Pooling = filePooling(f)

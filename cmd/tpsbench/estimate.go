@@ -5,14 +5,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/engine/llama"
-	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/roofline"
 )
@@ -235,35 +234,23 @@ func estimateModel(name, dtype string) (roofline.Model, float64, error) {
 	if m, err := roofline.FindModel(name); err == nil {
 		return m, 0, nil
 	}
-	var f *gguf.File
-	if p, err := synth.Lookup(name); err == nil {
-		typ, err := gguf.ParseTensorType(dtype)
-		if err != nil {
-			return roofline.Model{}, 0, usagef("--dtype %q for a built-in shape: want f32, f16, q8_0 or q4_0", dtype)
-		}
-		b, err := synth.Bytes(p, typ, 1)
-		if err != nil {
+	if !slices.Contains(engine.ShapeNames(), name) {
+		if _, err := os.Stat(name); err != nil {
+			_, err := roofline.FindModel(name)
 			return roofline.Model{}, 0, usageError{err}
 		}
-		if f, err = gguf.Parse(b); err != nil {
-			return roofline.Model{}, 0, err
-		}
-		name = p.Name + "-" + strings.ToLower(typ.String())
-	} else if _, statErr := os.Stat(name); statErr == nil {
-		if f, err = gguf.Open(name); err != nil {
-			return roofline.Model{}, 0, err
-		}
-		defer f.Close()
-	} else {
-		_, err := roofline.FindModel(name)
-		return roofline.Model{}, 0, usageError{err}
+		dtype = "" // a file's own
+	} else if err := (engine.Options{Model: name, Format: dtype}).Validate(); err != nil {
+		return roofline.Model{}, 0, usagef("--dtype %q for a built-in shape: %v", dtype, err)
 	}
-	lm, err := llama.Load(f, 1)
+	d, err := engine.Describe(name, dtype, 1)
 	if err != nil {
 		return roofline.Model{}, 0, err
 	}
-	defer lm.Close()
-	c := lm.Config
-	return roofline.Model{Name: name, Params: float64(lm.Params()), Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim()},
-		float64(lm.BytesPerToken()), nil
+	if dtype != "" {
+		name = strings.TrimPrefix(d.Name, "tpsbench-")
+	}
+	c := d.Config
+	return roofline.Model{Name: name, Params: float64(d.Params), Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: c.HeadDim()},
+		float64(d.BytesPerToken), nil
 }

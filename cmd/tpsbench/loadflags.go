@@ -239,7 +239,6 @@ func checkLoad(f *runFlags, c *runConfig) error {
 		flags string
 		check func() error
 	}{
-		{"--arrivals", load.Gaps{Process: c.arrivals, Burstiness: c.burstiness}.Check},
 		{fmt.Sprintf("--turns %d", f.turns), load.Sessions{Turns: f.turns}.Check},
 		{"--think-time", load.Think{Mean: f.thinkTime, Stddev: f.thinkStddev}.Check},
 		{fmt.Sprintf("--request-cancellation-rate %g --request-cancellation-delay %v", f.cancelRate, f.cancelDelay), load.Cancel{Share: f.cancelRate / 100, After: f.cancelDelay}.Check},

@@ -121,7 +121,7 @@ func TestErrors(t *testing.T) {
 	// before an engine is started
 	for _, args := range [][]string{{"run", "--engine-model", "nosuch"}, {"serve", "--model", t.TempDir()}} {
 		code, _, errs = cli(t, args...)
-		if code != exitUsage || !strings.Contains(errs, "neither a GGUF file nor a built-in shape") {
+		if code != exitUsage || !strings.Contains(errs, "neither a file nor a built-in shape") {
 			t.Errorf("%v: exit %d %q", args, code, errs)
 		}
 	}

@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/engine/llama"
-	"github.com/tpsbench/tpsbench/engine/synth"
+	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/internal/outfile"
 )
 
@@ -29,16 +27,11 @@ func newSynthCmd() *cobra.Command {
 		Short: "Write a llama GGUF model with deterministic dummy weights (same shape and seed, same bytes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := synth.Lookup(shape)
-			if err != nil {
-				return usageError{err}
+			if !slices.Contains(engine.ShapeNames(), shape) {
+				return usagef("--shape %q: want %s", shape, strings.Join(engine.ShapeNames(), ", "))
 			}
-			typ, err := gguf.ParseTensorType(dtype)
-			if err != nil {
-				return usageError{fmt.Errorf("--dtype: %w", err)}
-			}
-			if err := synth.CheckFormat(typ); err != nil {
-				return usageError{fmt.Errorf("--dtype: %w", err)}
+			if err := (engine.Options{Model: shape, Format: dtype}).Validate(); err != nil {
+				return usagef("--dtype: %v", err)
 			}
 			if out == "" {
 				return usagef("-o FILE is required")
@@ -53,13 +46,13 @@ func newSynthCmd() *cobra.Command {
 				return err
 			}
 			defer f.Abort()
-			if err := synth.Write(f, p, typ, seed); err != nil {
+			if err := engine.WriteShape(f, shape, dtype, seed); err != nil {
 				return fmt.Errorf("writing %s: %w", out, err)
 			}
 			return f.Commit()
 		},
 	}
-	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: "+strings.Join(synth.ShapeNames(), ", "))
+	cmd.Flags().StringVar(&shape, "shape", "15m", "model shape: "+strings.Join(engine.ShapeNames(), ", "))
 	// --preset was this flag's name; "preset" now means only the engine's
 	// scheduler settings
 	cmd.Flags().StringVar(&shape, "preset", "15m", "")
@@ -77,48 +70,28 @@ func newInfoCmd() *cobra.Command {
 		Short: "Show a GGUF model's architecture, shapes, weight formats, parameters and bytes read per token",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := gguf.Open(args[0])
+			d, err := engine.Describe(args[0], "", 0)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
 			w := cmd.OutOrStdout()
-			arch, _ := f.String("general.architecture")
-			name, _ := f.String("general.name")
-			fmt.Fprintf(w, "File: %s (GGUF v%d, %d tensors, %d metadata keys)\n", args[0], f.Version, len(f.Tensors), len(f.Metadata))
-			fmt.Fprintf(w, "Architecture: %s\nName: %s\n", arch, name)
-			formats := map[string]uint64{}
-			for _, t := range f.Tensors {
-				formats[t.Type.String()] += t.Elements()
-			}
-			var fs []string
-			for k, n := range formats {
-				fs = append(fs, fmt.Sprintf("%s (%d elements)", k, n))
-			}
-			sort.Strings(fs)
-			fmt.Fprintf(w, "Weight formats: %v\n", fs)
-			c, err := llama.ConfigFromGGUF(f)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
+			fmt.Fprintf(w, "File: %s (GGUF v%d, %d tensors, %d metadata keys)\n", args[0], d.Version, d.Tensors, d.MetadataKeys)
+			fmt.Fprintf(w, "Architecture: %s\nName: %s\n", d.Architecture, d.FileName)
+			fmt.Fprintf(w, "Weight formats: %v\n", d.Formats)
+			c := d.Config
 			tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "Embedding\t%d\nFeed-forward\t%d\nLayers\t%d\nHeads\t%d (key/value %d, head size %d)\nVocabulary\t%d\nContext\t%d\n",
 				c.Dim, c.Hidden, c.Layers, c.Heads, c.KVHeads, c.HeadDim(), c.Vocab, c.Context)
 			tw.Flush()
-			m, err := llama.Load(f, 1)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			defer m.Close()
-			fmt.Fprintf(w, "Parameters: %d (%.1f M)\n", m.Params(), float64(m.Params())/1e6)
-			read, file := m.BytesPerToken(), m.FileBytesPerToken()
+			fmt.Fprintf(w, "Parameters: %d (%.1f M)\n", d.Params, float64(d.Params)/1e6)
+			read, file := d.BytesPerToken, d.FileBytesPerToken
 			fmt.Fprintf(w, "Bytes read per generated token: %d (%s)", read, mib(read))
 			if read != file {
 				// packed or repacked for this CPU's kernels
 				fmt.Fprintf(w, " as the engine lays the weights out on this CPU; %d (%s) in the file's formats", file, mib(file))
 			}
-			kv := 2 * c.Layers * c.KVDim() // keys and values, each position
-			fmt.Fprintf(w, "\nKV cache: %d bytes a position in F32 (the engine's default), %d in F16 (--kv-cache-dtype f16, llama.cpp's default)\n", 4*kv, 2*kv)
+			kv := d.KVBytesPerPosition // keys and values, each position, in F32
+			fmt.Fprintf(w, "\nKV cache: %d bytes a position in F32 (the engine's default), %d in F16 (--kv-cache-dtype f16, llama.cpp's default)\n", kv, kv/2)
 			return nil
 		},
 	}

@@ -104,7 +104,7 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 		return nil, err
 	}
 	if c.arrivals, c.burstiness, err = resolveArrivals(f, changed); err != nil {
-		return nil, err
+		return nil, usagef("--arrivals %s --burstiness %g: %v", c.arrivals, c.burstiness, err)
 	}
 	if c.rateShape, err = resolveRateShape(f, load.Gaps{Process: c.arrivals, Burstiness: c.burstiness}); err != nil {
 		return nil, err
@@ -322,27 +322,18 @@ func checkCounts(f *runFlags) error {
 		f.output.force)
 }
 
-// resolveArrivals: --burstiness alone means gamma arrivals; gamma without
-// it is Poisson's shape (burstiness 1, vLLM's default); the other
-// processes have no burstiness to set.
+// resolveArrivals: --burstiness alone means gamma arrivals, and gamma
+// without it is Poisson's shape (burstiness 1, vLLM's default); which
+// go together is load.Gaps's to say (checkLoad).
 func resolveArrivals(f *runFlags, changed func(string) bool) (load.Process, float64, error) {
 	arrivals, burstiness := load.Process(f.arrivals), f.burstiness
 	if changed("burstiness") && !changed("arrivals") {
 		arrivals = load.Gamma
 	}
-	switch arrivals {
-	case load.Gamma:
-		if !changed("burstiness") {
-			burstiness = 1
-		}
-	case load.Poisson, load.Constant:
-		if changed("burstiness") {
-			return "", 0, usagef("--burstiness shapes gamma arrivals: drop --arrivals %s", f.arrivals)
-		}
-	default:
-		return "", 0, usagef("--arrivals %q: want poisson, constant or gamma", f.arrivals)
+	if arrivals == load.Gamma && !changed("burstiness") {
+		burstiness = 1
 	}
-	return arrivals, burstiness, nil
+	return arrivals, burstiness, load.Gaps{Process: arrivals, Burstiness: burstiness}.Check()
 }
 
 // resolveLevels gives the concurrency levels, and whether they sweep:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -12,9 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/engine"
-	"github.com/tpsbench/tpsbench/engine/gguf"
-	"github.com/tpsbench/tpsbench/engine/sched"
-	"github.com/tpsbench/tpsbench/engine/synth"
 )
 
 // engineFlags choose and size the embedded engine.
@@ -47,7 +43,7 @@ func (e *engineFlags) register(cmd *cobra.Command, prefix string) {
 // arguments run starts its engine process with (serveArgs) all come
 // from it.
 func (e *engineFlags) define(f *pflag.FlagSet, prefix string) {
-	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: "+strings.Join(synth.ShapeNames(), ", "))
+	f.StringVar(&e.model, prefix+"model", engine.DefaultModel, "a GGUF file, or a built-in shape with dummy weights: "+strings.Join(engine.ShapeNames(), ", "))
 	f.StringVar(&e.format, prefix+"dtype", "", "weight format of a built-in shape: f32 (default), f16, q8_0, q4_0")
 	f.IntVar(&e.threads, prefix+"threads", 0, "threads for the engine's matrix products (default: all cores)")
 	f.IntVar(&e.maxSeqs, prefix+"max-num-seqs", 16, "sequences decoding together (continuous batching); more requests wait in a queue")
@@ -81,63 +77,37 @@ func (e engineFlags) with(o engine.Options) engineFlags {
 }
 
 func (e *engineFlags) options() (engine.Options, error) {
-	if e.threads < 0 || e.threads > engine.MaxThreads {
-		return engine.Options{}, usagef("engine threads: want 0 (all cores) to %d", engine.MaxThreads)
-	}
-	if e.maxSeqs < 0 {
-		return engine.Options{}, usagef("engine max-num-seqs must not be negative")
-	}
-	if _, err := synth.Lookup(e.model); err != nil {
-		if st, serr := os.Stat(e.model); serr != nil || st.IsDir() {
-			// a typo, not a failure of the engine's: said as a usage error
-			return engine.Options{}, usagef("model %q: neither a GGUF file nor a built-in shape (%s)", e.model, strings.Join(synth.ShapeNames(), ", "))
-		}
-	}
-	if e.format != "" {
-		typ, err := gguf.ParseTensorType(e.format)
-		if err != nil || !slices.Contains(synth.Formats, typ) {
-			return engine.Options{}, usagef("weight format %q: want f32, f16, q8_0 or q4_0", e.format)
-		}
-	}
 	if e.kvCacheMB < 1 {
 		return engine.Options{}, usagef("kv-cache-mb must be at least 1")
 	}
-	kv, err := gguf.ParseTensorType(e.kvDtype)
-	if err != nil || (kv != gguf.F32 && kv != gguf.F16) {
-		return engine.Options{}, usagef("kv-cache-dtype %q: want f32 or f16", e.kvDtype)
-	}
-	if e.reasoning < 0 {
-		return engine.Options{}, usagef("engine reasoning must not be negative")
-	}
-	if e.pooling != "" && e.pooling != sched.PoolMean && e.pooling != sched.PoolLast && e.pooling != sched.PoolCLS {
-		return engine.Options{}, usagef("pooling %q: want mean, last or cls", e.pooling)
-	}
-	if e.parser != "" && e.parser != "deepseek_r1" && e.parser != "qwen3" {
-		return engine.Options{}, usagef("reasoning parser %q: want deepseek_r1 or qwen3", e.parser)
-	}
-	opts := sched.Options{MaxSeqs: e.maxSeqs, ChunkedPrefill: e.chunked, MaxPrefillTokens: e.maxPrefill,
-		PrefixCaching: e.prefix, PrefixCacheBytes: e.kvCacheMB << 20}
+	opts := engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, KVCache: e.kvDtype,
+		Reasoning: e.reasoning, ReasoningParser: e.parser, Pooling: e.pooling}
+	opts.Sched.MaxSeqs, opts.Sched.ChunkedPrefill, opts.Sched.MaxPrefillTokens = e.maxSeqs, e.chunked, e.maxPrefill
+	opts.Sched.PrefixCaching, opts.Sched.PrefixCacheBytes = e.prefix, e.kvCacheMB<<20
 	if e.preset != "" {
-		p, ok := engine.Presets[e.preset]
-		if !ok {
-			return engine.Options{}, usagef("engine preset %q: want throughput or latency", e.preset)
+		p, err := engine.Preset(e.preset)
+		if err != nil {
+			return opts, usageError{err}
 		}
 		// flags given explicitly override the preset
 		if !e.changed("max-num-seqs") {
-			opts.MaxSeqs = p.MaxSeqs
+			opts.Sched.MaxSeqs = p.MaxSeqs
 		}
 		if !e.changed("enable-chunked-prefill") {
-			opts.ChunkedPrefill = p.ChunkedPrefill
+			opts.Sched.ChunkedPrefill = p.ChunkedPrefill
 		}
 		if !e.changed("max-prefill-tokens") && p.MaxPrefillTokens > 0 {
-			opts.MaxPrefillTokens = p.MaxPrefillTokens
+			opts.Sched.MaxPrefillTokens = p.MaxPrefillTokens
 		}
-		opts.StallFactor = p.StallFactor
+		opts.Sched.StallFactor = p.StallFactor
 	}
-	if opts.MaxPrefillTokens < 1 {
-		return engine.Options{}, usagef("max-prefill-tokens must be at least 1")
+	if opts.Sched.MaxPrefillTokens < 1 {
+		return opts, usagef("max-prefill-tokens must be at least 1")
 	}
-	return engine.Options{Model: e.model, Format: e.format, Threads: e.threads, Seed: e.seed, KVCache: kv, Sched: opts, Reasoning: e.reasoning, ThinkTags: e.parser != "", Pooling: e.pooling}, nil
+	if err := opts.Validate(); err != nil {
+		return opts, usageError{err} // a typo, not a failure of the engine's
+	}
+	return opts, nil
 }
 
 func newServeCmd() *cobra.Command {
