@@ -105,16 +105,8 @@ func (r *Result) Pass() bool { return metrics.Pass(r.Steps) }
 // error is about the plan or the records file; request failures are
 // figures, not errors.
 func Run(ctx context.Context, plan Plan) (*Result, error) {
-	if len(plan.Steps) == 0 {
-		return nil, fmt.Errorf("the plan has no steps")
-	}
-	for i, s := range plan.Steps {
-		if err := s.Profile.Validate(); err != nil {
-			return nil, fmt.Errorf("step %d (%s): %w", i, s.Label, err)
-		}
-		if s.Client == nil || s.Workload == nil {
-			return nil, fmt.Errorf("step %d (%s): needs a client and a workload", i, s.Label)
-		}
+	if err := plan.Validate(); err != nil {
+		return nil, err
 	}
 	if err := checkOpenFiles(plan.Steps, plan.ServerInProcess); err != nil {
 		return nil, err

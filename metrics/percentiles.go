@@ -16,18 +16,32 @@ func ParsePercentiles(s string) ([]float64, error) {
 	var qs []float64
 	for _, f := range strings.Split(s, ",") {
 		q, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(q > 0 && q <= 100) {
+		if err != nil {
 			return nil, fmt.Errorf("%q: want percentiles above 0 and at most 100, such as 50,90,99,99.9", strings.TrimSpace(f))
 		}
 		qs = append(qs, q)
 	}
 	sort.Float64s(qs)
-	for i := 1; i < len(qs); i++ {
-		if qs[i] == qs[i-1] {
-			return nil, fmt.Errorf("%v is given twice", qs[i])
-		}
+	if err := CheckPercentiles(qs); err != nil {
+		return nil, err
 	}
 	return qs, nil
+}
+
+// CheckPercentiles says what is wrong with percentiles to report besides
+// the usual ones, if anything: each above 0 and at most 100, none twice.
+func CheckPercentiles(qs []float64) error {
+	seen := map[float64]bool{}
+	for _, q := range qs {
+		if !(q > 0 && q <= 100) {
+			return fmt.Errorf("percentile %v: want percentiles above 0 and at most 100, such as 50,90,99,99.9", q)
+		}
+		if seen[q] {
+			return fmt.Errorf("percentile %v is given twice", q)
+		}
+		seen[q] = true
+	}
+	return nil
 }
 
 // PercentileKey names percentile q in Dist.Percentiles: "p75", "p99.9".

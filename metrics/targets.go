@@ -28,6 +28,20 @@ type Target struct {
 	UseCase string `json:"use_case,omitempty"`
 }
 
+// Check says what is wrong with the target, if anything: a name of the
+// known ones and a positive value.
+func (t Target) Check() error {
+	switch t.Name {
+	case TargetTTFT, TargetTPOT, TargetE2E, TargetRequestTPS, TargetDecodeTPS, TargetSystemTPS:
+	default:
+		return fmt.Errorf("target %q: unknown (want ttft, tpot, e2e, request_tps, decode_tps or system_tps)", t.Name)
+	}
+	if t.Want <= 0 || math.IsNaN(t.Want) || math.IsInf(t.Want, 0) {
+		return fmt.Errorf("target %s: want a positive value", t.Name)
+	}
+	return nil
+}
+
 // higher reports whether a larger value is better for the target.
 func (t Target) higher() bool {
 	return t.Name == TargetRequestTPS || t.Name == TargetDecodeTPS || t.Name == TargetSystemTPS
@@ -52,6 +66,20 @@ type Targets struct {
 
 // DefaultShare is the share of requests that must meet a per-request target.
 const DefaultShare = 0.99
+
+// Check says what is wrong with the targets, if anything: the share of
+// requests that must meet them, and each target's own values.
+func (ts Targets) Check() error {
+	if !(ts.Share >= 0 && ts.Share <= 1) {
+		return fmt.Errorf("a share of requests meeting the targets of %v: want above 0 and at most 1 (0: %v)", ts.Share, DefaultShare)
+	}
+	for _, t := range ts.List {
+		if err := t.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (ts Targets) share() float64 {
 	if ts.Share <= 0 {
@@ -103,11 +131,9 @@ func ParseSLO(s string) ([]Target, error) {
 				return nil, fmt.Errorf("target %s=%q: want tokens per second", t.Name, val)
 			}
 			t.Want = f
-		default:
-			return nil, fmt.Errorf("target %q: unknown (want ttft, tpot, e2e, request_tps, decode_tps or system_tps)", t.Name)
 		}
-		if t.Want <= 0 || math.IsNaN(t.Want) || math.IsInf(t.Want, 0) {
-			return nil, fmt.Errorf("target %s: want a positive value", t.Name)
+		if err := t.Check(); err != nil {
+			return nil, err
 		}
 		out = append(out, t)
 	}

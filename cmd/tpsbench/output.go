@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
@@ -58,18 +59,9 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 	if !(o.costPerHour >= 0) || math.IsInf(o.costPerHour, 1) {
 		return metrics.Targets{}, usagef("--cost-per-hour %v: want dollars an hour, 0 or more", o.costPerHour)
 	}
-	if o.slice < 0 || (o.slice > 0 && o.slice < time.Millisecond) {
-		return metrics.Targets{}, usagef("--slice-duration %v: want 1ms or more", o.slice)
-	}
 	var err error
 	if o.percentileList, err = metrics.ParsePercentiles(o.percentiles); err != nil {
 		return metrics.Targets{}, usageError{fmt.Errorf("--percentiles: %w", err)}
-	}
-	if o.sloShare <= 0 || o.sloShare > 1 {
-		return metrics.Targets{}, usagef("--slo-share %v: want a share above 0 and at most 1", o.sloShare)
-	}
-	if !(o.maxErrorRate >= 0 && o.maxErrorRate <= 1) {
-		return metrics.Targets{}, usagef("--max-error-rate %v: want a share from 0 to 1", o.maxErrorRate)
 	}
 	ts := metrics.Targets{Share: o.sloShare}
 	for _, u := range o.targetUse {
@@ -84,6 +76,11 @@ func (o *outputFlags) targets() (metrics.Targets, error) {
 		return ts, usageError{fmt.Errorf("--slo: %w", err)}
 	}
 	ts.List = append(ts.List, custom...)
+	// the settings a report shares with a run's plan, to its rules
+	settings := tpsbench.Plan{Targets: ts, Convention: o.convention, Percentiles: o.percentileList, SliceDuration: o.slice, MaxErrorRate: o.maxErrorRate}
+	if err := settings.CheckSettings(); err != nil {
+		return ts, usageError{err}
+	}
 	return ts, nil
 }
 

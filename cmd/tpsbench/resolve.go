@@ -103,6 +103,9 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if c.targets, err = f.output.targets(); err != nil {
 		return nil, err
 	}
+	if err := f.planSettings(c).CheckSettings(); err != nil {
+		return nil, usageError{err}
+	}
 	if c.arrivals, c.burstiness, err = resolveArrivals(f, changed); err != nil {
 		return nil, usagef("--arrivals %s --burstiness %g: %v", c.arrivals, c.burstiness, err)
 	}

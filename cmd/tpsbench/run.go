@@ -211,27 +211,13 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 // what the plan measures and the views that watch it, runs it, and
 // renders what it measured.
 func runRun(cmd *cobra.Command, f *runFlags) error {
-	if f.scenario != "" {
-		if err := applyScenario(cmd.Flags(), f.scenario); err != nil {
-			return err
-		}
-	}
-	if err := f.applyMaxConcurrency(cmd.Flags()); err != nil {
-		return err
-	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	cfg, err := resolve(f, cmd.Flags().Changed)
+	cfg, err := f.resolveCommand(cmd)
 	if err != nil {
 		return err
 	}
-	if (cfg.levelSweep || f.factor != "") && cfg.requests == 0 && f.duration == 0 && !f.quiet {
-		fmt.Fprintf(stderr, "each level: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
-	}
-	client.UseTLS(cfg.tls) // detection, model lists, /tokenize and scrapes too
 	key := os.Getenv(cfg.apiKeyEnv)
 	ctx, abort, caught, stop := interruptible(cmd.Context())
 	defer stop()
-
 	phases, autoRates, engines, err := f.phases(cmd, cfg)
 	if err != nil {
 		return err
@@ -242,63 +228,33 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if tgts == nil {
-		if err := f.waitReady(ctx, cfg, key, stderr); err != nil {
-			return err
-		}
-		if tgts, err = f.parseTargets(ctx, stderr, cfg.specs, key, cfg.headers); err != nil {
+		if tgts, err = f.serverTargets(ctx, cfg, key, cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 	}
 	clock := record.NewClock()
-	steps, err := f.newStepBuilder(ctx, cfg, tgts, key, clock, stdout, stderr)
+	steps, err := f.newStepBuilder(ctx, cfg, tgts, key, clock, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer steps.close()
-	plan := tpsbench.Plan{Energy: f.energyMeter(cfg.headers), Targets: cfg.targets, Clock: clock, Convention: f.output.convention, Percentiles: f.output.percentileList, SliceDuration: f.output.slice, Abort: abort, MaxErrors: f.maxErrors, MaxErrorRate: f.output.maxErrorRate}
-	if !f.findMax { // find-max builds its steps as it searches
-		if plan.Steps, err = steps.buildAll(tgts, phases); err != nil {
-			return err
-		}
-	}
-	if plan.ServerMetrics, err = f.serverMetrics(tgts, engineURLs, key, cfg.headers); err != nil {
-		return err
-	}
-	closeRecords, err := f.openRecords(&plan)
+	plan := f.planSettings(cfg)
+	plan.Energy, plan.Clock, plan.Abort = f.energyMeter(cfg.headers), clock, abort
+	closeOutputs, err := f.wirePlan(ctx, &plan, cfg, steps, tgts, phases, engineURLs, key, autoRates, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	defer closeRecords()
-	observers := f.liveViews(ctx, stderr, len(plan.Steps)*f.repeat+autoRates)
-	if steps.tokens != nil {
-		observers = append(observers, steps.tokens)
-	}
-	if len(observers) > 0 {
-		plan.Observer = observers
-	}
+	defer closeOutputs()
 	sess := tpsbench.NewSession(plan) // every strategy's steps get the outputs wired above
 	if err := sess.Start(); err != nil {
 		return err
 	}
 	defer sess.Close() // the exporter serves until the report is out
-	f.waitForStart(ctx, cfg.startAt, stderr)
+	f.waitForStart(ctx, cfg.startAt, cmd.ErrOrStderr())
 	if f.findMax {
 		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
 	}
-	var res *tpsbench.Result
-	var runErr error
-	if f.repeat > 1 {
-		res, f.repeats, runErr = sess.Repeat(ctx, plan.Steps, f.repeat)
-	} else {
-		res, runErr = sess.Run(ctx, plan.Steps)
-	}
-	if err := replayErrors(steps.replays, stderr, f.quiet); runErr == nil {
-		runErr = err
-	}
-	note := ""
-	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
-		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, tgts[0], autoRates)
-	}
+	res, note, runErr := f.measure(ctx, cmd, sess, plan.Steps, steps, tgts[0], autoRates)
 	sess.Finish() // the live view ends before the report prints
 	f.sent = steps.sent
 	return f.finish(cmd, res, note, runErr, steps.tokens, caught)
@@ -352,4 +308,11 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 		return exitCode(exitInterrupted)
 	}
 	return renderErr
+}
+
+// planSettings is what the flags make of the settings a plan's steps
+// share; resolve holds them to the library's rules before anything runs.
+func (f *runFlags) planSettings(cfg *runConfig) tpsbench.Plan {
+	return tpsbench.Plan{Targets: cfg.targets, Convention: f.output.convention, Percentiles: f.output.percentileList,
+		SliceDuration: f.output.slice, MaxErrors: f.maxErrors, MaxErrorRate: f.output.maxErrorRate}
 }
