@@ -19,7 +19,7 @@ import (
 type noClient struct{}
 
 func (noClient) Do(context.Context, *client.Request, *record.Record) {}
-func (noClient) Clock() *record.Clock                                 { return nil }
+func (noClient) Clock() *record.Clock                                { return nil }
 
 // TestPlanValidate: a plan's settings and steps out of range are refused
 // before anything is sent, each saying what it is.
@@ -36,7 +36,9 @@ func TestPlanValidate(t *testing.T) {
 	}{
 		{"no steps", func(p *tpsbench.Plan) { p.Steps = nil }},
 		{"a client and a workload", func(p *tpsbench.Plan) { p.Steps = []tpsbench.Step{{Label: "s", Profile: step.Profile}} }},
-		{"a profile needs a shape", func(p *tpsbench.Plan) { p.Steps = []tpsbench.Step{{Label: "s", Client: noClient{}, Workload: step.Workload}} }},
+		{"a profile needs a shape", func(p *tpsbench.Plan) {
+			p.Steps = []tpsbench.Step{{Label: "s", Client: noClient{}, Workload: step.Workload}}
+		}},
 		{"slice duration", func(p *tpsbench.Plan) { p.SliceDuration = time.Microsecond }},
 		{"slice duration", func(p *tpsbench.Plan) { p.SliceDuration = -time.Second }},
 		{"max errors", func(p *tpsbench.Plan) { p.MaxErrors = -1 }},
