@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tpsbench/tpsbench"
 )
 
@@ -19,7 +17,7 @@ func (f *runFlags) ratePhases(cfg *runConfig) []phase {
 	}
 	var phases []phase
 	for _, r := range cfg.rates {
-		phases = append(phases, phase{concurrency: f.concurrency, rate: r})
+		phases = append(phases, phase{concurrency: cfg.levels[0], rate: r})
 	}
 	return phases
 }
@@ -28,13 +26,10 @@ func (f *runFlags) ratePhases(cfg *runConfig) []phase {
 // its synchronous and throughput steps (anchors) on the run's session; it
 // returns every step, anchors first, and a note of where the rates came
 // from.
-func (f *runFlags) runRatesBetween(ctx context.Context, cmd *cobra.Command, sess *tpsbench.Session, anchors *tpsbench.Result,
-	build func(target, phase) (tpsbench.Step, error), t target, n int) (*tpsbench.Result, string, error) {
-	limit := 0 // requests in flight; none unless --concurrency caps them
-	if cmd.Flags().Changed("concurrency") {
-		limit = f.concurrency
-	}
-	return sess.SweepBetween(ctx, anchors, n, func(rate float64) (tpsbench.Step, error) {
+func runRatesBetween(ctx context.Context, cfg *runConfig, sess *tpsbench.Session, anchors *tpsbench.Result,
+	build func(target, phase) (tpsbench.Step, error), t target) (*tpsbench.Result, string, error) {
+	limit := cfg.levels[0] // requests in flight; none (0) unless --concurrency caps them
+	return sess.SweepBetween(ctx, anchors, cfg.autoRates, func(rate float64) (tpsbench.Step, error) {
 		return build(t, phase{concurrency: limit, rate: rate})
 	})
 }

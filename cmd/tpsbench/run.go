@@ -254,7 +254,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.findMax {
 		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
 	}
-	res, note, runErr := f.measure(ctx, cmd, sess, plan.Steps, steps, tgts[0], autoRates)
+	res, note, runErr := f.measure(ctx, cmd, cfg, sess, plan.Steps, steps, tgts[0])
 	sess.Finish() // the live view ends before the report prints
 	f.sent = steps.sent
 	return f.finish(cmd, res, note, runErr, steps.tokens, caught)

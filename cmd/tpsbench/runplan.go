@@ -75,7 +75,7 @@ func (f *runFlags) wirePlan(ctx context.Context, plan *tpsbench.Plan, cfg *runCo
 // measure runs the plan's steps, --repeat times, then a sweep's rates
 // between its anchors when --sweep-rates auto asked for them; a replay
 // that went bad is the run's error.
-func (f *runFlags) measure(ctx context.Context, cmd *cobra.Command, sess *tpsbench.Session, planned []tpsbench.Step, steps *stepBuilder, first target, autoRates int) (*tpsbench.Result, string, error) {
+func (f *runFlags) measure(ctx context.Context, cmd *cobra.Command, cfg *runConfig, sess *tpsbench.Session, planned []tpsbench.Step, steps *stepBuilder, first target) (*tpsbench.Result, string, error) {
 	var res *tpsbench.Result
 	var runErr error
 	if f.repeat > 1 {
@@ -87,8 +87,8 @@ func (f *runFlags) measure(ctx context.Context, cmd *cobra.Command, sess *tpsben
 		runErr = err
 	}
 	note := ""
-	if autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
-		res, note, runErr = f.runRatesBetween(ctx, cmd, sess, res, steps.build, first, autoRates)
+	if cfg.autoRates > 0 && runErr == nil && !res.Interrupted && len(res.Steps) == 2 {
+		res, note, runErr = runRatesBetween(ctx, cfg, sess, res, steps.build, first)
 	}
 	return res, note, runErr
 }
