@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -28,13 +29,13 @@ type sessionKey struct {
 // prepare makes req the job's turn: the history, then the item's new
 // message(s); it asks for the answer's text when a turn follows.
 func (h *sessionHistory) prepare(job load.Job, item workload.Item, req *client.Request) {
-	var prev []workload.Message
+	var prev []content.Message
 	if v, ok := h.m.Load(sessionKey{job.Warmup, job.Session}); ok {
-		prev = v.([]workload.Message)
+		prev = v.([]content.Message)
 	}
 	turn := item.Messages
 	if len(turn) == 0 {
-		turn = []workload.Message{{Role: "user", Content: item.Prompt}}
+		turn = []content.Message{{Role: "user", Content: item.Prompt}}
 	}
 	req.Messages = append(slices.Clip(prev), turn...)
 	req.Prompt = ""
@@ -51,5 +52,5 @@ func (h *sessionHistory) answered(job load.Job, req *client.Request) {
 		h.m.Delete(key)
 		return
 	}
-	h.m.Store(key, append(req.Messages, workload.Message{Role: "assistant", Content: req.Answer.String()}))
+	h.m.Store(key, append(req.Messages, content.Message{Role: "assistant", Content: req.Answer.String()}))
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/tpsbench/tpsbench/workload"
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // OpenAI's chat and completions APIs, which vLLM, SGLang, TGI, llama.cpp's
@@ -96,9 +96,9 @@ func mediaPart(m Media) map[string]any {
 	}
 	data := base64.StdEncoding.EncodeToString(m.Data)
 	switch m.Kind() {
-	case workload.KindAudio:
+	case content.KindAudio:
 		return map[string]any{"type": "input_audio", "input_audio": map[string]any{"data": data, "format": audioFormat(m.MIME)}}
-	case workload.KindVideo:
+	case content.KindVideo:
 		return map[string]any{"type": "video_url", "video_url": map[string]any{"url": "data:" + m.MIME + ";base64," + data}}
 	}
 	return map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:" + m.MIME + ";base64," + data}}

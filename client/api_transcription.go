@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tpsbench/tpsbench/workload"
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // APITranscription is OpenAI's /v1/audio/transcriptions, which vLLM,
@@ -93,8 +93,8 @@ func formValue(v any) string {
 // oneAudio says why a transcription request's media are not exactly one
 // audio, or nil.
 func oneAudio(media []Media) error {
-	if len(media) != 1 || media[0].Kind() != workload.KindAudio {
-		return fmt.Errorf("a transcription request sends one audio file; this one has %d media of which %d audio", len(media), countKind(media, workload.KindAudio))
+	if len(media) != 1 || media[0].Kind() != content.KindAudio {
+		return fmt.Errorf("a transcription request sends one audio file; this one has %d media of which %d audio", len(media), countKind(media, content.KindAudio))
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func readProxiedForm(body []byte, req Proxied) Proxied {
 		value, _ := io.ReadAll(part) // within the body, which the proxy bounds
 		switch part.FormName() {
 		case "file":
-			if s, err := workload.WAVSeconds(value); err == nil {
+			if s, err := content.WAVSeconds(value); err == nil {
 				req.AudioSeconds = s
 			}
 		case "stream":

@@ -7,16 +7,16 @@ import (
 	"context"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/record"
-	"github.com/tpsbench/tpsbench/workload"
 )
 
 // Message is one chat message: the workload's own type, so items go to
 // the server unconverted.
-type Message = workload.Message
+type Message = content.Message
 
 // Media is an image sent with a prompt, as the workload made it.
-type Media = workload.Media
+type Media = content.Media
 
 // Request is what to ask the server for.
 type Request struct {

@@ -3,8 +3,8 @@ package client
 import (
 	"fmt"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/record"
-	"github.com/tpsbench/tpsbench/workload"
 )
 
 // checkMedia says why p cannot send media, or nil: chat carries any as
@@ -25,10 +25,10 @@ func countMedia(rec *record.Record, media []Media) {
 	rec.Images, rec.Audios, rec.Videos, rec.AudioSeconds = 0, 0, 0, 0
 	for _, m := range media {
 		switch m.Kind() {
-		case workload.KindAudio:
+		case content.KindAudio:
 			rec.Audios++
 			rec.AudioSeconds += m.Seconds
-		case workload.KindVideo:
+		case content.KindVideo:
 			rec.Videos++
 		default:
 			rec.Images++

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
@@ -152,7 +153,7 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 
 // audioOf is speech-like audio of seconds for the index-th entry, as
 // the trace's request sent (none past the length audio is made to).
-func (r *Replay) audioOf(seconds float64, index int) []workload.Media {
+func (r *Replay) audioOf(seconds float64, index int) []content.Media {
 	r.mu.Lock()
 	speech := r.speech
 	r.mu.Unlock()
@@ -160,7 +161,7 @@ func (r *Replay) audioOf(seconds float64, index int) []workload.Media {
 	if err != nil {
 		return nil
 	}
-	return []workload.Media{clip}
+	return []content.Media{clip}
 }
 
 // inputsOf is the item of a request that generated nothing: its inputs

@@ -2,10 +2,11 @@ package workload
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // AudioRate is the sample rate of synthetic audio: 16 kHz, what speech
@@ -23,14 +24,14 @@ const audioPool = 8
 // SyntheticAudio makes the audio requests of one length carry: pool
 // distinct speech-like signals (drawn from seed) of seconds each, as
 // 16-bit mono WAV at AudioRate.
-func SyntheticAudio(seconds float64, seed uint64) ([]Media, error) {
+func SyntheticAudio(seconds float64, seed uint64) ([]content.Media, error) {
 	if !(seconds > 0 && seconds <= maxAudioSeconds) {
 		return nil, fmt.Errorf("audio of %g s: want more than 0 and at most %d", seconds, maxAudioSeconds)
 	}
-	out := make([]Media, audioPool)
+	out := make([]content.Media, audioPool)
 	for i := range out {
 		samples := speechLike(int(math.Round(seconds*AudioRate)), rand.New(rand.NewPCG(seed, uint64(i)|1<<59)))
-		out[i] = Media{MIME: "audio/wav", Data: EncodeWAV(samples, AudioRate), Seconds: float64(len(samples)) / AudioRate}
+		out[i] = content.Media{MIME: "audio/wav", Data: EncodeWAV(samples, AudioRate), Seconds: float64(len(samples)) / AudioRate}
 	}
 	return out, nil
 }
@@ -114,34 +115,6 @@ func EncodeWAV(samples []int16, rate int) []byte {
 	return b
 }
 
-// WAVSeconds is a WAV file's length in seconds, read from its header
-// (fmt's byte rate, data's size: the data present, when a stream's
-// header overstates it).
-func WAVSeconds(b []byte) (float64, error) {
-	if len(b) < 12 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
-		return 0, errors.New("not a RIFF WAVE file")
-	}
-	byteRate := uint32(0)
-	for p := 12; p+8 <= len(b); {
-		id, size := string(b[p:p+4]), int64(binary.LittleEndian.Uint32(b[p+4:]))
-		body := b[p+8:]
-		switch id {
-		case "fmt ":
-			if size < 16 || len(body) < 16 {
-				return 0, errors.New("a WAV fmt chunk shorter than 16 bytes")
-			}
-			byteRate = binary.LittleEndian.Uint32(body[8:])
-		case "data":
-			if byteRate == 0 {
-				return 0, errors.New("a WAV file with no byte rate before its data")
-			}
-			return float64(min(size, int64(len(body)))) / float64(byteRate), nil
-		}
-		p += 8 + int(min(size+size&1, int64(len(b)))) // chunks are padded to even sizes
-	}
-	return 0, errors.New("a WAV file with no data chunk")
-}
-
 // speechSeconds is the length of the signal Speech cuts clips from: long
 // enough that clips of a trace's many lengths start at many places.
 const speechSeconds = 120
@@ -159,9 +132,9 @@ func NewSpeech(seed uint64) *Speech {
 // Clip is seconds of the signal as a WAV, starting at a place chosen by
 // index (the signal wraps around), or an error for a length out of
 // range.
-func (s *Speech) Clip(seconds float64, index int) (Media, error) {
+func (s *Speech) Clip(seconds float64, index int) (content.Media, error) {
 	if !(seconds > 0 && seconds <= maxAudioSeconds) {
-		return Media{}, fmt.Errorf("audio of %g s: want more than 0 and at most %d", seconds, maxAudioSeconds)
+		return content.Media{}, fmt.Errorf("audio of %g s: want more than 0 and at most %d", seconds, maxAudioSeconds)
 	}
 	n := max(1, int(math.Round(seconds*AudioRate)))
 	out := make([]int16, n)
@@ -170,5 +143,5 @@ func (s *Speech) Clip(seconds float64, index int) (Media, error) {
 		i += copy(out[i:], s.samples[at:])
 		at = 0
 	}
-	return Media{MIME: "audio/wav", Data: EncodeWAV(out, AudioRate), Seconds: float64(n) / AudioRate}, nil
+	return content.Media{MIME: "audio/wav", Data: EncodeWAV(out, AudioRate), Seconds: float64(n) / AudioRate}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/internal/fileread"
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -229,10 +230,10 @@ func (c Columns) item(row map[string]json.RawMessage, maxTokens int, seen map[st
 			}
 			if system != "" {
 				if it.Messages == nil {
-					it.Messages = []Message{{Role: "user", Content: it.Prompt}}
+					it.Messages = []content.Message{{Role: "user", Content: it.Prompt}}
 					it.Prompt = ""
 				}
-				it.Messages = append([]Message{{Role: "system", Content: system}}, it.Messages...)
+				it.Messages = append([]content.Message{{Role: "system", Content: system}}, it.Messages...)
 			}
 		}
 	}

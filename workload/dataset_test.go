@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // TestDatasetColumns: rows of JSON lines, a JSON array or CSV become
@@ -29,8 +31,8 @@ func TestDatasetColumns(t *testing.T) {
 	}
 	want := []Item{
 		{Prompt: "What is TPS?", MaxTokens: 12},
-		{Messages: []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Why?"}}, MaxTokens: 3},
-		{Messages: []Message{{Role: "user", Content: "hi"}}, MaxTokens: 7},
+		{Messages: []content.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Why?"}}, MaxTokens: 3},
+		{Messages: []content.Message{{Role: "user", Content: "hi"}}, MaxTokens: 7},
 	}
 	if !reflect.DeepEqual(items, want) {
 		t.Errorf("items %+v\nwant %+v", items, want)
@@ -107,8 +109,8 @@ func TestParquetDataset(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []Item{
-		{Messages: []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}, MaxTokens: 12},
-		{Messages: []Message{{Role: "user", Content: "x"}}, MaxTokens: 64},
+		{Messages: []content.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}, MaxTokens: 12},
+		{Messages: []content.Message{{Role: "user", Content: "x"}}, MaxTokens: 64},
 	}
 	if !reflect.DeepEqual(items, want) || stats.Rows != 4 || stats.Dropped[dropNoPrompt] != 1 || stats.Dropped[dropBadText] != 1 {
 		t.Errorf("messages mapping: %+v, %+v", items, stats)
@@ -148,7 +150,7 @@ func FuzzDataset(f *testing.F) {
 				t.Fatalf("item %+v", it)
 			}
 			for _, m := range it.Media {
-				if k := m.Kind(); k != KindImage && k != KindAudio || len(m.Data) == 0 && m.URL == "" {
+				if k := m.Kind(); k != content.KindImage && k != content.KindAudio || len(m.Data) == 0 && m.URL == "" {
 					t.Fatalf("a medium of kind %q, %d bytes, URL %q", k, len(m.Data), m.URL)
 				}
 			}

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // Image formats synthetic images are made in.
@@ -56,8 +58,8 @@ const imagePool = 32
 // SyntheticImages makes the images requests of one size carry: pool
 // distinct images (a gradient under random rectangles, drawn from seed),
 // encoded in format.
-func SyntheticImages(size ImageSize, format string, seed uint64) ([]Media, error) {
-	out := make([]Media, 0, imagePool)
+func SyntheticImages(size ImageSize, format string, seed uint64) ([]content.Media, error) {
+	out := make([]content.Media, 0, imagePool)
 	for i := range imagePool {
 		img := drawImage(size, rand.New(rand.NewPCG(seed, uint64(i)|1<<58)))
 		var b bytes.Buffer
@@ -75,7 +77,7 @@ func SyntheticImages(size ImageSize, format string, seed uint64) ([]Media, error
 		if err != nil {
 			return nil, fmt.Errorf("encoding a %s image: %w", format, err)
 		}
-		out = append(out, Media{MIME: mime, Data: b.Bytes()})
+		out = append(out, content.Media{MIME: mime, Data: b.Bytes()})
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"image"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // TestSyntheticImages: the pool's images are of the size and format asked,
@@ -34,7 +36,7 @@ func TestSyntheticImages(t *testing.T) {
 	if _, err := SyntheticImages(ImageSize{8, 8}, "gif", 1); err == nil {
 		t.Error("gif accepted")
 	}
-	w := WithMedia{Source: Fixed{Prompt: "p"}, Pool: []Media{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}}, PerRequest: 2}
+	w := WithMedia{Source: Fixed{Prompt: "p"}, Pool: []content.Media{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}}, PerRequest: 2}
 	if it := w.Item(1, false); len(it.Media) != 2 || string(it.Media[0].Data) != "c" || string(it.Media[1].Data) != "a" {
 		t.Errorf("request 1's images %+v", it.Media)
 	}

@@ -6,6 +6,8 @@ import (
 	"image/jpeg"
 	"math"
 	"testing"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // TestSyntheticAudio: each clip is a WAV of the length asked (its header
@@ -19,8 +21,8 @@ func TestSyntheticAudio(t *testing.T) {
 	again, _ := SyntheticAudio(2.5, 3)
 	seen := map[string]bool{}
 	for i, m := range pool {
-		secs, err := WAVSeconds(m.Data)
-		if err != nil || secs != 2.5 || m.Seconds != 2.5 || m.MIME != "audio/wav" || m.Kind() != KindAudio {
+		secs, err := content.WAVSeconds(m.Data)
+		if err != nil || secs != 2.5 || m.Seconds != 2.5 || m.MIME != "audio/wav" || m.Kind() != content.KindAudio {
 			t.Fatalf("clip %d: %g s (%v), %g s said, %s", i, secs, err, m.Seconds, m.MIME)
 		}
 		if !bytes.Equal(m.Data, again[i].Data) {
@@ -67,7 +69,7 @@ func TestSyntheticVideos(t *testing.T) {
 	}
 	for i, m := range pool {
 		frames, fps, err := AVIFrames(m.Data)
-		if err != nil || len(frames) != 5 || fps != 2.5 || m.Seconds != 2 || m.Kind() != KindVideo {
+		if err != nil || len(frames) != 5 || fps != 2.5 || m.Seconds != 2 || m.Kind() != content.KindVideo {
 			t.Fatalf("video %d: %d frames at %g fps (%v), %g s", i, len(frames), fps, err, m.Seconds)
 		}
 		for f, data := range frames {
@@ -90,8 +92,8 @@ func TestSyntheticVideos(t *testing.T) {
 // TestWithMedia: wrapping twice sends both kinds, the first's first, each
 // cycling through its pool.
 func TestWithMedia(t *testing.T) {
-	src := WithMedia{Source: WithMedia{Source: Fixed{Prompt: "p"}, Pool: []Media{{MIME: "image/png", Data: []byte("i0")}, {MIME: "image/png", Data: []byte("i1")}}, PerRequest: 1},
-		Pool: []Media{{MIME: "audio/wav", Data: []byte("a0")}}, PerRequest: 2}
+	src := WithMedia{Source: WithMedia{Source: Fixed{Prompt: "p"}, Pool: []content.Media{{MIME: "image/png", Data: []byte("i0")}, {MIME: "image/png", Data: []byte("i1")}}, PerRequest: 1},
+		Pool: []content.Media{{MIME: "audio/wav", Data: []byte("a0")}}, PerRequest: 2}
 	it := src.Item(1, false)
 	if len(it.Media) != 3 || string(it.Media[0].Data) != "i1" || string(it.Media[1].Data) != "a0" || string(it.Media[2].Data) != "a0" {
 		t.Errorf("request 1's media %+v", it.Media)
@@ -110,7 +112,7 @@ func FuzzMediaHeaders(f *testing.F) {
 	f.Add(videos[0].Data[:100])
 	f.Add([]byte("RIFF\xff\xff\xff\xffAVI LIST\x04\x00\x00\x00movi"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if s, err := WAVSeconds(b); err == nil && (s < 0 || math.IsInf(s, 0) || math.IsNaN(s)) {
+		if s, err := content.WAVSeconds(b); err == nil && (s < 0 || math.IsInf(s, 0) || math.IsNaN(s)) {
 			t.Fatalf("%g seconds", s)
 		}
 		frames, _, err := AVIFrames(b)
@@ -130,7 +132,7 @@ func TestSpeechClip(t *testing.T) {
 	s := NewSpeech(5)
 	for _, secs := range []float64{0.1, 2.5, speechSeconds + 3} {
 		c, err := s.Clip(secs, 3)
-		got, werr := WAVSeconds(c.Data)
+		got, werr := content.WAVSeconds(c.Data)
 		if err != nil || werr != nil || got != secs || c.Seconds != secs {
 			t.Errorf("a clip of %g s: %g s said, %g s in its header (%v %v)", secs, c.Seconds, got, err, werr)
 		}

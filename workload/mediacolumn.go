@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/internal/fileread"
 )
 
@@ -18,7 +19,7 @@ const dropBadMedia = "whose media column is not a readable image, audio or video
 // mediaColumns are the dataset columns of media and the kind each holds.
 func (c Columns) mediaColumns() [][2]string {
 	var out [][2]string
-	for _, col := range [][2]string{{c.Image, KindImage}, {c.Audio, KindAudio}, {c.Video, KindVideo}} {
+	for _, col := range [][2]string{{c.Image, content.KindImage}, {c.Audio, content.KindAudio}, {c.Video, content.KindVideo}} {
 		if col[0] != "" {
 			out = append(out, col)
 		}
@@ -30,12 +31,12 @@ func (c Columns) mediaColumns() [][2]string {
 // the dataset's folder, each read once, all of them within maxMediaBytes.
 type mediaReader struct {
 	dir   string
-	files map[string]Media
+	files map[string]content.Media
 	bytes int
 }
 
 func newMediaReader(dir string) *mediaReader {
-	return &mediaReader{dir: dir, files: map[string]Media{}}
+	return &mediaReader{dir: dir, files: map[string]content.Media{}}
 }
 
 // media reads a media column's value for a row: one value or a list of
@@ -43,7 +44,7 @@ func newMediaReader(dir string) *mediaReader {
 // or Hugging Face's Image and Audio features ({"bytes", "path"}, the
 // bytes base64 in JSON or binary in Parquet). ok is false when a value is
 // not of kind or cannot be read.
-func (m *mediaReader) media(raw json.RawMessage, kind string) (out []Media, ok bool) {
+func (m *mediaReader) media(raw json.RawMessage, kind string) (out []content.Media, ok bool) {
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
 		list = []json.RawMessage{raw}
@@ -60,7 +61,7 @@ func (m *mediaReader) media(raw json.RawMessage, kind string) (out []Media, ok b
 
 // one reads one media value; a URL of no known extension is taken to
 // be of kind.
-func (m *mediaReader) one(raw json.RawMessage, kind string) (Media, error) {
+func (m *mediaReader) one(raw json.RawMessage, kind string) (content.Media, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		switch {
@@ -71,7 +72,7 @@ func (m *mediaReader) one(raw json.RawMessage, kind string) (Media, error) {
 			if !ok {
 				mime = kind + "/*"
 			}
-			return Media{MIME: mime, URL: s}, nil
+			return content.Media{MIME: mime, URL: s}, nil
 		}
 		return m.file(s)
 	}
@@ -80,7 +81,7 @@ func (m *mediaReader) one(raw json.RawMessage, kind string) (Media, error) {
 		Path  string          `json:"path"`
 	}
 	if err := json.Unmarshal(raw, &feature); err != nil {
-		return Media{}, fmt.Errorf("a media value %.40s: want a path, a URL or {\"bytes\", \"path\"}", raw)
+		return content.Media{}, fmt.Errorf("a media value %.40s: want a path, a URL or {\"bytes\", \"path\"}", raw)
 	}
 	var data []byte
 	var b64 string
@@ -94,15 +95,15 @@ func (m *mediaReader) one(raw json.RawMessage, kind string) (Media, error) {
 	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return Media{}, fmt.Errorf("a media value's bytes: %w", err)
+		return content.Media{}, fmt.Errorf("a media value's bytes: %w", err)
 	}
 	return m.held(sniffed(data, feature.Path))
 }
 
 // file reads a media file named relative to the dataset's folder.
-func (m *mediaReader) file(name string) (Media, error) {
+func (m *mediaReader) file(name string) (content.Media, error) {
 	if name == "" {
-		return Media{}, fmt.Errorf("a media value with no path")
+		return content.Media{}, fmt.Errorf("a media value with no path")
 	}
 	path := name
 	if !filepath.IsAbs(path) {
@@ -113,7 +114,7 @@ func (m *mediaReader) file(name string) (Media, error) {
 	}
 	data, err := fileread.AtMost(path, maxMediaFile)
 	if err != nil {
-		return Media{}, err
+		return content.Media{}, err
 	}
 	got, err := m.held(sniffed(data, path))
 	if err == nil {
@@ -123,22 +124,22 @@ func (m *mediaReader) file(name string) (Media, error) {
 }
 
 // held counts a medium's bytes against the bound of what a run holds.
-func (m *mediaReader) held(med Media) (Media, error) {
-	if med.Kind() == KindAudio && med.MIME == "audio/wav" {
+func (m *mediaReader) held(med content.Media) (content.Media, error) {
+	if med.Kind() == content.KindAudio && med.MIME == "audio/wav" {
 		var err error
-		if med.Seconds, err = WAVSeconds(med.Data); err != nil {
-			return Media{}, err
+		if med.Seconds, err = content.WAVSeconds(med.Data); err != nil {
+			return content.Media{}, err
 		}
 	}
 	if m.bytes += len(med.Data); m.bytes > maxMediaBytes {
-		return Media{}, fmt.Errorf("more than %d GiB of media", maxMediaBytes>>30)
+		return content.Media{}, fmt.Errorf("more than %d GiB of media", maxMediaBytes>>30)
 	}
 	return med, nil
 }
 
 // sniffed is data as a medium: its type from name's extension, else from
 // its first bytes.
-func sniffed(data []byte, name string) Media {
+func sniffed(data []byte, name string) content.Media {
 	mime, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]
 	if !ok {
 		mime, _, _ = strings.Cut(http.DetectContentType(data), ";")
@@ -149,22 +150,22 @@ func sniffed(data []byte, name string) Media {
 			mime = "video/x-msvideo"
 		}
 	}
-	return Media{MIME: mime, Data: data}
+	return content.Media{MIME: mime, Data: data}
 }
 
 // dataURLMedia reads a base64 data URL.
-func dataURLMedia(s string) (Media, error) {
+func dataURLMedia(s string) (content.Media, error) {
 	head, b64, ok := strings.Cut(strings.TrimPrefix(s, "data:"), ";base64,")
 	if !ok {
-		return Media{}, fmt.Errorf("a data URL not in base64")
+		return content.Media{}, fmt.Errorf("a data URL not in base64")
 	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return Media{}, fmt.Errorf("a data URL: %w", err)
+		return content.Media{}, fmt.Errorf("a data URL: %w", err)
 	}
-	med := Media{MIME: head, Data: data}
+	med := content.Media{MIME: head, Data: data}
 	if head == "audio/wav" {
-		med.Seconds, err = WAVSeconds(data)
+		med.Seconds, err = content.WAVSeconds(data)
 	}
 	return med, err
 }

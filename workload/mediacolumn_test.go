@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // pngOf is a PNG of w x h.
@@ -61,7 +63,7 @@ func TestMediaColumns(t *testing.T) {
 		it := items[i]
 		images := 0
 		for _, m := range it.Media {
-			if m.Kind() == KindImage {
+			if m.Kind() == content.KindImage {
 				images++
 			}
 		}
@@ -72,7 +74,7 @@ func TestMediaColumns(t *testing.T) {
 	if len(items[1].Media) != 2 || !bytes.Equal(items[1].Media[1].Data, wide) {
 		t.Errorf("row 1's second image: %+v", items[1].Media)
 	}
-	if m := items[3].Media; len(m) != 2 || m[1].Kind() != KindAudio || m[1].Seconds != 0.5 {
+	if m := items[3].Media; len(m) != 2 || m[1].Kind() != content.KindAudio || m[1].Seconds != 0.5 {
 		t.Errorf("the hf row's audio: %+v", m)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/internal/fileread"
 )
 
@@ -27,19 +28,19 @@ const maxMediaBytes = 2 << 30
 
 // MediaFile reads one media file of a known extension: its type from the
 // extension, an audio WAV's length from its header.
-func MediaFile(path string) (Media, error) {
+func MediaFile(path string) (content.Media, error) {
 	mime, ok := mediaTypes[strings.ToLower(filepath.Ext(path))]
 	if !ok {
-		return Media{}, fmt.Errorf("%s: not a media file tpsbench knows by its extension (%s)", path, mediaExtensions())
+		return content.Media{}, fmt.Errorf("%s: not a media file tpsbench knows by its extension (%s)", path, mediaExtensions())
 	}
 	data, err := fileread.AtMost(path, maxMediaFile)
 	if err != nil {
-		return Media{}, err
+		return content.Media{}, err
 	}
-	m := Media{MIME: mime, Data: data}
+	m := content.Media{MIME: mime, Data: data}
 	if mime == "audio/wav" {
-		if m.Seconds, err = WAVSeconds(data); err != nil {
-			return Media{}, fmt.Errorf("%s: %w", path, err)
+		if m.Seconds, err = content.WAVSeconds(data); err != nil {
+			return content.Media{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	return m, nil
@@ -48,7 +49,7 @@ func MediaFile(path string) (Media, error) {
 // MediaDir reads the files of kind (image, audio or video) in dir, in the
 // order of their names, for requests to cycle through; skipped counts
 // the files of other kinds or extensions left out.
-func MediaDir(dir, kind string) (pool []Media, skipped int, err error) {
+func MediaDir(dir, kind string) (pool []content.Media, skipped int, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the media folder: %w", err)

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/internal/fileread"
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -61,13 +62,13 @@ func Conversations(path string, maxTokens int, replyLength bool, seed uint64) ([
 	var items []Item
 	for _, ci := range rand.New(rand.NewPCG(seed, 0x22)).Perm(len(convs)) {
 		turns := convs[ci].Conversations
-		var history []Message
+		var history []content.Message
 		for i, turn := range turns {
 			role := "assistant"
 			if turn.From == "human" || turn.From == "user" {
 				role = "user"
 			}
-			history = append(history, Message{Role: role, Content: turn.Value})
+			history = append(history, content.Message{Role: role, Content: turn.Value})
 			if role != "user" || strings.TrimSpace(turn.Value) == "" {
 				continue
 			}
@@ -192,9 +193,9 @@ func lines(data []byte, maxTokens int) ([]Item, error) {
 			continue
 		}
 		var obj struct {
-			Prompt    string    `json:"prompt"`
-			Messages  []Message `json:"messages"`
-			MaxTokens int       `json:"max_tokens"`
+			Prompt    string            `json:"prompt"`
+			Messages  []content.Message `json:"messages"`
+			MaxTokens int               `json:"max_tokens"`
 		}
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)

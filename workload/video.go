@@ -9,6 +9,8 @@ import (
 	"image/color"
 	"image/jpeg"
 	"math/rand/v2"
+
+	"github.com/tpsbench/tpsbench/content"
 )
 
 // videoPool is how many distinct videos of a shape are made.
@@ -29,14 +31,14 @@ type VideoShape struct {
 // distinct Motion-JPEG AVI files (a square moving over a gradient, drawn
 // from seed), a container and codec every video reader decodes (FFmpeg,
 // OpenCV, PyAV, decord) with no encoder beyond JPEG.
-func SyntheticVideos(shape VideoShape, seed uint64) ([]Media, error) {
+func SyntheticVideos(shape VideoShape, seed uint64) ([]content.Media, error) {
 	if shape.Frames < 1 || shape.Frames > maxVideoFrames || !(shape.FPS > 0 && shape.FPS <= 240) {
 		return nil, fmt.Errorf("a video of %d frames at %g fps: want 1 to %d frames at more than 0 and at most 240 fps", shape.Frames, shape.FPS, maxVideoFrames)
 	}
 	if shape.Size.W < 1 || shape.Size.H < 1 || shape.Size.W > maxImageSide || shape.Size.H > maxImageSide {
 		return nil, fmt.Errorf("video frames of %s: want each side from 1 to %d pixels", shape.Size, maxImageSide)
 	}
-	out := make([]Media, videoPool)
+	out := make([]content.Media, videoPool)
 	for i := range out {
 		r := rand.New(rand.NewPCG(seed, uint64(i)|1<<60))
 		base := drawImage(shape.Size, r)
@@ -49,7 +51,7 @@ func SyntheticVideos(shape VideoShape, seed uint64) ([]Media, error) {
 			}
 			frames[f] = b.Bytes()
 		}
-		out[i] = Media{MIME: "video/x-msvideo", Data: motionJPEG(frames, shape), Seconds: float64(shape.Frames) / shape.FPS}
+		out[i] = content.Media{MIME: "video/x-msvideo", Data: motionJPEG(frames, shape), Seconds: float64(shape.Frames) / shape.FPS}
 	}
 	return out, nil
 }

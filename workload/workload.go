@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/record"
 )
 
 // Item is one request's content.
 type Item struct {
 	Prompt    string
-	Messages  []Message // for chat; when empty, Prompt is sent as one user message
+	Messages  []content.Message // for chat; when empty, Prompt is sent as one user message
 	MaxTokens int
 	// Model, when set, is the model the request asks for in place of its
 	// step's (a ModelMix's: a LoRA adapter, say).
@@ -23,7 +24,7 @@ type Item struct {
 	// Media (images, audio, video) go with the prompt (its last user
 	// message) for a multimodal model, or are what a transcription
 	// request transcribes (WithMedia).
-	Media []Media
+	Media []content.Media
 	// Trace is what a replayed trace asked of the request, kept in its
 	// record.
 	Trace *record.TraceRef
@@ -37,12 +38,6 @@ type Item struct {
 // length past it is a claim (a trace line, a proxy record an upstream's
 // usage wrote) that would otherwise size a prompt of gigabytes.
 const MaxPromptTokens = 1 << 20
-
-// Message is one chat turn, as the OpenAI chat API writes it.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
 
 // Source yields the item for the seq-th request of a step. It must be safe
 // for concurrent use and give the same item for the same seq (runs are
@@ -73,13 +68,13 @@ func ParsePrompt(raw json.RawMessage) (Item, error) {
 		if err := json.Unmarshal(raw, &msgs); err != nil {
 			return Item{}, fmt.Errorf("messages: %w", err)
 		}
-		it := Item{Messages: make([]Message, 0, len(msgs))}
+		it := Item{Messages: make([]content.Message, 0, len(msgs))}
 		for i, m := range msgs {
 			text, err := contentText(m.Content)
 			if err != nil {
 				return Item{}, fmt.Errorf("messages[%d].content: %w", i, err)
 			}
-			it.Messages = append(it.Messages, Message{Role: m.Role, Content: text})
+			it.Messages = append(it.Messages, content.Message{Role: m.Role, Content: text})
 		}
 		return it, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/synth"
 	"github.com/tpsbench/tpsbench/engine/tokenizer"
@@ -175,12 +176,12 @@ func TestParsePrompt(t *testing.T) {
 	cases := []struct {
 		in       string
 		prompt   string
-		messages []Message
+		messages []content.Message
 		err      string
 	}{
 		{`"hi there"`, "hi there", nil, ""},
-		{`[{"role":"user","content":"a"},{"role":"assistant","content":null}]`, "", []Message{{"user", "a"}, {"assistant", ""}}, ""},
-		{` [{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`, "", []Message{{"user", "ab"}}, ""},
+		{`[{"role":"user","content":"a"},{"role":"assistant","content":null}]`, "", []content.Message{{Role: "user", Content: "a"}, {Role: "assistant", Content: ""}}, ""},
+		{` [{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`, "", []content.Message{{Role: "user", Content: "ab"}}, ""},
 		{`[{"role":"user","content":7}]`, "", nil, "messages[0].content"},
 		{`[1,2,3]`, "", nil, "messages"},
 		{`{"a":1}`, "", nil, "want a string or a messages array"},

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -103,8 +104,8 @@ func resolveImages(f *runFlags, c *runConfig) error {
 		if f.imageSize != "" {
 			return usagef("--image-dir's images have their own sizes: not with --image-size")
 		}
-		pool, err := mediaDir(c, "--image-dir", f.imageDir, workload.KindImage)
-		c.images = [][]workload.Media{pool}
+		pool, err := mediaDir(c, "--image-dir", f.imageDir, content.KindImage)
+		c.images = [][]content.Media{pool}
 		return err
 	}
 	if f.imageFormat != workload.ImagePNG && f.imageFormat != workload.ImageJPEG {
@@ -140,7 +141,7 @@ func resolveAudio(f *runFlags, c *runConfig) error {
 		if f.audioDuration != 0 {
 			return usagef("--audio-dir's files have their own lengths: not with --audio-duration")
 		}
-		c.audio, err = mediaDir(c, "--audio-dir", f.audioDir, workload.KindAudio)
+		c.audio, err = mediaDir(c, "--audio-dir", f.audioDir, content.KindAudio)
 		return err
 	}
 	d := f.audioDuration
@@ -162,7 +163,7 @@ func resolveVideos(f *runFlags, c *runConfig) error {
 		if f.videoSize != "" {
 			return usagef("--video-dir's videos have their own sizes: not with --video-size")
 		}
-		c.videos, err = mediaDir(c, "--video-dir", f.videoDir, workload.KindVideo)
+		c.videos, err = mediaDir(c, "--video-dir", f.videoDir, content.KindVideo)
 		return err
 	}
 	size := f.videoSize
@@ -181,7 +182,7 @@ func resolveVideos(f *runFlags, c *runConfig) error {
 
 // mediaDir reads a folder's files of kind, noting how many it kept and
 // left out.
-func mediaDir(c *runConfig, flag, dir, kind string) ([]workload.Media, error) {
+func mediaDir(c *runConfig, flag, dir, kind string) ([]content.Media, error) {
 	pool, skipped, err := workload.MediaDir(dir, kind)
 	if err != nil {
 		return nil, usagef("%s: %v", flag, err)

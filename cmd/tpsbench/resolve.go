@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tpsbench/tpsbench/client"
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
@@ -35,8 +36,8 @@ type runConfig struct {
 	// and videos are the pools of the audio and the videos requests
 	// carry, synthetic or from a folder
 	imageSizes    []workload.ImageSize
-	images        [][]workload.Media
-	audio, videos []workload.Media
+	images        [][]content.Media
+	audio, videos []content.Media
 	// notes are what resolving read that a user should know (a media
 	// folder's files kept and left out), printed before the run
 	notes []string

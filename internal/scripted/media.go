@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -114,7 +115,7 @@ func imageOf(b []byte) (ImageSeen, bool) {
 // audioOf reads a WAV's length and charges it as Qwen2-Audio does: a
 // token each 40 ms (its encoder's 20 ms frames, pooled in pairs).
 func audioOf(b []byte) (AudioSeen, bool) {
-	seconds, err := workload.WAVSeconds(b)
+	seconds, err := content.WAVSeconds(b)
 	if err != nil {
 		return AudioSeen{}, false
 	}
