@@ -38,45 +38,6 @@ func inputsOf(req *Request) []string {
 // scanEmbeddings reads an embeddings answer: its vectors (each a list of
 // numbers, or base64 with encoding_format base64), counted, not kept, and
 // its usage.
-func scanEmbeddings(data []byte, ci *chunkInfo) error {
-	s, err := objectScanner(data, ci)
-	if err != nil {
-		return err
-	}
-	err = s.object(func(key []byte) error {
-		switch string(key) {
-		case "data":
-			if s.peek() != '[' {
-				return s.skip()
-			}
-			return s.array(func() error {
-				if s.peek() != '{' {
-					return s.skip()
-				}
-				return s.object(func(k []byte) error {
-					if string(k) == "embedding" && (s.peek() == '[' || s.peek() == '"') {
-						ci.answers++
-					}
-					return s.skip()
-				})
-			})
-		case "usage":
-			return s.outputlessUsage(ci)
-		case "id":
-			if s.peek() == '"' {
-				return s.strInto(&ci.id)
-			}
-		case "error":
-			if s.peek() == 'n' { // "error": null
-				return s.skip()
-			}
-			ci.hasError = true
-			return s.errorValue(ci)
-		}
-		return s.skip()
-	})
-	if err != nil {
-		return err
-	}
-	return s.end()
-}
+var scanEmbeddings = answersScanner([]string{"data"}, func(key []byte, value byte) bool {
+	return string(key) == "embedding" && (value == '[' || value == '"')
+})

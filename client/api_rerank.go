@@ -45,69 +45,7 @@ func rerankDocuments(req *Request) []string { _, docs := rerankParts(req); retur
 // scanRerank reads a rerank answer: its results (each a document's
 // relevance_score), counted, and its usage; vLLM's /score answer (a
 // data list of scores) reads the same.
-func scanRerank(data []byte, ci *chunkInfo) error {
-	s, err := objectScanner(data, ci)
-	if err != nil {
-		return err
-	}
-	err = s.object(func(key []byte) error {
-		switch string(key) {
-		case "results", "data":
-			if s.peek() != '[' {
-				return s.skip()
-			}
-			return s.array(func() error {
-				if s.peek() != '{' {
-					return s.skip()
-				}
-				return s.object(func(k []byte) error {
-					if k := string(k); (k == "relevance_score" || k == "score") && isNumberByte(s.peek()) {
-						ci.answers++
-					}
-					return s.skip()
-				})
-			})
-		case "usage":
-			return s.outputlessUsage(ci)
-		case "id":
-			if s.peek() == '"' {
-				return s.strInto(&ci.id)
-			}
-		case "error":
-			if s.peek() == 'n' { // "error": null
-				return s.skip()
-			}
-			ci.hasError = true
-			return s.errorValue(ci)
-		}
-		return s.skip()
-	})
-	if err != nil {
-		return err
-	}
-	return s.end()
-}
-
-// outputlessUsage reads the usage of an answer that generated nothing:
-// its prompt tokens, or its total tokens where it gives only those (a
-// rerank's), which are the same.
-func (s *scanner) outputlessUsage(ci *chunkInfo) error {
-	if s.peek() != '{' {
-		return s.skip()
-	}
-	ci.hasUsage = true
-	total := 0
-	err := s.object(func(k []byte) error {
-		switch string(k) {
-		case "prompt_tokens":
-			return s.intInto(&ci.prompt)
-		case "total_tokens":
-			return s.intInto(&total)
-		}
-		return s.skip()
-	})
-	if ci.prompt == 0 {
-		ci.prompt = total
-	}
-	return err
-}
+var scanRerank = answersScanner([]string{"results", "data"}, func(key []byte, value byte) bool {
+	k := string(key)
+	return (k == "relevance_score" || k == "score") && isNumberByte(value)
+})

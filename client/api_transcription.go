@@ -116,49 +116,32 @@ func countKind(media []Media, kind string) int {
 // usage in transcript.text.done, and a whole answer is {"text": ...}
 // with its usage as input and output tokens.
 func scanTranscription(data []byte, ci *chunkInfo) error {
-	s, err := objectScanner(data, ci)
-	if err != nil {
-		return err
-	}
 	var typ, delta, text []byte
 	hasDelta, hasText := false, false
-	err = s.object(func(key []byte) error {
-		switch string(key) {
+	err := scanTopObject(data, ci, func(s *scanner, key string) (bool, error) {
+		switch key {
 		case "type":
-			return s.strInto(&typ)
+			return true, s.strInto(&typ)
 		case "delta":
 			if s.peek() == '"' {
 				hasDelta = true
-				return s.strInto(&delta)
+				return true, s.strInto(&delta)
 			}
 		case "text":
 			if s.peek() == '"' {
 				hasText = true
-				return s.strInto(&text)
+				return true, s.strInto(&text)
 			}
 		case "choices":
 			if s.peek() == '[' {
-				return s.array(func() error { ci.choices = true; return s.choice(ci) })
+				return true, s.array(func() error { ci.choices = true; return s.choice(ci) })
 			}
 		case "usage":
-			return s.transcriptionUsage(ci)
-		case "id":
-			if s.peek() == '"' {
-				return s.strInto(&ci.id)
-			}
-		case "error":
-			if s.peek() == 'n' { // "error": null
-				return s.skip()
-			}
-			ci.hasError = true
-			return s.errorValue(ci)
+			return true, s.transcriptionUsage(ci)
 		}
-		return s.skip()
+		return false, nil
 	})
 	if err != nil {
-		return err
-	}
-	if err := s.end(); err != nil {
 		return err
 	}
 	switch string(typ) {

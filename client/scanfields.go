@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -100,4 +101,88 @@ func (s *scanner) cachedTokens(ci *chunkInfo, field string) error {
 		}
 		return s.skip()
 	})
+}
+
+// scanTopObject reads one answer object into a cleared ci: field reads
+// the keys an API knows (ok false: not one of them), and every API's
+// id, error (null for none) and end are read here.
+func scanTopObject(data []byte, ci *chunkInfo, field func(s *scanner, key string) (ok bool, err error)) error {
+	s, err := objectScanner(data, ci)
+	if err != nil {
+		return err
+	}
+	err = s.object(func(key []byte) error {
+		if ok, err := field(&s, string(key)); ok {
+			return err
+		}
+		switch string(key) {
+		case "id":
+			if s.peek() == '"' {
+				return s.strInto(&ci.id)
+			}
+		case "error":
+			if s.peek() == 'n' { // "error": null
+				return s.skip()
+			}
+			ci.hasError = true
+			return s.errorValue(ci)
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// answersScanner reads the answer of an API that generates nothing
+// (embeddings, rerank): under one of lists, an array of objects, each an
+// answer when it holds a key that answer takes (with the byte its value
+// starts with), counted, not kept; and the usage.
+func answersScanner(lists []string, answer func(key []byte, value byte) bool) scanFunc {
+	return func(data []byte, ci *chunkInfo) error {
+		return scanTopObject(data, ci, func(s *scanner, key string) (bool, error) {
+			switch {
+			case key == "usage":
+				return true, s.outputlessUsage(ci)
+			case !slices.Contains(lists, key) || s.peek() != '[':
+				return false, nil
+			}
+			return true, s.array(func() error {
+				if s.peek() != '{' {
+					return s.skip()
+				}
+				return s.object(func(k []byte) error {
+					if answer(k, s.peek()) {
+						ci.answers++
+					}
+					return s.skip()
+				})
+			})
+		})
+	}
+}
+
+// outputlessUsage reads the usage of an answer that generated nothing:
+// its prompt tokens, or its total tokens where it gives only those (a
+// rerank's), which are the same.
+func (s *scanner) outputlessUsage(ci *chunkInfo) error {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	ci.hasUsage = true
+	total := 0
+	err := s.object(func(k []byte) error {
+		switch string(k) {
+		case "prompt_tokens":
+			return s.intInto(&ci.prompt)
+		case "total_tokens":
+			return s.intInto(&total)
+		}
+		return s.skip()
+	})
+	if ci.prompt == 0 {
+		ci.prompt = total
+	}
+	return err
 }
