@@ -19,7 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tpsbench/tpsbench/internal/httpserve"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -241,31 +240,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		return
 	}
 	defer end()
-	rec.Status = resp.StatusCode
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := errorBody(respBody)
-		rec.Done = clock.Now()
-		rec.Fail(record.KindHTTPStatus, fmt.Sprintf("HTTP %d %s%s", resp.StatusCode, http.StatusText(resp.StatusCode), msg))
-		return
-	}
-	if enc := unaskedEncoding(resp.Header); enc != "" {
-		rec.Done = clock.Now()
-		rec.Fail(record.KindMalformed, unaskedEncodingMessage(enc))
-		return
-	}
-	st := streamState{rec: rec, clock: clock, onToken: c.cfg.OnToken, onChunk: req.OnChunk, answer: req.Answer, tokenizer: c.cfg.Tokenizer}
-	st.useAPI(c.cfg.API)
-	if f := tr.arrival.Load(); f != nil {
-		st.stamp = *f // the kernel's arrival time of each read's bytes
-	}
-	st.read(respBody, resp.Header.Get("Content-Type"), c.cfg.Stream)
-	if st.err != nil {
-		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
-	}
-	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
-		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)
-	}
-	st.finish()
+	c.readAnswer(ctx, tr, resp, respBody, req, rec)
 }
 
 // send posts body to the endpoint and returns the answer, the body to
@@ -422,21 +397,4 @@ func describe(err error) string {
 		msg += " (--ca-cert FILE trusts the server's CA; --insecure accepts any certificate)"
 	}
 	return msg
-}
-
-// errorBody reads a failed response's body for its OpenAI-style error message.
-func errorBody(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, 64<<10))
-	var ci chunkInfo
-	if scanChunk(b, &ci) == nil && ci.errMsg != nil {
-		return ": " + unquote(ci.errMsg)
-	}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > 200 {
-		b = append(b[:200:200], "..."...)
-	}
-	return ": " + strings.ToValidUTF8(string(b), "?")
 }
