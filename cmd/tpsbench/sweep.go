@@ -21,7 +21,7 @@ import (
 	"github.com/tpsbench/tpsbench/internal/outfile"
 	"github.com/tpsbench/tpsbench/metrics"
 	"github.com/tpsbench/tpsbench/report"
-	"github.com/tpsbench/tpsbench/sweep"
+	"github.com/tpsbench/tpsbench/servergrid"
 )
 
 // sweepFlags are the sweep command's own flags; the run's follow "--".
@@ -68,7 +68,7 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 		return usagef("give --dir, the folder the points' outcomes go in")
 	case f.format != "text" && f.format != "json" && f.format != "html":
 		return usagef("--format %q: want text, json or html", f.format)
-	case f.rankBy != "" && f.rankBy != sweep.RankSystemTPS && f.rankBy != sweep.RankCost:
+	case f.rankBy != "" && f.rankBy != servergrid.RankSystemTPS && f.rankBy != servergrid.RankCost:
 		return usagef("--rank-by %q: want system_tps or cost", f.rankBy)
 	case f.out != "" && outfile.Check(f.out, f.force) != nil:
 		return usagef("--out: %v", outfile.Check(f.out, f.force)) // said before the sweep, not after it
@@ -82,14 +82,14 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	if err != nil {
 		return err
 	}
-	o := sweep.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
+	o := servergrid.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
 		StopGrace: f.stopGrace, Resume: f.resume, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
 	// Ctrl-C ends the sweep after stopping the point's server (a server
 	// left running would hold its port and its memory); the points
 	// measured are kept for --resume
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	results, err := sweep.Run(ctx, o, measureWithRun(runArgs))
+	results, err := servergrid.Run(ctx, o, measureWithRun(runArgs))
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: sweep interrupted after %d points; --resume carries on\n", len(results))
@@ -100,7 +100,7 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	if f.dryRun {
 		return nil
 	}
-	if err := sweep.Rank(results, f.rankBy); err != nil {
+	if err := servergrid.Rank(results, f.rankBy); err != nil {
 		return usagef("--rank-by: %v", err)
 	}
 	if err := f.write(cmd.OutOrStdout(), results); err != nil {
@@ -117,14 +117,14 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 // measureWithRun measures a point with tpsbench run, in process: the
 // flags after "--" (their placeholders filled in), against the point's
 // server, its records and JSON report in the point's folder.
-func measureWithRun(runArgs []string) sweep.Measure {
-	return func(ctx context.Context, p sweep.Point, url, dir string) (sweep.Outcome, error) {
+func measureWithRun(runArgs []string) servergrid.Measure {
+	return func(ctx context.Context, p servergrid.Point, url, dir string) (servergrid.Outcome, error) {
 		args := []string{"run", "--url", url, "--records", filepath.Join(dir, "records.jsonl"),
 			"--format", "json", "--out", filepath.Join(dir, "report.json"), "--force", "-q"}
 		for _, a := range runArgs {
 			e, err := p.Expand(a, 0)
 			if err != nil {
-				return sweep.Outcome{}, err
+				return servergrid.Outcome{}, err
 			}
 			args = append(args, e)
 		}
@@ -132,27 +132,27 @@ func measureWithRun(runArgs []string) sweep.Measure {
 		code := execute(args, io.Discard, &stderr)
 		data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 		if err != nil {
-			return sweep.Outcome{}, fmt.Errorf("the run gave no report (exit %d): %s", code, strings.TrimSpace(stderr.String()))
+			return servergrid.Outcome{}, fmt.Errorf("the run gave no report (exit %d): %s", code, strings.TrimSpace(stderr.String()))
 		}
 		var rep report.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return sweep.Outcome{}, fmt.Errorf("reading the run's report: %w", err)
+			return servergrid.Outcome{}, fmt.Errorf("reading the run's report: %w", err)
 		}
-		return sweep.Outcome{Steps: rep.Steps, Pass: rep.Pass, Repeats: rep.Repeats, BestConcurrency: rep.BestConcurrency}, nil
+		return servergrid.Outcome{Steps: rep.Steps, Pass: rep.Pass, Repeats: rep.Repeats, BestConcurrency: rep.BestConcurrency}, nil
 	}
 }
 
 // writeSweep writes the points' table (text), every outcome (json), or a
 // page of them (html).
-func writeSweep(w io.Writer, format string, results []sweep.Result) error {
-	best, bestErr := sweep.Best(results)
+func writeSweep(w io.Writer, format string, results []servergrid.Result) error {
+	best, bestErr := servergrid.Best(results)
 	if format == "html" {
 		return sweepPage(w, results, best, bestErr)
 	}
 	if format == "json" {
 		out := struct {
-			Points []sweep.Result `json:"points"`
-			Best   string         `json:"best,omitempty"`
+			Points []servergrid.Result `json:"points"`
+			Best   string              `json:"best,omitempty"`
 		}{Points: results, Best: best.Dir}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -235,17 +235,17 @@ func firstLine(s string) string {
 func ms(v float64) string { return fmt.Sprintf("%.2f ms", v) }
 
 // readGrid reads the grid from --grid or --grid-file.
-func (f *sweepFlags) readGrid() (sweep.Grid, error) {
+func (f *sweepFlags) readGrid() (servergrid.Grid, error) {
 	if f.gridFile != "" {
-		g, err := sweep.LoadGrid(f.gridFile, f.zip)
+		g, err := servergrid.LoadGrid(f.gridFile, f.zip)
 		if err != nil {
-			return sweep.Grid{}, usagef("--grid-file: %v", err)
+			return servergrid.Grid{}, usagef("--grid-file: %v", err)
 		}
 		return g, nil
 	}
-	g, err := sweep.ParseGrid(f.grid, f.zip)
+	g, err := servergrid.ParseGrid(f.grid, f.zip)
 	if err != nil {
-		return sweep.Grid{}, usagef("--grid: %v", err)
+		return servergrid.Grid{}, usagef("--grid: %v", err)
 	}
 	return g, nil
 }
@@ -253,7 +253,7 @@ func (f *sweepFlags) readGrid() (sweep.Grid, error) {
 // sweepPage writes the sweep as an HTML report whose steps are the
 // measured points (each its first step, labelled by its parameters), so
 // that the page draws them against each other and their Pareto front.
-func sweepPage(w io.Writer, results []sweep.Result, best sweep.Result, bestErr error) error {
+func sweepPage(w io.Writer, results []servergrid.Result, best servergrid.Result, bestErr error) error {
 	var steps []metrics.Summary
 	for _, r := range results {
 		if r.Err == "" && len(r.Steps) > 0 {
@@ -271,7 +271,7 @@ func sweepPage(w io.Writer, results []sweep.Result, best sweep.Result, bestErr e
 }
 
 // write writes the sweep's outcome to stdout, or whole to --out.
-func (f *sweepFlags) write(stdout io.Writer, results []sweep.Result) error {
+func (f *sweepFlags) write(stdout io.Writer, results []servergrid.Result) error {
 	if f.out == "" {
 		return writeSweep(stdout, f.format, results)
 	}

@@ -1,11 +1,11 @@
-// Package sweep measures a server under each of several configurations:
+// Package servergrid measures a server under each of several configurations:
 // for every point of a grid of server parameters it starts the server
 // with them, waits until it answers, measures it, and stops it, keeping
 // each point's records and report in a folder of its own (so a sweep can
 // be resumed), and names the Pareto front of throughput against what a
 // user feels, and the best point under the targets (vLLM's bench sweep
 // serve, SGLang's auto_benchmark).
-package sweep
+package servergrid
 
 import (
 	"errors"

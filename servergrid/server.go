@@ -1,4 +1,4 @@
-package sweep
+package servergrid
 
 import (
 	"context"
