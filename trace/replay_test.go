@@ -3,6 +3,8 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,31 @@ func TestReplayProfile(t *testing.T) {
 	} {
 		if p.Validate() == nil {
 			t.Errorf("a replay with %s accepted", name)
+		}
+	}
+}
+
+// TestOptionsCheck: each option out of range is an OptionError naming it
+// as the command's --trace-NAME flag does; the zero options are taken.
+func TestOptionsCheck(t *testing.T) {
+	if err := (Options{}).Check(); err != nil {
+		t.Errorf("the zero options refused: %v", err)
+	}
+	for option, o := range map[string]Options{
+		"format":           {Format: "csv"},
+		"speed":            {Speed: -1},
+		"window":           {From: 5 * time.Second, To: 2 * time.Second},
+		"max-input-tokens": {MaxInputTokens: -3},
+		"input-scale":      {InputScale: math.Inf(1)},
+		"context":          {Context: -1},
+		"shard":            {ShardI: 2, ShardN: 2},
+	} {
+		var bad *OptionError
+		if err := o.Check(); !errors.As(err, &bad) || bad.Option != option {
+			t.Errorf("%+v: %v, want an error of option %s", o, err, option)
+		}
+		if _, err := NewReader(strings.NewReader(""), "t", o); err == nil {
+			t.Errorf("%+v: a reader made", o)
 		}
 	}
 }

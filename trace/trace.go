@@ -16,6 +16,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tpsbench/tpsbench/workload"
@@ -90,6 +93,57 @@ type Options struct {
 	Context int
 }
 
+// withDefaults is opts with its zero values given their meaning.
+func (opts Options) withDefaults() Options {
+	if opts.Speed == 0 {
+		opts.Speed = 1
+	}
+	if opts.MaxInputTokens == 0 {
+		opts.MaxInputTokens = workload.MaxPromptTokens
+	}
+	if opts.InputScale == 0 {
+		opts.InputScale = 1
+	}
+	return opts
+}
+
+// OptionError is what is wrong with one of Options, named as the
+// command's --trace-NAME flag names it: format, speed, window,
+// input-scale, max-input-tokens, context or shard.
+type OptionError struct {
+	Option, Value, Want string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("trace %s %s: %s", e.Option, e.Value, e.Want)
+}
+
+// Check says what is wrong with the options, if anything (an
+// *OptionError).
+func (opts Options) Check() error {
+	o := opts.withDefaults()
+	bad := func(option, want string, value any) error {
+		return &OptionError{Option: option, Value: fmt.Sprint(value), Want: want}
+	}
+	switch {
+	case o.Format != "" && !slices.Contains(Formats, o.Format):
+		return bad("format", "want "+strings.Join(Formats, ", "), strconv.Quote(o.Format))
+	case !(o.Speed > 0) || o.Speed > 1e6:
+		return bad("speed", "want a factor above 0, e.g. 2 for twice as fast", o.Speed)
+	case o.From < 0 || o.To < 0 || (o.To > 0 && o.To <= o.From):
+		return bad("window", "want FROM before TO, neither negative", fmt.Sprintf("%v-%v", o.From, o.To))
+	case o.MaxInputTokens < 1 || o.MaxInputTokens > workload.MaxPromptTokens:
+		return bad("max-input-tokens", fmt.Sprintf("want 1 to %d tokens (0: %d)", workload.MaxPromptTokens, workload.MaxPromptTokens), o.MaxInputTokens)
+	case !(o.InputScale > 0) || o.InputScale > 1e6:
+		return bad("input-scale", "want a factor above 0, e.g. 0.5 for prompts half as long", o.InputScale)
+	case o.Context < 0:
+		return bad("context", "want 0 (unknown) or more", o.Context)
+	case o.ShardN < 0 || (o.ShardN > 0 && (o.ShardI < 0 || o.ShardI >= o.ShardN)):
+		return bad("shard", "want 0 <= index < count", fmt.Sprintf("%d/%d", o.ShardI, o.ShardN))
+	}
+	return nil
+}
+
 // reorderWindow is how many entries are read ahead to put them in arrival
 // order: a records file is written as requests end, not as they arrive.
 // An entry that arrived earlier than those already given out by more
@@ -131,30 +185,10 @@ type Stats struct {
 
 // NewReader reads a trace from r; name is used in errors.
 func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
-	if opts.Speed == 0 {
-		opts.Speed = 1
+	if err := opts.Check(); err != nil {
+		return nil, err
 	}
-	if !(opts.Speed > 0) || opts.Speed > 1e6 {
-		return nil, fmt.Errorf("trace speed %g: want a factor above 0", opts.Speed)
-	}
-	if opts.From < 0 || opts.To < 0 || (opts.To > 0 && opts.To <= opts.From) {
-		return nil, fmt.Errorf("trace window %v-%v: want 0 <= from < to", opts.From, opts.To)
-	}
-	if opts.MaxInputTokens == 0 {
-		opts.MaxInputTokens = workload.MaxPromptTokens
-	}
-	if opts.MaxInputTokens < 1 || opts.MaxInputTokens > workload.MaxPromptTokens {
-		return nil, fmt.Errorf("trace input bound %d: want 1 to %d tokens", opts.MaxInputTokens, workload.MaxPromptTokens)
-	}
-	if opts.InputScale == 0 {
-		opts.InputScale = 1
-	}
-	if !(opts.InputScale > 0) || opts.InputScale > 1e6 || opts.Context < 0 {
-		return nil, fmt.Errorf("trace input scale %g, context %d: want a factor above 0 and a context not negative", opts.InputScale, opts.Context)
-	}
-	if opts.ShardN < 0 || (opts.ShardN > 0 && (opts.ShardI < 0 || opts.ShardI >= opts.ShardN)) {
-		return nil, fmt.Errorf("trace shard %d/%d: want 0 <= index < count", opts.ShardI, opts.ShardN)
-	}
+	opts = opts.withDefaults()
 	br := bufio.NewReaderSize(r, 64<<10)
 	format := opts.Format
 	if format == "" || format == FormatAuto {

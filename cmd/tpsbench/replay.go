@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,18 +34,6 @@ func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) 
 			return nil, usagef("--trace sets each request's arrival, prompt and budget: drop --%s", name)
 		}
 	}
-	if !slices.Contains(trace.Formats, f.traceFormat) {
-		return nil, usagef("--trace-format %q: want %s", f.traceFormat, strings.Join(trace.Formats, ", "))
-	}
-	if !(f.traceSpeed > 0) || f.traceSpeed > 1e6 {
-		return nil, usagef("--trace-speed %g: want a factor above 0, e.g. 2 for twice as fast", f.traceSpeed)
-	}
-	if !(f.traceScale > 0) || f.traceScale > 1e6 {
-		return nil, usagef("--trace-input-scale %g: want a factor above 0, e.g. 0.5 for prompts half as long", f.traceScale)
-	}
-	if f.traceMaxInput < 0 || f.traceMaxInput > workload.MaxPromptTokens {
-		return nil, usagef("--trace-max-input-tokens %d: want 1 to %d (0: %d)", f.traceMaxInput, workload.MaxPromptTokens, workload.MaxPromptTokens)
-	}
 	c := &traceConfig{path: f.trace, opts: trace.Options{Format: f.traceFormat, Speed: f.traceSpeed, InputScale: f.traceScale, MaxInputTokens: f.traceMaxInput}}
 	if f.traceWindow != "" {
 		from, to, ok := strings.Cut(f.traceWindow, "-")
@@ -57,9 +44,20 @@ func resolveTrace(f *runFlags, changed func(string) bool) (*traceConfig, error) 
 		if to != "" {
 			c.opts.To, err2 = time.ParseDuration(to)
 		}
-		if !ok || err1 != nil || err2 != nil || c.opts.From < 0 || c.opts.To < 0 || (c.opts.To > 0 && c.opts.To <= c.opts.From) {
+		if !ok || err1 != nil || err2 != nil {
 			return nil, usagef("--trace-window %q: want FROM-TO in durations of the trace, FROM before TO, e.g. 10m-20m or 30s-", f.traceWindow)
 		}
+	}
+	for flag, v := range map[string]float64{"--trace-speed": f.traceSpeed, "--trace-input-scale": f.traceScale} {
+		if v == 0 { // the library's default, not a factor given
+			return nil, usagef("%s 0: want a factor above 0, e.g. 2 or 0.5", flag)
+		}
+	}
+	var bad *trace.OptionError
+	if err := c.opts.Check(); errors.As(err, &bad) {
+		return nil, usagef("--trace-%s %s: %s", bad.Option, bad.Value, bad.Want)
+	} else if err != nil {
+		return nil, usageError{err}
 	}
 	return c, nil
 }
