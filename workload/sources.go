@@ -254,6 +254,26 @@ type Synthetic struct {
 	TokensPerWord float64
 }
 
+// Check says what is wrong with the lengths, if anything: each finite
+// and not negative, a prompt short enough to make in memory, a budget a
+// record can hold, and groups for a shared prefix to be shared in.
+func (s Synthetic) Check() error {
+	for _, v := range []float64{s.InputTokens, s.InputStddev, s.OutputTokens, s.OutputStddev, float64(s.PrefixTokens), float64(s.PrefixGroups)} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return errors.New("synthetic lengths must be finite and not negative")
+		}
+	}
+	switch {
+	case s.InputTokens > MaxPromptTokens || s.PrefixTokens > MaxPromptTokens:
+		return fmt.Errorf("input and prefix tokens: at most %d (a prompt of words is made in memory)", MaxPromptTokens)
+	case s.OutputTokens > record.MaxTokens:
+		return fmt.Errorf("output tokens: at most %d", record.MaxTokens)
+	case s.PrefixTokens > 0 && s.PrefixGroups < 1:
+		return errors.New("a shared prefix needs at least 1 prefix group to be shared in")
+	}
+	return nil
+}
+
 // Calibrate measures how the server's tokenizer counts synthetic text:
 // count returns the prompt tokens the server sees for a text sent as the
 // run sends it (template included). Prompts then hit the asked length in

@@ -212,3 +212,20 @@ func FuzzParsePrompt(f *testing.F) {
 		}
 	})
 }
+
+// TestSyntheticCheck: lengths out of range, and a shared prefix with no
+// group to share it in (which once made no prefix at all), are refused.
+func TestSyntheticCheck(t *testing.T) {
+	if err := (Synthetic{}).Check(); err != nil {
+		t.Errorf("the zero lengths refused: %v", err)
+	}
+	for _, s := range []Synthetic{
+		{InputTokens: -1}, {InputStddev: math.NaN()}, {OutputTokens: math.Inf(1)}, {PrefixTokens: -2},
+		{InputTokens: MaxPromptTokens + 1}, {PrefixTokens: MaxPromptTokens + 1}, {OutputTokens: record.MaxTokens + 1},
+		{InputTokens: 8, PrefixTokens: 4},
+	} {
+		if s.Check() == nil {
+			t.Errorf("%+v accepted", s)
+		}
+	}
+}

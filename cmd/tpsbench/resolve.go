@@ -199,21 +199,15 @@ func targetCount(f *runFlags) int {
 // checkWorkload: synthetic lengths finite and in range, and the prompt
 // flags that go together.
 func checkWorkload(f *runFlags) error {
-	for _, v := range []float64{f.inputTokens, f.inputStddev, f.outputTokens, f.outputStdev, float64(f.prefixTokens)} {
-		if !(v >= 0) || math.IsInf(v, 1) {
-			return usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
-		}
+	lengths := workload.Synthetic{InputTokens: f.inputTokens, InputStddev: f.inputStddev, OutputTokens: f.outputTokens, OutputStddev: f.outputStdev,
+		PrefixTokens: f.prefixTokens, PrefixGroups: f.prefixGroup}
+	if err := lengths.Check(); err != nil {
+		return usagef("--input-tokens, --output-tokens, their deviations, --prefix-tokens and --prefix-groups: %v", err)
 	}
 	if err := resolveSpecBench(f); err != nil {
 		return err
 	}
 	switch {
-	case f.prefixGroup < 1:
-		return usagef("synthetic lengths must be finite and not negative, and --prefix-groups at least 1")
-	case f.inputTokens > workload.MaxPromptTokens || f.prefixTokens > workload.MaxPromptTokens:
-		return usagef("--input-tokens and --prefix-tokens: at most %d tokens (a prompt of words is made in memory)", workload.MaxPromptTokens)
-	case f.outputTokens > record.MaxTokens:
-		return usagef("--output-tokens: at most %d", record.MaxTokens)
 	case f.seqDist != "" && (f.inputTokens > 0 || f.outputTokens > 0 || f.inputStddev > 0 || f.outputStdev > 0 || f.prompts != ""):
 		return usagef("--seq-dist gives every length: not with --input-tokens, --output-tokens, their deviations or --prompts")
 	case f.inputTokens > 0 && f.prompts != "":
