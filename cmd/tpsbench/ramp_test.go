@@ -2,15 +2,12 @@ package main
 
 import (
 	"math"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
-	"github.com/tpsbench/tpsbench/record"
 )
 
 // TestRampUp: --ramp-up-strategy linear from 50 to 200 requests/s over 4
@@ -29,18 +26,7 @@ func TestRampUp(t *testing.T) {
 	if !strings.Contains(stdout, "Load: rate ramped from 50.00 to 200.00 requests/s") {
 		t.Errorf("report:\n%s", stdout)
 	}
-	f, _ := os.Open(out)
-	defer f.Close()
-	rd := record.NewReader(f, out)
-	var recs []record.Record
-	for {
-		var r record.Record
-		if rd.Next(&r) != nil {
-			break
-		}
-		recs = append(recs, r)
-	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	recs := recordsOf(t, out)
 	if len(recs) != 4 {
 		t.Fatalf("%d records", len(recs))
 	}

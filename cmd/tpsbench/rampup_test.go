@@ -74,17 +74,7 @@ func TestRampUpUsersExponentialFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	f, _ := os.Open(out)
-	defer f.Close()
-	rd := record.NewReader(f, out)
-	var recs []record.Record
-	for {
-		var r record.Record
-		if rd.Next(&r) != nil {
-			break
-		}
-		recs = append(recs, r)
-	}
+	recs := recordsOf(t, out)
 	if len(recs) != 4 {
 		t.Fatalf("%d records", len(recs))
 	}

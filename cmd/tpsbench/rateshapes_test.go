@@ -2,15 +2,12 @@ package main
 
 import (
 	"math"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
-	"github.com/tpsbench/tpsbench/record"
 )
 
 // TestRateShape: --rate-shape stages from 2 to 10/s over 1 s, then 10/s
@@ -29,14 +26,7 @@ func TestRateShape(t *testing.T) {
 	if !strings.Contains(stdout, "Load: rate ramped from 2.00 to 10.00 requests/s") {
 		t.Errorf("report:\n%s", stdout)
 	}
-	f, _ := os.Open(out)
-	defer f.Close()
-	rd := record.NewReader(f, out)
-	var recs []record.Record
-	for r := (record.Record{}); rd.Next(&r) == nil; r = (record.Record{}) {
-		recs = append(recs, r)
-	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	recs := recordsOf(t, out)
 	if len(recs) != 17 {
 		t.Fatalf("%d records, want 17", len(recs))
 	}
