@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -64,6 +65,36 @@ func TestEmbeddingsShortAnswer(t *testing.T) {
 		if rec.Error == nil || rec.Error.Kind != c.kind || !strings.Contains(rec.Error.Message, c.says) {
 			t.Errorf("%s: error %+v, want %s %q", c.body, rec.Error, c.kind, c.says)
 		}
+	}
+}
+
+// TestEmbeddingsLargeBatch: a whole answer larger than a stream's event
+// may be (8 MiB) is read: 128 vectors of 4,096 dimensions, written as
+// JSON floats, are 11 MiB, and complete with a vector each.
+func TestEmbeddingsLargeBatch(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"data":[`)
+	vector := strings.TrimSuffix(strings.Repeat("-0.0123456789012345,", 4096), ",")
+	for i := range 128 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"index":%d,"embedding":[%s]}`, i, vector)
+	}
+	b.WriteString(`],"usage":{"prompt_tokens":128}}`)
+	if b.Len() <= maxEvent {
+		t.Fatalf("a body of %d bytes is no larger than an event", b.Len())
+	}
+	url := rawServer(t, http.StatusOK, "application/json", b.String())
+	cl := newClient(t, url, func(cfg *HTTPConfig) { cfg.API = APIEmbeddings })
+	inputs := make([]string, 128)
+	for i := range inputs {
+		inputs[i] = "x"
+	}
+	var rec record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Inputs: inputs}, &rec)
+	if rec.Error != nil || rec.Inputs != 128 || rec.PromptTokens != 128 {
+		t.Errorf("a body of %.1f MiB: record inputs %d, prompt tokens %d, error %+v", float64(b.Len())/(1<<20), rec.Inputs, rec.PromptTokens, rec.Error)
 	}
 }
 

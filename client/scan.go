@@ -249,6 +249,16 @@ func (s *scanner) text(ci *chunkInfo, reasoning bool) error {
 	return nil
 }
 
+// unexpected is the syntax error at s.pos, where what was wanted: the
+// end of the input where the input ended (a body cut short), else the
+// byte's place.
+func (s *scanner) unexpected(what string) error {
+	if s.pos >= len(s.b) {
+		return fmt.Errorf("%w: unexpected end of input after %d bytes (%s)", errSyntax, len(s.b), what)
+	}
+	return fmt.Errorf("%w: %s at byte %d", errSyntax, what, s.pos)
+}
+
 func (s *scanner) peek() byte {
 	if s.pos < len(s.b) {
 		return s.b[s.pos]
@@ -283,7 +293,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 	for {
 		s.ws()
 		if s.peek() != '"' {
-			return fmt.Errorf("%w: want a key at byte %d", errSyntax, s.pos)
+			return s.unexpected("want a key")
 		}
 		key, err := s.str()
 		if err != nil {
@@ -291,7 +301,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 		}
 		s.ws()
 		if s.peek() != ':' {
-			return fmt.Errorf("%w: want ':' at byte %d", errSyntax, s.pos)
+			return s.unexpected("want ':'")
 		}
 		s.pos++
 		s.ws()
@@ -307,7 +317,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 			s.depth--
 			return nil
 		default:
-			return fmt.Errorf("%w: want ',' or '}' at byte %d", errSyntax, s.pos)
+			return s.unexpected("want ',' or '}'")
 		}
 	}
 }
@@ -338,7 +348,7 @@ func (s *scanner) array(fn func() error) error {
 			s.depth--
 			return nil
 		default:
-			return fmt.Errorf("%w: want ',' or ']' at byte %d", errSyntax, s.pos)
+			return s.unexpected("want ',' or ']'")
 		}
 	}
 }
@@ -360,7 +370,8 @@ func (s *scanner) str() ([]byte, error) {
 			i++
 		}
 	}
-	return nil, fmt.Errorf("%w: unterminated string at byte %d", errSyntax, s.pos)
+	s.pos = len(s.b) // the string ran on to the end
+	return nil, s.unexpected("in a string")
 }
 
 // int reads a non-negative integer (or null, as 0).
@@ -378,7 +389,7 @@ func (s *scanner) int() (int, error) {
 		s.pos++
 	}
 	if s.pos == start {
-		return 0, fmt.Errorf("%w: want a count at byte %d", errSyntax, start)
+		return 0, s.unexpected("want a count")
 	}
 	return n, nil
 }
@@ -409,11 +420,15 @@ func (s *scanner) skip() error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("%w: unexpected %q at byte %d", errSyntax, c, s.pos)
+		return s.unexpected(fmt.Sprintf("unexpected %q", c))
 	}
 }
 
 func (s *scanner) lit(word string) error {
+	if rest := s.b[s.pos:]; len(rest) < len(word) && string(rest) == word[:len(rest)] {
+		s.pos = len(s.b)
+		return s.unexpected("want " + word)
+	}
 	if len(s.b)-s.pos < len(word) || string(s.b[s.pos:s.pos+len(word)]) != word {
 		return fmt.Errorf("%w: want %s at byte %d", errSyntax, word, s.pos)
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -142,5 +143,23 @@ func BenchmarkScanChunk(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = scanChunk(data, &ci)
+	}
+}
+
+// TestScanCutShort: an answer cut short anywhere is an unexpected end of
+// input after its bytes, whatever was wanted next; one with a bad byte
+// says where.
+func TestScanCutShort(t *testing.T) {
+	whole := `{"id":"x","choices":[{"delta":{"content":"hi"},"finish_reason":null}],"usage":{"completion_tokens":12,"x":[true,null,-1.5e3]}}`
+	for n := 1; n < len(whole); n++ {
+		var ci chunkInfo
+		err := scanChunk([]byte(whole[:n]), &ci)
+		if want := fmt.Sprintf("unexpected end of input after %d bytes", n); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cut at %d (%q): %v, want %q", n, whole[:n], err, want)
+		}
+	}
+	var ci chunkInfo
+	if err := scanChunk([]byte(`{"id":"x",}`), &ci); err == nil || !strings.Contains(err.Error(), "want a key at byte 10") {
+		t.Errorf("a bad byte: %v", err)
 	}
 }
