@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -31,16 +29,10 @@ func LoadCorpus(path string) ([][]string, error) {
 // without one.
 func parseCorpus(data []byte) ([][]string, error) {
 	var lines [][]string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		if w := strings.Fields(sc.Text()); len(w) > 0 {
-			lines = append(lines, w)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
+	_ = eachLine(data, func(_ int, line []byte) error {
+		lines = append(lines, strings.Fields(string(line)))
+		return nil
+	})
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("no words")
 	}

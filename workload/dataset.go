@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -88,6 +87,10 @@ func LoadDataset(path string, cols Columns, maxTokens int) ([]Item, DatasetStats
 	if err != nil {
 		return nil, DatasetStats{}, fmt.Errorf("opening the dataset: %w", err)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".parquet") && !isParquet(data) {
+		// read as JSON lines it said "line 1: not a JSON object"
+		return nil, DatasetStats{}, fmt.Errorf("%s: not a Parquet file (no PAR1 at its start and end): a file cut short, or another format named .parquet", path)
+	}
 	items, stats, err := parseDataset(data, strings.EqualFold(filepath.Ext(path), ".csv"), cols, maxTokens, newMediaReader(filepath.Dir(path)))
 	if err != nil {
 		return nil, stats, fmt.Errorf("%s: %w", path, err)
@@ -146,20 +149,32 @@ func jsonRows(data []byte, add func(map[string]json.RawMessage)) error {
 		}
 		return nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(trimmed))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	return eachLine(trimmed, func(n int, line []byte) error {
 		var row map[string]json.RawMessage
 		if err := json.Unmarshal(line, &row); err != nil {
 			return fmt.Errorf("line %d: not a JSON object: %w", n, err)
 		}
 		add(row)
+		return nil
+	})
+}
+
+// eachLine calls fn with each line of data that is not blank, trimmed,
+// and its number from 1, until fn fails. A file is read whole (bounded by
+// its size), so a line is as long as a long-context prompt needs: a line
+// scanner's bound refused those past it with a bare "token too long".
+func eachLine(data []byte, fn func(n int, line []byte) error) error {
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
 	}
-	return sc.Err()
+	return nil
 }
 
 // csvRows gives each row of a CSV file with a header, its fields as JSON

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -156,4 +157,28 @@ func FuzzDataset(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDatasetLongLineAndFalseParquet: a line longer than any line
+// scanner's bound (a long-context prompt of 65 MiB) is read, and a file
+// named .parquet that is not Parquet is refused as such, not read as JSON
+// lines.
+func TestDatasetLongLineAndFalseParquet(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.jsonl")
+	prompt := strings.Repeat("a", 65<<20)
+	if err := os.WriteFile(long, []byte(`{"q":"short"}`+"\n"+`{"q":"`+prompt+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, _, err := LoadDataset(long, Columns{Prompt: "q"}, 4)
+	if err != nil || len(items) != 2 || len(items[1].Prompt) != len(prompt) {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	fake := filepath.Join(dir, "rows.parquet")
+	if err := os.WriteFile(fake, []byte(`{"q":"a"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadDataset(fake, Columns{Prompt: "q"}, 4); err == nil || !strings.Contains(err.Error(), "not a Parquet file") {
+		t.Errorf("a .parquet of JSON lines: %v", err)
+	}
 }

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -179,41 +178,34 @@ func shareGPT(data []byte, maxTokens int, replyLength bool, stats *DatasetStats)
 
 func lines(data []byte, maxTokens int) ([]Item, error) {
 	var items []Item
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := eachLine(data, func(n int, line []byte) error {
 		if line[0] != '{' {
-			items = append(items, Item{Prompt: line, MaxTokens: maxTokens})
-			continue
+			items = append(items, Item{Prompt: string(line), MaxTokens: maxTokens})
+			return nil
 		}
 		var obj struct {
 			Prompt    string            `json:"prompt"`
 			Messages  []content.Message `json:"messages"`
 			MaxTokens int               `json:"max_tokens"`
 		}
-		if err := json.Unmarshal([]byte(line), &obj); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		if err := json.Unmarshal(line, &obj); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 		if obj.Prompt == "" && len(obj.Messages) == 0 {
-			return nil, fmt.Errorf("line %d: want a \"prompt\" or \"messages\" field", n)
+			return fmt.Errorf("line %d: want a \"prompt\" or \"messages\" field", n)
 		}
 		it := Item{Prompt: obj.Prompt, Messages: obj.Messages, MaxTokens: maxTokens}
 		if obj.MaxTokens > record.MaxTokens {
-			return nil, fmt.Errorf("line %d: max_tokens %d: want at most %d", n, obj.MaxTokens, record.MaxTokens)
+			return fmt.Errorf("line %d: max_tokens %d: want at most %d", n, obj.MaxTokens, record.MaxTokens)
 		}
 		if obj.MaxTokens > 0 {
 			it.MaxTokens = obj.MaxTokens
 		}
 		items = append(items, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", n+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return items, nil
 }

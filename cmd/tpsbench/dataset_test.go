@@ -188,3 +188,25 @@ func TestParquetAsTheServerSawIt(t *testing.T) {
 		t.Errorf("no prompt column: exit %d %s", code, errs)
 	}
 }
+
+// TestBadInputFilesExitTwo: a file the command line names to read that
+// cannot be used is bad input, as a bad flag is (exit 2), whichever kind
+// it is, and its message names it.
+func TestBadInputFilesExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.jsonl")
+	os.WriteFile(garbage, []byte("{not json\n"), 0o644)
+	for _, args := range [][]string{
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--prompts", garbage, "--prompt-column", "q"},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--prompts", filepath.Join(dir, "none.jsonl")},
+		{"run", "--url", "http://127.0.0.1:1", "--model", "m", "--trace", garbage},
+		{"report", garbage},
+		{"compare", garbage, garbage},
+		{"merge", garbage, "-o", filepath.Join(dir, "out.jsonl")},
+	} {
+		code, _, errs := cli(t, args...)
+		if code != exitUsage || !strings.Contains(errs, dir) {
+			t.Errorf("%v: exit %d, %q; want %d naming the file", args, code, errs, exitUsage)
+		}
+	}
+}

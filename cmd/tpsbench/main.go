@@ -35,6 +35,15 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// inputError marks a file the command line names as input (prompts, a
+// dataset, a trace, a scenario, records to report) that cannot be read
+// or used: exit code 2, as a bad flag is, since nothing was measured;
+// its message names the file, so no help is pointed at.
+type inputError struct{ err error }
+
+func (i inputError) Error() string { return i.err.Error() }
+func (i inputError) Unwrap() error { return i.err }
+
 // exitCode carries a non-error exit status out of a command (targets
 // missed, run interrupted) after its report is printed.
 type exitCode int
@@ -49,7 +58,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	var profile string
 	root.PersistentFlags().StringVar(&profile, "cpuprofile", "", "write a CPU profile of tpsbench itself to this new file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
@@ -89,9 +98,10 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	failed, err := root.ExecuteC()
 	var code exitCode
 	var usage usageError
+	var input inputError
 	var unusable unusableRun
 	switch {
 	case err == nil:
@@ -101,8 +111,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &unusable):
 		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\n", err)
 		return exitUnusable
+	case errors.As(err, &input):
+		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\n", err)
+		return exitUsage
 	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\nRun 'tpsbench --help' for usage.\n", err)
+		fmt.Fprintf(termsafe.Writer(stderr), "tpsbench: %v\nRun '%s' for usage.\n", err, usageHint(failed))
 		return exitUsage
 	default:
 		// a server's error body may be in the message

@@ -92,7 +92,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	code, _, errs := cli(t, "report", filepath.Join(t.TempDir(), "missing.jsonl"))
-	if code != exitError || !strings.Contains(errs, "missing.jsonl") {
+	if code != exitUsage || !strings.Contains(errs, "missing.jsonl") {
 		t.Errorf("missing file: exit %d %q", code, errs)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
@@ -108,7 +108,7 @@ func TestErrors(t *testing.T) {
 	crafted := filepath.Join(t.TempDir(), "crafted.jsonl")
 	os.WriteFile(crafted, []byte(`{"v":1,"sent":0,"done":9,"chunks":[[-9200000000000000000,1]]}`+"\n"), 0o644)
 	code, _, errs = cli(t, "report", crafted)
-	if code != exitError || !strings.Contains(errs, "no valid record") || !strings.Contains(errs, "crafted.jsonl:1: record 0: chunk 0") {
+	if code != exitUsage || !strings.Contains(errs, "no valid record") || !strings.Contains(errs, "crafted.jsonl:1: record 0: chunk 0") {
 		t.Errorf("report of a crafted record: exit %d, stderr %q", code, errs)
 	}
 	code, out, _ = cli(t, "watch", "--once", crafted)

@@ -29,7 +29,7 @@ func writeReference(w io.Writer, root *cobra.Command) error {
 	var b strings.Builder
 	b.WriteString("# Command-line reference\n\n")
 	b.WriteString("<!-- written by `tpsbench reference` from the commands themselves; cmd/tpsbench's tests hold this file to it -->\n")
-	b.WriteString("Every command, as `--help` shows it. Exit codes: 0 measured and every target met, 1 an error, 2 a bad command line, 3 a target missed, 4 too many requests failed (`--max-error-rate`), 130 interrupted.\n")
+	b.WriteString("Every command, as `--help` shows it. Exit codes: 0 measured and every target met, 1 an error while working, 2 bad input (the command line, or a file it names to read), 3 a target missed, 4 too many requests failed (`--max-error-rate`), 130 interrupted.\n")
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {

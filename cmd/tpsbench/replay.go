@@ -74,14 +74,14 @@ type replayStep struct {
 func (c *traceConfig) newReplay(syn workload.Synthetic, shardI, shardN, context int) (*replayStep, error) {
 	file, err := os.Open(c.path)
 	if err != nil {
-		return nil, fmt.Errorf("opening the trace: %w", err)
+		return nil, inputError{fmt.Errorf("opening the trace: %w", err)}
 	}
 	opts := c.opts
 	opts.ShardI, opts.ShardN, opts.Context = shardI, shardN, context
 	rd, err := trace.NewReader(file, c.path, opts)
 	if err != nil {
 		file.Close()
-		return nil, usageError{err}
+		return nil, inputError{err}
 	}
 	return &replayStep{Replay: trace.NewReplay(rd, syn), file: file}, nil
 }

@@ -80,7 +80,7 @@ func TestReplayRefusals(t *testing.T) {
 		{[]string{"--trace", good, "--trace-speed", "0"}, 2, "--trace-speed 0"},
 		{[]string{"--trace", good, "--trace-window", "5s-2s"}, 2, "--trace-window"},
 		{[]string{"--trace", good, "--trace-format", "csv"}, 2, "--trace-format"},
-		{[]string{"--trace", filepath.Join(dir, "none.jsonl")}, 1, "opening the trace"},
+		{[]string{"--trace", filepath.Join(dir, "none.jsonl")}, exitUsage, "opening the trace"},
 		{[]string{"--trace", good, "--records", good}, 2, "--trace"},
 		// a line gone bad past the start: the figures come out, and the error names the line
 		{[]string{"--trace", bad}, 1, "bad.jsonl:2: input_length -3"},

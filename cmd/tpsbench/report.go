@@ -47,7 +47,7 @@ func newReportCmd() *cobra.Command {
 func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("opening records: %w", err)
+		return inputError{fmt.Errorf("opening records: %w", err)}
 	}
 	defer f.Close()
 	rd := record.NewReader(f, path)
@@ -70,14 +70,14 @@ func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 		switch {
 		case errors.Is(err, io.EOF):
 			if read == 0 && bad > 0 {
-				return fmt.Errorf("%s: no valid record; the first bad line: %w", path, firstBad)
+				return inputError{fmt.Errorf("%s: no valid record; the first bad line: %w", path, firstBad)}
 			}
 			return nil
 		case errors.Is(err, record.ErrPartialLine):
 			fmt.Fprintf(warn, "tpsbench: warning: %v\n", err)
 			return nil
 		case err != nil:
-			return err
+			return inputError{err}
 		}
 		read++
 		fn(&rec)

@@ -230,7 +230,7 @@ func TestWorkloads(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
 	}
-	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", filepath.Join(t.TempDir(), "none")); code != exitError || !strings.Contains(errs, "opening prompts") {
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--prompts", filepath.Join(t.TempDir(), "none")); code != exitUsage || !strings.Contains(errs, "opening prompts") {
 		t.Errorf("missing prompts file: exit %d %s", code, errs)
 	}
 }

@@ -24,7 +24,7 @@ const maxScenario = 1 << 20
 func applyScenario(fs *pflag.FlagSet, path string) error {
 	data, err := fileread.AtMost(path, maxScenario)
 	if err != nil {
-		return fmt.Errorf("reading scenario: %w", err)
+		return inputError{fmt.Errorf("reading scenario: %w", err)}
 	}
 	settings, err := parseScenario(data)
 	if err == nil {
@@ -42,7 +42,7 @@ func applySettings(fs *pflag.FlagSet, settings []setting) error {
 		f := fs.Lookup(s.name)
 		switch {
 		case f == nil || s.name == "scenario" || s.name == "help":
-			return fmt.Errorf("%q is not a setting of tpsbench run (keys are its flag names, such as max-tokens)", s.name)
+			return inputError{fmt.Errorf("%q is not a setting of tpsbench run (keys are its flag names, such as max-tokens)", s.name)}
 		case f.Changed:
 			continue // the command line wins
 		}

@@ -61,7 +61,7 @@ func TestScenarioErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, %q", name, code, errs)
 		}
 	}
-	if code, _, errs := cli(t, "run", "--scenario", filepath.Join(t.TempDir(), "missing.yaml")); code != exitError || !strings.Contains(errs, "missing.yaml") {
+	if code, _, errs := cli(t, "run", "--scenario", filepath.Join(t.TempDir(), "missing.yaml")); code != exitUsage || !strings.Contains(errs, "missing.yaml") {
 		t.Errorf("missing file: exit %d, %q", code, errs)
 	}
 }

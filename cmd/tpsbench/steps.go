@@ -209,7 +209,7 @@ func (f *runFlags) newStepBuilder(ctx context.Context, cfg *runConfig, tgts []ta
 	}
 	src, err := f.workload(cfg, stderr)
 	if err != nil {
-		return nil, err
+		return nil, inputError{err}
 	}
 	if cfg.trace != nil {
 		// a trace's prompts are words, sized in the server's tokens
