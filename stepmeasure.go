@@ -92,10 +92,10 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			window.start()
 		}
 		if plan.Abort != nil {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			stop := context.AfterFunc(plan.Abort, cancel)
-			defer func() { stop(); cancel() }()
+			var cancel context.CancelCauseFunc
+			ctx, cancel = context.WithCancelCause(ctx)
+			stop := context.AfterFunc(plan.Abort, func() { cancel(context.Cause(plan.Abort)) })
+			defer func() { stop(); cancel(nil) }()
 		}
 		item := step.Workload.Item(job.Seq, job.Warmup)
 		rec := &record.Record{

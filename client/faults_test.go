@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -270,5 +271,32 @@ func TestStreamToAWholeRequest(t *testing.T) {
 	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 4}, &rec)
 	if rec.Error == nil || rec.Error.Kind != record.KindMalformed || !strings.Contains(rec.Error.Message, `text/event-stream) to a request for a whole response: it ignores "stream": false`) {
 		t.Errorf("recorded %+v", rec.Error)
+	}
+}
+
+// TestCancelledSaysWhy: a request whose context is ended with a cause (a
+// user's Ctrl-C) is recorded as cancelled for that cause, not for the read
+// the ending broke off ("i/o timeout").
+func TestCancelledSaysWhy(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hang)
+	why := errors.New("interrupted by the user (interrupt)")
+	c := newClient(t, srv.URL, nil)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(why) })
+	var rec record.Record
+	c.Do(ctx, &Request{Model: "m", Prompt: "p", MaxTokens: 5}, &rec)
+	if rec.Error == nil || rec.Error.Kind != record.KindCanceled || rec.Error.Message != why.Error() {
+		t.Errorf("error %+v, want canceled: %q", rec.Error, why)
 	}
 }

@@ -236,7 +236,7 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 		if tr.wroteAt.Load() != 0 {
 			kind = record.KindStreamCut
 		}
-		rec.Fail(classify(ctx, err, kind), describe(err))
+		rec.Fail(classify(ctx, err, kind), failureMessage(ctx, err))
 		return
 	}
 	defer end()
@@ -380,6 +380,17 @@ func classify(ctx context.Context, err error, fallback string) string {
 		return record.KindTimeout
 	}
 	return fallback
+}
+
+// failureMessage is what a failed request's record says of err: why its
+// context ended where the one who ended it said (a user's Ctrl-C, a
+// planned cancellation), not the read that the ending broke off ("i/o
+// timeout"), else err's own message (describe).
+func failureMessage(ctx context.Context, err error) string {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return cause.Error()
+	}
+	return describe(err)
 }
 
 // describe returns an error's message without the request URL, which may

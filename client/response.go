@@ -44,7 +44,7 @@ func (c *HTTP) readAnswer(ctx context.Context, tr *sendTrace, resp *http.Respons
 	}
 	st.read(body, resp.Header.Get("Content-Type"), c.cfg.Stream)
 	if st.err != nil {
-		rec.Fail(classify(ctx, st.err, st.kind), describe(st.err))
+		rec.Fail(classify(ctx, st.err, st.kind), failureMessage(ctx, st.err))
 	}
 	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
 		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)

@@ -9,6 +9,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -130,13 +131,15 @@ func Run(ctx context.Context, p Profile, do Func) <-chan *record.Record {
 		if err := p.Validate(); err != nil {
 			return
 		}
-		reqCtx, cancelReq := context.WithCancel(context.WithoutCancel(ctx))
-		defer cancelReq()
+		reqCtx, cancelReq := context.WithCancelCause(context.WithoutCancel(ctx))
+		defer cancelReq(nil)
 		var grace *time.Timer
 		var graceMu sync.Mutex
 		stopWatch := context.AfterFunc(ctx, func() {
 			graceMu.Lock()
-			grace = time.AfterFunc(p.Grace, cancelReq)
+			// the requests still going are ended for the stop's own reason
+			why := fmt.Errorf("%w; the request had not ended within the %v grace", context.Cause(ctx), p.Grace)
+			grace = time.AfterFunc(p.Grace, func() { cancelReq(why) })
 			graceMu.Unlock()
 		})
 		defer func() {

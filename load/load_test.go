@@ -2,11 +2,13 @@ package load
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -491,5 +493,38 @@ func TestScheduleStartsOnTime(t *testing.T) {
 		if j.Seq != i || j.Scheduled.Sub(start) != want[i] || j.Rate != 0 {
 			t.Errorf("job %d: seq %d scheduled %v after the first at rate %v, want %v at none", i, j.Seq, j.Scheduled.Sub(start), j.Rate, want[i])
 		}
+	}
+}
+
+// TestGraceEndsForTheStopsReason: requests still going when the grace
+// after a stop runs out are ended for the stop's own reason, with the
+// grace said, so a record can say why (a user's Ctrl-C), not which read
+// the ending broke off.
+func TestGraceEndsForTheStopsReason(t *testing.T) {
+	why := errors.New("interrupted by the user")
+	ctx, stop := context.WithCancelCause(context.Background())
+	started := make(chan struct{})
+	var causes []error
+	var mu sync.Mutex
+	do := func(c context.Context, j Job) *record.Record {
+		started <- struct{}{}
+		<-c.Done()
+		mu.Lock()
+		causes = append(causes, context.Cause(c))
+		mu.Unlock()
+		return &record.Record{Seq: j.Seq}
+	}
+	recs := Run(ctx, Profile{Shape: Users{Count: 2}, Requests: 2, Grace: time.Millisecond}, do)
+	<-started
+	<-started
+	stop(why)
+	collect(recs)
+	for _, c := range causes {
+		if !errors.Is(c, why) || !strings.Contains(c.Error(), "within the 1ms grace") {
+			t.Errorf("ended for %v, want the stop's reason and the grace", c)
+		}
+	}
+	if len(causes) != 2 {
+		t.Errorf("%d requests ended", len(causes))
 	}
 }

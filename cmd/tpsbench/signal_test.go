@@ -159,6 +159,9 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 	if n := bytes.Count(data, []byte(`"kind":"canceled"`)); n != 3 {
 		t.Errorf("%d canceled records, want 3:\n%s", n, data)
 	}
+	if n := bytes.Count(data, []byte(`interrupted by the user a second time`)); n != 3 {
+		t.Errorf("%d records say the user ended them, want 3 (not the read's \"i/o timeout\"):\n%s", n, data)
+	}
 	if !strings.Contains(out.String(), "Total requests: 3") {
 		t.Errorf("no report of the canceled requests:\n%s", out.String())
 	}

@@ -40,8 +40,8 @@ func (f *runFlags) waitForStart(ctx context.Context, startAt time.Time, stderr i
 // signal (end them now), and which signal came first (for the exit code:
 // 130 or 143).
 func interruptible(parent context.Context) (ctx, abort context.Context, caught func() os.Signal, stop func()) {
-	ctx, cancel := context.WithCancel(parent)
-	abort, cancelAbort := context.WithCancel(context.WithoutCancel(parent))
+	ctx, cancel := context.WithCancelCause(parent)
+	abort, cancelAbort := context.WithCancelCause(context.WithoutCancel(parent))
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	var got atomic.Value
@@ -51,14 +51,14 @@ func interruptible(parent context.Context) (ctx, abort context.Context, caught f
 		select {
 		case s := <-sigc:
 			got.Store(s)
-			cancel()
+			cancel(fmt.Errorf("interrupted by the user (%v)", s))
 		case <-ctx.Done():
 		case <-stopping:
 			return
 		}
 		select {
-		case <-sigc:
-			cancelAbort()
+		case s := <-sigc:
+			cancelAbort(fmt.Errorf("interrupted by the user a second time (%v): ended at once", s))
 		case <-stopping:
 		}
 	}()
@@ -69,8 +69,8 @@ func interruptible(parent context.Context) (ctx, abort context.Context, caught f
 	return ctx, abort, caught, func() {
 		signal.Stop(sigc)
 		close(stopping)
-		cancel()
-		cancelAbort()
+		cancel(nil)
+		cancelAbort(nil)
 		<-done
 	}
 }
