@@ -70,6 +70,10 @@ type Engine struct {
 	Tokenizer *tokenizer.Tokenizer
 	Sched     *sched.Scheduler
 	Handler   *server.Server
+	// Synthetic says the weights are dummy ones (a built-in shape, or a
+	// file `model synth` wrote): the speed is a real model's of that
+	// shape, the text is noise.
+	Synthetic bool
 }
 
 // Load opens the model and starts its scheduler. Its threads keep every
@@ -158,6 +162,7 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 	}
 	s := sched.New(m, opts.Sched)
 	srv := server.New(name, m, tok, s)
+	srv.Synthetic = synth.Made(f)
 	srv.Reasoning = opts.Reasoning
 	srv.ThinkTags = opts.ReasoningParser != ""
 	srv.Pooling = opts.Pooling
@@ -169,7 +174,7 @@ func FromFile(f *gguf.File, name string, opts Options) (*Engine, error) {
 			srv.Chat, srv.ChatNote = chat.Plain, err.Error()+": chat prompts are plain \"role: content\" lines"
 		}
 	}
-	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: srv}, nil
+	return &Engine{Name: name, File: f, Model: m, Tokenizer: tok, Sched: s, Handler: srv, Synthetic: srv.Synthetic}, nil
 }
 
 // filePooling is the pooling a GGUF file names (llama.cpp's

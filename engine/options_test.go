@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -85,5 +86,34 @@ func TestDescribeWrittenShape(t *testing.T) {
 	}
 	if err := engine.WriteShape(&b, "tiny", "q5_1", 3); err == nil {
 		t.Error("a shape written in a format the engine does not make")
+	}
+}
+
+// TestSyntheticSaid: an engine of dummy weights (a built-in shape, or a
+// file written from one) says so when it announces itself and in
+// /v1/models, so that nobody takes its noise for a bug; a thread is one.
+func TestSyntheticSaid(t *testing.T) {
+	var b bytes.Buffer
+	if err := engine.WriteShape(&b, "tiny", "f32", 1); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "written.gguf")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"tiny", path} {
+		e, err := engine.Load(engine.Options{Model: model, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var said strings.Builder
+		engine.Announce(&said, e, "http://x")
+		rec := httptest.NewRecorder()
+		e.Handler.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/models", nil))
+		e.Close()
+		if !e.Synthetic || !strings.Contains(said.String(), "synthetic weights") || !strings.Contains(said.String(), "1 thread,") ||
+			!strings.Contains(rec.Body.String(), `"weights":"synthetic`) {
+			t.Errorf("%s: synthetic %v, announced %q, models %s", model, e.Synthetic, said.String(), rec.Body)
+		}
 	}
 }

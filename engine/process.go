@@ -22,8 +22,16 @@ import (
 // Announce says on w that e serves at url, in the line StartProcess waits
 // for.
 func Announce(w io.Writer, e *Engine, url string) {
-	fmt.Fprintf(w, "serving %s (%d parameters, %.1f MiB a token read, %d threads, %s KV cache) at %s\n",
-		e.Name, e.Model.Params(), float64(e.Model.BytesPerToken())/(1<<20), e.Model.Threads(), e.Model.KVType(), url)
+	threads := fmt.Sprintf("%d threads", e.Model.Threads())
+	if e.Model.Threads() == 1 {
+		threads = "1 thread"
+	}
+	weights := ""
+	if e.Synthetic {
+		weights = "synthetic weights: its speed is a real model's of this shape, its text is noise; "
+	}
+	fmt.Fprintf(w, "serving %s (%s%d parameters, %.1f MiB a token read, %s, %s KV cache) at %s\n",
+		e.Name, weights, e.Model.Params(), float64(e.Model.BytesPerToken())/(1<<20), threads, e.Model.KVType(), url)
 }
 
 // Process is an engine serving in a process of its own.

@@ -25,6 +25,9 @@ import (
 // Server serves one model.
 type Server struct {
 	Name string // the model name clients ask for
+	// Synthetic says the weights are dummy ones, which /v1/models says:
+	// the answers are noise, not a bug.
+	Synthetic bool
 	// APIKey, when set, is required as a bearer token on every route but
 	// /health, compared in constant time.
 	APIKey  string
@@ -105,6 +108,9 @@ func (s *Server) modelObject() map[string]any {
 		"chat_template": s.Chat.Name}
 	if s.ChatNote != "" {
 		m["chat_template_note"] = s.ChatNote
+	}
+	if s.Synthetic {
+		m["weights"] = "synthetic: random weights of a real model's shape, for its speed; the text they make is noise"
 	}
 	return m
 }

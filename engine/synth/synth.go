@@ -79,6 +79,16 @@ var Shapes = map[string]Shape{
 }
 
 // ShapeNames lists the shapes in size order.
+// Made says whether f was made here (Write, Bytes): its weights are
+// dummy ones, by its general.name.
+func Made(f *gguf.File) bool {
+	name, err := f.String("general.name")
+	return err == nil && strings.HasPrefix(name, namePrefix)
+}
+
+// namePrefix begins the general.name of every file made here.
+const namePrefix = "tpsbench-synth-"
+
 func ShapeNames() []string {
 	names := make([]string, 0, len(Shapes))
 	for n := range Shapes {
@@ -211,7 +221,7 @@ func metadata(p Shape, typ gguf.TensorType, arch string, hd int) ([]gguf.KV, err
 	}
 	md := []gguf.KV{
 		{Key: "general.architecture", Value: arch},
-		{Key: "general.name", Value: "tpsbench-synth-" + p.Name},
+		{Key: "general.name", Value: namePrefix + p.Name},
 		{Key: "general.file_type", Value: fileType(typ)},
 		{Key: "general.alignment", Value: uint32(32)},
 		{Key: arch + ".context_length", Value: uint32(p.Context)},
