@@ -18,6 +18,7 @@ import (
 	"github.com/tpsbench/tpsbench/engine/gguf"
 	"github.com/tpsbench/tpsbench/engine/half"
 	"github.com/tpsbench/tpsbench/engine/llama"
+	"github.com/tpsbench/tpsbench/engine/tokenizer"
 )
 
 // Shape is a model shape: the sizes synth writes dummy weights for.
@@ -53,7 +54,22 @@ type Shape struct {
 	// attention.sliding_window and attention.sliding_window_pattern (0:
 	// the file says nothing, llama.cpp's defaults hold)
 	SlidingWindow, SWAPattern int
+	// Added are the special tokens the model's own tokenizer adds from
+	// AddedAt, after its base vocabulary, as control tokens; the ids past
+	// them to Vocab are "[PAD<id>]", unused, as llama.cpp's converter
+	// pads them. Loaders look some of them up by their text (llama.cpp
+	// looks up Phi-3's <|endoftext|>, and fails without it).
+	Added   []string
+	AddedAt int
+	// EOS, when above 0, is the id of the end of a sequence in place of
+	// </s>'s (an added token's)
+	EOS int
 }
+
+// phi3Added are Phi-3-mini's added tokens, ids 32000 to 32010, as its
+// tokenizer.json gives them.
+var phi3Added = []string{"<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>", "<|placeholder3|>",
+	"<|placeholder4|>", "<|system|>", "<|end|>", "<|placeholder5|>", "<|placeholder6|>", "<|user|>"}
 
 // Shapes are the shapes of the stories family, a tiny one for tests, and
 // the shapes of small models people run (sizes, heads, vocabulary size and
@@ -75,7 +91,7 @@ var Shapes = map[string]Shape{
 	"gemma-3-1b": {Name: "gemma-3-1b", Arch: "gemma3", HeadDim: 256, SlidingWindow: 512, Dim: 1152, Hidden: 6912,
 		Layers: 26, Heads: 4, KVHeads: 1, Vocab: 262144, Context: 32768},
 	"phi-3-mini": {Name: "phi-3-mini", Arch: "phi3", Untied: true, Dim: 3072, Hidden: 8192, Layers: 32, Heads: 32,
-		KVHeads: 32, Vocab: 32064, Context: 4096},
+		KVHeads: 32, Vocab: 32064, Context: 4096, Added: phi3Added, AddedAt: 32000, EOS: 32000},
 }
 
 // ShapeNames lists the shapes in size order.
@@ -144,37 +160,58 @@ func Write(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
 
 // build makes the metadata and tensors of Write's model.
 func build(p Shape, typ gguf.TensorType, seed uint64) ([]gguf.KV, []*gguf.Tensor, error) {
-	if err := checkShape(p, typ); err != nil {
+	md, arch, hd, err := header(p, typ, seed)
+	if err != nil {
 		return nil, nil, err
+	}
+	if p.Tokenizer != nil {
+		p.Vocab = len(p.Tokenizer.Tokens)
+	}
+	w := &weights{typ: typ, r: rand.New(rand.NewPCG(seed, 0x77e1))}
+	w.model(p, arch, hd)
+	return md, w.tensors, nil
+}
+
+// WriteMetadata writes the GGUF file Write would, without its tensors:
+// the model's metadata and vocabulary only, what a loader reads before
+// any weight (llama.cpp's vocab_only), at any shape's size in bytes of
+// vocabulary.
+func WriteMetadata(w io.Writer, p Shape, typ gguf.TensorType, seed uint64) error {
+	md, _, _, err := header(p, typ, seed)
+	if err != nil {
+		return err
+	}
+	return gguf.Write(w, md, nil)
+}
+
+// header is the model's metadata and vocabulary, its architecture and
+// its head size.
+func header(p Shape, typ gguf.TensorType, seed uint64) (md []gguf.KV, arch string, hd int, err error) {
+	if err := checkShape(p, typ); err != nil {
+		return nil, "", 0, err
 	}
 	var vocab []gguf.KV
 	if p.Tokenizer != nil {
 		p.Vocab, vocab = len(p.Tokenizer.Tokens), p.Tokenizer.metadata()
-	} else {
-		var err error
-		if vocab, err = vocabularyMetadata(p.Vocab, seed); err != nil {
-			return nil, nil, err
-		}
+	} else if vocab, err = vocabularyMetadata(p, seed); err != nil {
+		return nil, "", 0, err
 	}
-	hd := p.Dim / p.Heads
+	hd = p.Dim / p.Heads
 	if p.HeadDim > 0 {
 		hd = p.HeadDim
 	}
-	arch := p.Arch
+	arch = p.Arch
 	switch arch {
 	case "":
 		arch = "llama"
 	case "llama", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3":
 	default:
-		return nil, nil, fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3, phi3, gemma, gemma2 and gemma3", arch)
+		return nil, "", 0, fmt.Errorf("architecture %q: synth writes llama, qwen2, qwen3, phi3, gemma, gemma2 and gemma3", arch)
 	}
-	md, err := metadata(p, typ, arch, hd)
-	if err != nil {
-		return nil, nil, err
+	if md, err = metadata(p, typ, arch, hd); err != nil {
+		return nil, "", 0, err
 	}
-	w := &weights{typ: typ, r: rand.New(rand.NewPCG(seed, 0x77e1))}
-	w.model(p, arch, hd)
-	return append(md, vocab...), w.tensors, nil
+	return append(md, vocab...), arch, hd, nil
 }
 
 // checkShape refuses a shape that no model has, or whose rows are not
@@ -194,11 +231,28 @@ func checkShape(p Shape, typ gguf.TensorType) error {
 }
 
 // vocabularyMetadata is the tokenizer of a made-up SentencePiece
-// vocabulary of n pieces.
-func vocabularyMetadata(n int, seed uint64) ([]gguf.KV, error) {
-	pieces, scores, types, err := Vocabulary(n, seed)
+// vocabulary of p's size, with the tokens p's tokenizer adds.
+func vocabularyMetadata(p Shape, seed uint64) ([]gguf.KV, error) {
+	base := p.Vocab
+	if len(p.Added) > 0 {
+		base = p.AddedAt
+	}
+	if base+len(p.Added) > p.Vocab {
+		return nil, fmt.Errorf("shape %s: %d added tokens from id %d do not fit a vocabulary of %d", p.Name, len(p.Added), p.AddedAt, p.Vocab)
+	}
+	pieces, scores, types, err := Vocabulary(base, seed)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range p.Added {
+		pieces, scores, types = append(pieces, t), append(scores, 0), append(types, tokenizer.TypeControl)
+	}
+	for id := len(pieces); id < p.Vocab; id++ {
+		pieces, scores, types = append(pieces, fmt.Sprintf("[PAD%d]", id)), append(scores, 0), append(types, tokenizer.TypeUnused)
+	}
+	eos := 2
+	if p.EOS > 0 {
+		eos = p.EOS
 	}
 	return []gguf.KV{
 		{Key: "tokenizer.ggml.model", Value: "llama"},
@@ -206,7 +260,7 @@ func vocabularyMetadata(n int, seed uint64) ([]gguf.KV, error) {
 		{Key: "tokenizer.ggml.scores", Value: gguf.Float32s(scores)},
 		{Key: "tokenizer.ggml.token_type", Value: gguf.Int32s(types)},
 		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
-		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
+		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(eos)},
 		{Key: "tokenizer.ggml.unknown_token_id", Value: uint32(0)},
 		{Key: "tokenizer.ggml.add_bos_token", Value: true},
 		{Key: "tokenizer.ggml.add_eos_token", Value: false},

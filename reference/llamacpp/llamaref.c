@@ -22,6 +22,8 @@
 //   llamaref benchembed MODEL THREADS TOKENS BATCH ROUNDS
 //                     embeddings/s: BATCH sequences of TOKENS tokens in one decode, mean-pooled,
 //                     ROUNDS times (JSON)
+//   llamaref vocab    MODEL                   loads only the model's vocabulary (and metadata), as
+//                     llama.cpp's loader reads it: its size and BOS, EOS and EOT ids, one line
 //   llamaref variants                         the CPU variants llama.cpp ships (libggml-cpu-NAME.so), one a
 //                     line as NAME SCORE (0: does not run on this CPU), then "use NAME": the one loaded
 //
@@ -115,15 +117,26 @@ static void load_cpu_backend(void) {
     snprintf(variant_name, sizeof variant_name, "%s", name);
 }
 
-static struct llama_model *load(const char *path) {
+static struct llama_model *load_with(const char *path, int vocab_only) {
     llama_log_set(quiet, NULL);
     load_cpu_backend();
     llama_backend_init();
     struct llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
+    mp.vocab_only = vocab_only;
     struct llama_model *m = llama_model_load_from_file(path, mp);
     if (!m) { fprintf(stderr, "llamaref: cannot load %s\n", path); exit(1); }
     return m;
+}
+
+static struct llama_model *load(const char *path) { return load_with(path, 0); }
+
+static int vocab(const char *path) {
+    struct llama_model *m = load_with(path, 1);
+    const struct llama_vocab *v = llama_model_get_vocab(m);
+    printf("%d %d %d %d\n", llama_vocab_n_tokens(v), llama_vocab_bos(v), llama_vocab_eos(v), llama_vocab_eot(v));
+    llama_model_free(m);
+    return 0;
 }
 
 // the tensor trace prints, and whether to print it (the last decode only)
@@ -358,6 +371,7 @@ static int chat(const char *tmpl) {
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "logits")) return logits(argv[2], argc - 3, argv + 3);
     if (argc == 3 && !strcmp(argv[1], "tokenize")) return tokenize(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "vocab")) return vocab(argv[2]);
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "bench"))
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), argc == 7 ? atoi(argv[6]) : 1);
     if (argc >= 5 && !strcmp(argv[1], "trace")) { trace_name = argv[3]; argv[3] = argv[2]; return logits(argv[3], argc - 4, argv + 4); }
