@@ -474,3 +474,41 @@ func TestVerdictQuotesTheTablesPercentile(t *testing.T) {
 		}
 	}
 }
+
+// TestStepOfBothKinds: a step whose records both generate (chat) and do
+// not (embeddings), as an app's traffic through the proxy does, gives a
+// summary of each kind, generating first, each labelled with its API: the
+// chat requests' tokens and TPS are the chat requests' own, the
+// embeddings' inputs theirs.
+func TestStepOfBothKinds(t *testing.T) {
+	ss := NewSteps(Targets{})
+	for i := range 4 {
+		r := rec(int64(i)*10, []int64{50, 70, 90}, []int{1, 2, 1}) // 4 tokens in 90 ms
+		r.Step, r.API = "proxy", "chat"
+		ss.Add(r)
+	}
+	for i := range 3 {
+		r := &record.Record{V: 1, Step: "proxy", API: "embeddings", Sent: int64(i) * 10 * ms, Scheduled: int64(i) * 10 * ms,
+			Done: (int64(i)*10 + 30) * ms, Inputs: 2, PromptTokens: 8}
+		ss.Add(r)
+	}
+	sums := ss.Summaries()
+	if len(sums) != 2 {
+		t.Fatalf("%d summaries, want one a kind", len(sums))
+	}
+	chat, emb := sums[0], sums[1]
+	if chat.Label != "proxy (chat)" || chat.Outputless || chat.OutputTokens != 16 || chat.Requests.Completed != 4 {
+		t.Errorf("chat: label %q, outputless %v, %d tokens of %d requests", chat.Label, chat.Outputless, chat.OutputTokens, chat.Requests.Completed)
+	}
+	near(t, "chat system TPS", chat.SystemTPS, 16/0.120) // first sent at 0, last done at 120 ms
+	if emb.Label != "proxy (embeddings)" || !emb.Outputless || emb.Inputs != 6 || emb.Requests.Completed != 3 {
+		t.Errorf("embeddings: label %q, outputless %v, %d inputs of %d requests", emb.Label, emb.Outputless, emb.Inputs, emb.Requests.Completed)
+	}
+	one := NewSteps(Targets{})
+	r := rec(0, []int64{50}, []int{1})
+	r.Step = "s"
+	one.Add(r)
+	if got := one.Summaries()[0].Label; got != "s" {
+		t.Errorf("a step of one kind labelled %q, want its own label", got)
+	}
+}
