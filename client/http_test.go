@@ -284,4 +284,8 @@ func TestTokenizerBelowChunksCountsTokensOnce(t *testing.T) {
 	if rec.TokenizerTokens != 1 || rec.OutputTokens != 5 || inChunks != 5 || itls != rec.OutputTokens-first {
 		t.Errorf("tokenizer %d, output %d, in chunks %d, ITL samples %d (first arrival %d tokens)", rec.TokenizerTokens, rec.OutputTokens, inChunks, itls, first)
 	}
+	// the count used is the chunks', and the record says so
+	if rec.TokenSource != record.SourceChunks || rec.Tokenizer != "one" {
+		t.Errorf("source %q, tokenizer %q: want the chunks', the tokenizer's count kept beside it", rec.TokenSource, rec.Tokenizer)
+	}
 }

@@ -382,6 +382,11 @@ func (st *streamState) finish() {
 		n := max(rec.TokenizerTokens, len(rec.Chunks))
 		rec.OutputTokens = n
 		rec.TokenSource = record.SourceTokenizer
+		if rec.TokenizerTokens < len(rec.Chunks) {
+			// the chunks' count is the one used: the record says so, and
+			// keeps the tokenizer's beside it
+			rec.TokenSource = record.SourceChunks
+		}
 		if st.reasoned.Len() > 0 {
 			reasoning = min(st.tokenizer.Count(st.reasoned.String()), n)
 		}

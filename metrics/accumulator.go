@@ -32,12 +32,15 @@ type Accumulator struct {
 	requestBytes int64
 	sources      map[string]int
 	mismatch     int
-	suspect      int
-	retried      int
-	chunks       int64
-	batched      int64
-	short        int
-	long         int
+	// tokenizerShort counts the requests whose tokenizer counted fewer
+	// tokens than chunks carried them, whose chunks' count was used
+	tokenizerShort int
+	suspect        int
+	retried        int
+	chunks         int64
+	batched        int64
+	short          int
+	long           int
 
 	start, end          int64   // window: first sent, last done (absolute ns)
 	rateLo, rateHi      float64 // the rates requests were started at (a ramp's differ)
@@ -231,6 +234,9 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	if r.Stream && r.TokenSource == record.SourceUsage && len(r.Chunks) != r.UsageTokens {
 		s.mismatch++
 	}
+	if r.Tokenizer != "" && r.TokenSource == record.SourceChunks && r.TokenizerTokens < r.OutputTokens {
+		s.tokenizerShort++
+	}
 	if r.MaxTokens > 0 && endedEarly(r) {
 		s.short++
 	}
@@ -308,7 +314,7 @@ func (s *Accumulator) Summary() Summary {
 		Requests: s.req, Warmup: s.warmup, RampUp: s.rampUp, CoolDown: s.coolDown, RequestBytes: s.requestBytes,
 		Outputless: s.outputless, Inputs: s.inputs,
 		InputTokens: s.inTok, OutputTokens: s.outTok, CachedTokens: s.cachedTok,
-		TokenSources: s.sources, TokenMismatch: s.mismatch, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
+		TokenSources: s.sources, TokenMismatch: s.mismatch, TokenizerShort: s.tokenizerShort, UsageSuspect: s.suspect, Retried: s.retried, ShortOutputs: s.short, LongOutputs: s.long,
 		Chunks: s.chunks, BatchedChunks: s.batched, BatchedWhileLate: s.late.whileLate(),
 		Start: s.start, End: s.end,
 		Targets: []Verdict{},

@@ -90,11 +90,14 @@ type Summary struct {
 	DecodeTPS  Dist `json:"decode_tps"`
 
 	TokenSources  map[string]int `json:"token_sources"`
-	ShortOutputs  int            `json:"short_outputs"`           // completed requests that made fewer tokens than their max_tokens
-	LongOutputs   int            `json:"long_outputs,omitempty"`  // completed requests that made more tokens than their max_tokens
-	TokenMismatch int            `json:"token_mismatch"`          // requests whose usage count differs from their token-bearing chunks
-	UsageSuspect  int            `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
-	Retried       int            `json:"retried,omitempty"`       // requests sent again on a fresh connection (record.Retries)
+	ShortOutputs  int            `json:"short_outputs"`          // completed requests that made fewer tokens than their max_tokens
+	LongOutputs   int            `json:"long_outputs,omitempty"` // completed requests that made more tokens than their max_tokens
+	TokenMismatch int            `json:"token_mismatch"`         // requests whose usage count differs from their token-bearing chunks
+	// TokenizerShort is the requests whose client tokenizer counted fewer
+	// tokens than chunks carried them: their chunks' count was used
+	TokenizerShort int `json:"tokenizer_short,omitempty"`
+	UsageSuspect   int `json:"usage_suspect,omitempty"` // requests whose usage was not believed (record.UsageSuspect)
+	Retried        int `json:"retried,omitempty"`       // requests sent again on a fresh connection (record.Retries)
 	// Chunks and BatchedChunks: token-bearing chunks of completed
 	// requests, and those that arrived in the same read as the chunk
 	// before them (a server or network that batches its output).

@@ -585,3 +585,18 @@ func tableMatchesJSON(t *testing.T, out []byte, r *Report) {
 		}
 	}
 }
+
+// TestTokenizerShortSaid: a step whose tokenizer counted fewer tokens
+// than chunks carried them says the chunks' count was used, and in how
+// many requests.
+func TestTokenizerShortSaid(t *testing.T) {
+	s := metrics.Summary{Label: "s", Requests: metrics.Requests{Completed: 2}, TokenSources: map[string]int{record.SourceChunks: 1, record.SourceTokenizer: 1},
+		TokenizerShort: 1}
+	var buf bytes.Buffer
+	if err := Text(&buf, New("test", []metrics.Summary{s})); err != nil {
+		t.Fatal(err)
+	}
+	if want := "in 1 request the tokenizer counted fewer tokens than chunks carried them, each at least one: the chunks' count was used"; !strings.Contains(buf.String(), want) {
+		t.Errorf("no %q in:\n%s", want, buf.String())
+	}
+}

@@ -143,7 +143,10 @@ func tokenSourceNote(ew *errWriter, prefix string, s *metrics.Summary, named boo
 		if s.TokenMismatch > 0 {
 			ew.printf(" (in %s usage and the chunk count differ: a chunk may carry several tokens)", requests(s.TokenMismatch))
 		}
-		if s.TokenSources[record.SourceChunks] > 0 {
+		switch {
+		case s.TokenizerShort > 0:
+			ew.printf(" (in %s the tokenizer counted fewer tokens than chunks carried them, each at least one: the chunks' count was used; another model's tokenizer?)", requests(s.TokenizerShort))
+		case s.TokenSources[record.SourceChunks] > 0:
 			ew.printf(" (a chunk is not a token: servers may send several tokens, or part of one, a chunk; --tokenizer counts the text instead)")
 		}
 		ew.printf("\n")
