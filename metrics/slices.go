@@ -8,16 +8,21 @@ import (
 )
 
 // Slice is one time slice of a step (AIPerf's --slice-duration): how the
-// figures moved over the run, beside the rolling TPS chart.
+// figures moved over the run, beside the rolling TPS chart. A slice holds
+// the requests sent in it, as AIPerf's do, and every figure of a slice is
+// of those requests, whenever their tokens came: one rule, so a slice
+// past the last send, which only tokens of earlier requests reached, is
+// no slice.
 type Slice struct {
-	StartS    float64 `json:"start_s"`   // after the step's first send
-	Requests  int     `json:"requests"`  // sent in the slice
-	Completed int     `json:"completed"` // of those
-	// TPS is the output tokens that arrived in the slice over its length
-	// (a step's first and last slices may be partly empty).
+	StartS    float64 `json:"start_s"`       // after the run's start
+	Requests  int     `json:"requests"`      // sent in the slice
+	Completed int     `json:"completed"`     // of those
+	Tokens    int     `json:"output_tokens"` // theirs: a step's slices add up to its output
+	// TPS is those requests' output tokens over their window, from the
+	// first's send to the last's end, as a step's system TPS is.
 	TPS  float64 `json:"tps"`
-	TTFT Dist    `json:"ttft_ms"` // of the requests sent in the slice
-	ITL  Dist    `json:"itl_ms"`  // of the tokens that arrived in it
+	TTFT Dist    `json:"ttft_ms"` // of those requests
+	ITL  Dist    `json:"itl_ms"`  // of those requests' tokens
 }
 
 // maxSlices bounds the slices a step keeps; later ones are not kept.
@@ -34,6 +39,7 @@ type sliceAcc struct {
 type sliceBin struct {
 	requests, completed int
 	tokens              int64
+	first, last         int64 // the requests' first send and last end
 	ttft, itl           *histogram
 }
 
@@ -53,17 +59,19 @@ func (a *sliceAcc) bin(at int64) *sliceBin {
 	return b
 }
 
-// add counts a measured record in the slices its send and its tokens
-// fall in.
+// add counts a measured record in the slice of its send.
 func (a *sliceAcc) add(r *record.Record) {
 	if a.dur <= 0 {
 		return
 	}
-	sent := r.Sent
-	b := a.bin(sent)
+	b := a.bin(r.Sent)
 	if b == nil {
 		return
 	}
+	if b.requests == 0 || r.Sent < b.first {
+		b.first = r.Sent
+	}
+	b.last = max(b.last, r.Done)
 	b.requests++
 	if !r.OK() {
 		return
@@ -72,16 +80,8 @@ func (a *sliceAcc) add(r *record.Record) {
 	if r.OutputTokens > 0 && r.First >= r.Sent {
 		b.ttft.add(float64(r.TTFT()))
 	}
-	for _, c := range r.Chunks {
-		if tb := a.bin(sent + c.At); tb != nil {
-			tb.tokens += int64(c.Tokens)
-		}
-	}
-	r.ITLsAt(func(at int64, d time.Duration, n int) {
-		if tb := a.bin(sent + at); tb != nil {
-			tb.itl.addN(float64(d), int64(n))
-		}
-	})
+	b.tokens += int64(r.OutputTokens)
+	r.ITLs(func(d time.Duration, n int) { b.itl.addN(float64(d), int64(n)) })
 }
 
 // summary is the slices in time order.
@@ -97,8 +97,12 @@ func (a *sliceAcc) summary() []Slice {
 	out := make([]Slice, 0, len(keys))
 	for _, k := range keys {
 		b := a.slices[k]
-		out = append(out, Slice{StartS: float64(k*a.dur) / 1e9, Requests: b.requests, Completed: b.completed,
-			TPS: float64(b.tokens) / time.Duration(a.dur).Seconds(), TTFT: b.ttft.summary(1e6), ITL: b.itl.summary(1e6)})
+		tps := 0.0
+		if b.last > b.first {
+			tps = float64(b.tokens) / (float64(b.last-b.first) / 1e9)
+		}
+		out = append(out, Slice{StartS: float64(k*a.dur) / 1e9, Requests: b.requests, Completed: b.completed, Tokens: int(b.tokens),
+			TPS: tps, TTFT: b.ttft.summary(1e6), ITL: b.itl.summary(1e6)})
 	}
 	return out
 }

@@ -253,11 +253,11 @@ func slicesTable(ew *errWriter, s *metrics.Summary) {
 	if len(s.Slices) == 0 {
 		return
 	}
-	ew.printf("\nTime slices of %s:\n", s.Label)
+	ew.printf("\nTime slices of %s (each the requests sent in it, and every figure theirs):\n", s.Label)
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "start\trequests\tTPS\tTTFT p50\tTTFT p99\tITL p50\tITL p99\t\n")
+	fmt.Fprintf(tw, "start\trequests\ttokens\tTPS\tTTFT p50\tTTFT p99\tITL p50\tITL p99\t\n")
 	for _, sl := range s.Slices {
-		fmt.Fprintf(tw, "%.1f s\t%d\t%.2f\t%s\t%s\t%s\t%s\t\n", sl.StartS, sl.Requests, sl.TPS,
+		fmt.Fprintf(tw, "%.1f s\t%d\t%d\t%.2f\t%s\t%s\t%s\t%s\t\n", sl.StartS, sl.Requests, sl.Tokens, sl.TPS,
 			dms(sl.TTFT, sl.TTFT.P50), dms(sl.TTFT, sl.TTFT.P99), dms(sl.ITL, sl.ITL.P50), dms(sl.ITL, sl.ITL.P99))
 	}
 	_ = tw.Flush()
