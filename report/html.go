@@ -221,27 +221,7 @@ func f(v float64) *float64 {
 func charts(steps []metrics.Summary) []chart {
 	var out []chart
 	if axis, ok := sweepAxis(steps); ok {
-		// uPlot wants x ascending; an automatic rate sweep runs its
-		// throughput step second, though it stands last
-		byX := append([]metrics.Summary(nil), steps...)
-		sort.SliceStable(byX, func(i, j int) bool { return axis.of(byX[i]) < axis.of(byX[j]) })
-		x := make([]float64, len(byX))
-		sys, per := make([]*float64, len(byX)), make([]*float64, len(byX))
-		tp50, tp99, op50, op99 := make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX))
-		for i, s := range byX {
-			x[i] = axis.of(s)
-			sys[i], per[i] = f(s.SystemTPS), f(s.RequestTPS.Mean)
-			tp50[i], tp99[i], op50[i], op99[i] = f(s.TTFT.P50), f(s.TTFT.P99), f(s.TPOT.P50), f(s.TPOT.P99)
-		}
-		if allOutputless(byX) {
-			// nothing generated: inputs and requests a second, and latency
-			out = append(out, outputlessSweep(byX, x, axis)...)
-		} else {
-			out = append(out, chart{ID: "sweep", Title: "System TPS and per-request TPS against " + axis.name, XLabel: axis.label, YLabel: "system tokens/s", Y2: "per-request tokens/s", X: x, FromZero: true,
-				Series: []chartSeries{{Label: "system TPS", Y: sys}, {Label: "per-request TPS", Y: per, Axis2: true}}})
-			out = append(out, chart{ID: "latency", Title: "TTFT and TPOT against " + axis.name, XLabel: axis.label, YLabel: "ms", X: x, FromZero: true,
-				Series: []chartSeries{{Label: "TTFT p50", Y: tp50}, {Label: "TTFT p99", Y: tp99}, {Label: "TPOT p50", Y: op50}, {Label: "TPOT p99", Y: op99}}})
-		}
+		out = append(out, sweepCharts(steps, axis)...)
 	}
 	if c, ok := paretoChart(steps); ok {
 		out = append(out, c)
@@ -294,19 +274,100 @@ func allOutputless(steps []metrics.Summary) bool {
 	return len(steps) > 0
 }
 
-// outputlessSweep charts steps that generate nothing against the axis
-// they sweep: inputs and requests a second, and E2E latency.
-func outputlessSweep(byX []metrics.Summary, x []float64, a axis) []chart {
-	in, rps, e50, e99 := make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX)), make([]*float64, len(byX))
-	for i, s := range byX {
-		in[i], rps[i], e50[i], e99[i] = f(s.InputsPerSecond), f(s.RequestThroughput), f(s.E2E.P50), f(s.E2E.P99)
+// sweepCharts set the steps' figures against the axis they sweep: TPS
+// and latency, or for steps that generate nothing inputs and requests a
+// second and E2E latency. Each target (a model on a server) is a line of
+// its own: one line through every step joined one model's last level back
+// to the next model's first.
+func sweepCharts(steps []metrics.Summary, a axis) []chart {
+	type figure struct {
+		label string
+		of    func(metrics.Summary) float64
+		axis2 bool
+	}
+	each := func(id, title, yLabel, y2 string, figs []figure) chart {
+		groups := byTarget(steps)
+		var xs, ys [][]float64
+		var series []chartSeries
+		for _, g := range groups {
+			// uPlot wants x ascending; an automatic rate sweep runs its
+			// throughput step second, though it stands last
+			sort.SliceStable(g.steps, func(i, j int) bool { return a.of(g.steps[i]) < a.of(g.steps[j]) })
+			for _, fig := range figs {
+				x, y := make([]float64, len(g.steps)), make([]float64, len(g.steps))
+				for i, st := range g.steps {
+					x[i], y[i] = a.of(st), fig.of(st)
+				}
+				xs, ys = append(xs, x), append(ys, y)
+				label := fig.label
+				if len(groups) > 1 {
+					label += " (" + g.name + ")"
+				}
+				series = append(series, chartSeries{Label: label, Axis2: fig.axis2})
+			}
+		}
+		x, merged := merged(xs, ys)
+		for i := range series {
+			series[i].Y = merged[i]
+		}
+		return chart{ID: id, Title: title + " against " + a.name, XLabel: a.label, YLabel: yLabel, Y2: y2, X: x, FromZero: true, Series: series}
+	}
+	if allOutputless(steps) {
+		return []chart{
+			each("sweep", "Inputs and requests a second", "inputs/s", "requests/s", []figure{
+				{"inputs/s", func(s metrics.Summary) float64 { return s.InputsPerSecond }, false},
+				{"requests/s", func(s metrics.Summary) float64 { return s.RequestThroughput }, true}}),
+			each("latency", "E2E latency", "ms", "", []figure{
+				{"E2E p50", func(s metrics.Summary) float64 { return s.E2E.P50 }, false},
+				{"E2E p99", func(s metrics.Summary) float64 { return s.E2E.P99 }, false}}),
+		}
 	}
 	return []chart{
-		{ID: "sweep", Title: "Inputs and requests a second against " + a.name, XLabel: a.label, YLabel: "inputs/s", Y2: "requests/s", X: x, FromZero: true,
-			Series: []chartSeries{{Label: "inputs/s", Y: in}, {Label: "requests/s", Y: rps, Axis2: true}}},
-		{ID: "latency", Title: "E2E latency against " + a.name, XLabel: a.label, YLabel: "ms", X: x, FromZero: true,
-			Series: []chartSeries{{Label: "E2E p50", Y: e50}, {Label: "E2E p99", Y: e99}}},
+		each("sweep", "System TPS and per-request TPS", "system tokens/s", "per-request tokens/s", []figure{
+			{"system TPS", func(s metrics.Summary) float64 { return s.SystemTPS }, false},
+			{"per-request TPS", func(s metrics.Summary) float64 { return s.RequestTPS.Mean }, true}}),
+		each("latency", "TTFT and TPOT", "ms", "", []figure{
+			{"TTFT p50", func(s metrics.Summary) float64 { return s.TTFT.P50 }, false},
+			{"TTFT p99", func(s metrics.Summary) float64 { return s.TTFT.P99 }, false},
+			{"TPOT p50", func(s metrics.Summary) float64 { return s.TPOT.P50 }, false},
+			{"TPOT p99", func(s metrics.Summary) float64 { return s.TPOT.P99 }, false}}),
 	}
+}
+
+// target is the steps of one model on one server, in the order they ran.
+type target struct {
+	name  string
+	steps []metrics.Summary
+}
+
+// byTarget groups steps by their model and server, in the order each
+// first ran; a target's name is its model, with its server when two
+// servers serve one model name.
+func byTarget(steps []metrics.Summary) []target {
+	var out []target
+	at := map[[2]string]int{}
+	models := map[string]map[string]bool{}
+	for _, s := range steps {
+		key := [2]string{s.Model, s.URL}
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			out = append(out, target{})
+			if models[s.Model] == nil {
+				models[s.Model] = map[string]bool{}
+			}
+			models[s.Model][s.URL] = true
+		}
+		out[i].steps = append(out[i].steps, s)
+	}
+	for key, i := range at {
+		out[i].name = key[0]
+		if len(models[key[0]]) > 1 || key[0] == "" {
+			out[i].name = strings.TrimSpace(key[0] + " " + key[1])
+		}
+	}
+	return out
 }
 
 // paretoChart sets each step's system TPS against its mean per-request

@@ -153,9 +153,10 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatalf("no self-check in the rendered page")
 	}
 	var check struct {
-		Errors []string       `json:"errors"`
-		Charts map[string]int `json:"charts"`
-		Scales map[string]struct {
+		Errors       []string       `json:"errors"`
+		Charts       map[string]int `json:"charts"`
+		Placeholders *int           `json:"placeholders"`
+		Scales       map[string]struct {
 			Width      float64
 			YMin, YMax float64
 			LogX       bool
@@ -166,6 +167,12 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	if len(check.Errors) > 0 {
 		t.Errorf("script errors: %v", check.Errors)
+	}
+	switch {
+	case check.Placeholders == nil:
+		t.Error("the self-check counted no legend values")
+	case *check.Placeholders != 0:
+		t.Errorf("%d legend values shown in a page at rest (uPlot's \"--\" placeholders)", *check.Placeholders)
 	}
 	for _, id := range []string{"sweep", "latency", "pareto", "cdf-ttft_ms", "cdf-tpot_ms", "cdf-itl_ms", "cdf-e2e_ms", "cdf-request_tps", "rolling"} {
 		if check.Charts[id] == 0 {
@@ -598,5 +605,42 @@ func TestTokenizerShortSaid(t *testing.T) {
 	}
 	if want := "in 1 request the tokenizer counted fewer tokens than chunks carried them, each at least one: the chunks' count was used"; !strings.Contains(buf.String(), want) {
 		t.Errorf("no %q in:\n%s", want, buf.String())
+	}
+}
+
+// TestSweepLinePerTarget: two models over concurrency 1 and 2 are two
+// lines each figure, each through its own model's levels only (one line
+// through every step joined model a at c=2 back to model b at c=1).
+func TestSweepLinePerTarget(t *testing.T) {
+	step := func(model string, c int, tps float64) metrics.Summary {
+		return metrics.Summary{Label: fmt.Sprintf("%s c=%d", model, c), Model: model, URL: "http://h", Concurrency: c, SystemTPS: tps,
+			RequestTPS: metrics.Dist{Mean: tps / float64(c)}, Requests: metrics.Requests{Completed: 4}}
+	}
+	steps := []metrics.Summary{step("a", 1, 10), step("a", 2, 18), step("b", 1, 30), step("b", 2, 50)}
+	var sweep chart
+	for _, c := range charts(steps) {
+		if c.ID == "sweep" {
+			sweep = c
+		}
+	}
+	if !slices.Equal(sweep.X, []float64{1, 2}) {
+		t.Fatalf("x %v, want the levels 1 and 2 once each", sweep.X)
+	}
+	want := map[string][]float64{"system TPS (a)": {10, 18}, "system TPS (b)": {30, 50}, "per-request TPS (a)": {10, 9}, "per-request TPS (b)": {30, 25}}
+	for _, s := range sweep.Series {
+		w, ok := want[s.Label]
+		if !ok {
+			t.Errorf("a series %q", s.Label)
+			continue
+		}
+		for i, y := range s.Y {
+			if y == nil || *y != w[i] {
+				t.Errorf("%s at c=%v: %v, want %v", s.Label, sweep.X[i], y, w[i])
+			}
+		}
+		delete(want, s.Label)
+	}
+	if len(want) > 0 {
+		t.Errorf("no series %v", want)
 	}
 }
