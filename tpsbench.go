@@ -20,9 +20,6 @@ import (
 	"github.com/tpsbench/tpsbench/workload"
 )
 
-// Version is tpsbench's version, reported in outputs.
-var Version = "0.1.0-dev"
-
 // Step is one measured configuration: a target, a load and a workload.
 type Step struct {
 	Label    string
@@ -116,6 +113,11 @@ func Run(ctx context.Context, plan Plan) (*Result, error) {
 		clock = record.NewClock()
 	}
 	res := &Result{RunID: newRunID()}
+	if plan.Records != nil {
+		if err := plan.Records.WriteHeader(plan.header(res.RunID)); err != nil {
+			return nil, err
+		}
+	}
 	r := &runner{
 		plan: &plan, runID: res.RunID, clock: clock,
 		agg:   metrics.NewSteps(plan.Targets).WithConvention(plan.Convention).WithPercentiles(plan.Percentiles).WithSlices(plan.SliceDuration),

@@ -59,3 +59,12 @@ func (b *Balanced) choose() int {
 
 // Clock implements Client.
 func (b *Balanced) Clock() *record.Clock { return b.clients[0].Clock() }
+
+// Sent is what every request carries besides its prompt, as the first
+// server's client sends it (the replicas share its settings).
+func (b *Balanced) Sent() map[string]any {
+	if s, ok := b.clients[0].(interface{ Sent() map[string]any }); ok {
+		return s.Sent()
+	}
+	return nil
+}

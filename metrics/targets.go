@@ -60,8 +60,8 @@ func (t Target) Unit() string {
 // Targets is a set of goals and the share of requests that must meet each
 // per-request goal.
 type Targets struct {
-	List  []Target
-	Share float64 // 0 < Share <= 1; 0 means DefaultShare
+	List  []Target `json:"list"`
+	Share float64  `json:"share,omitempty"` // 0 < Share <= 1; 0 means DefaultShare
 }
 
 // DefaultShare is the share of requests that must meet a per-request target.

@@ -128,6 +128,7 @@ func FuzzReader(f *testing.F) {
 	_ = w.Flush()
 	f.Add(buf.String())
 	f.Add(`{"v":1,"chunks":[[1,2],[3,4]]}` + "\n" + `{"v":1`)
+	f.Add(`{"header":{"run":"r","sent":{"a":[1]},"targets":{"list":[]}}}` + "\n" + `{"v":1}` + "\n" + `{"header":null}`)
 	f.Add("\uFEFF" + `{"v":1,"t0":9,"sent":1,"done":5,"chunks":[[-9200000000000000000,1]]}` + "\n")
 	f.Add(`{"v":1,"t0":4611686018427387904,"sent":2305843009213693952,"done":2305843009213693952}` + "\n")
 	f.Fuzz(func(t *testing.T, in string) {

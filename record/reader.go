@@ -35,6 +35,8 @@ type Reader struct {
 	ctx  context.Context
 	more func() bool // Follow's: may the stream still grow?
 	bad  func(error) // SkipBad's: told of each line skipped
+
+	headers []Header // the run headers read so far
 }
 
 // NewReader reads records from r; name is used in error messages.
@@ -75,6 +77,14 @@ func (rd *Reader) Next(rec *Record) error {
 		if len(line) == 0 {
 			if !complete {
 				return io.EOF
+			}
+			continue
+		}
+		if IsHeader(line) && complete {
+			if err := rd.decodeHeader(line); err != nil && rd.bad == nil {
+				return err
+			} else if err != nil {
+				rd.bad(err)
 			}
 			continue
 		}

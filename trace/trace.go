@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
 
@@ -227,7 +228,7 @@ func sniff(br *bufio.Reader, name string) (string, error) {
 	if len(head) == 0 {
 		return "", fmt.Errorf("%s: an empty trace", name)
 	}
-	if line, _, _ := bytes.Cut(head, []byte("\n")); bytes.HasPrefix(line, []byte(`{"v":`)) {
+	if line, _, _ := bytes.Cut(head, []byte("\n")); bytes.HasPrefix(line, []byte(`{"v":`)) || record.IsHeader(line) {
 		return FormatRecords, nil
 	} else if bytes.Contains(line, []byte(`"input_length"`)) || bytes.Contains(line, []byte(`"timestamp"`)) {
 		return FormatMooncake, nil

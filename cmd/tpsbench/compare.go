@@ -30,7 +30,11 @@ func newCompareCmd() *cobra.Command {
 			var all []metrics.Summary
 			var repeats [][]metrics.Repeat // each file's steps across its runs (--repeat)
 			for _, path := range args {
-				steps := o.steps(targets)
+				ts := targets
+				if len(ts.List) == 0 {
+					ts = leadingHeaders([]string{path}).targets(cmd.ErrOrStderr()) // each run's own
+				}
+				steps := o.steps(ts)
 				if err := readRecords(path, cmd.ErrOrStderr(), steps.Add); err != nil {
 					return err
 				}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,13 +118,8 @@ func TestEnginePromptCache(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Prompt cache: ") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
-	data, _ := os.ReadFile(recs)
 	var cached []int
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var r record.Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range recordsOf(t, recs) {
 		cached = append(cached, r.CachedTokens)
 		if r.CachedTokens%16 != 0 || r.CachedTokens >= r.PromptTokens {
 			t.Errorf("request %d: %d of %d prompt tokens cached, want whole blocks of 16 and the last fed", r.Seq, r.CachedTokens, r.PromptTokens)

@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tpsbench/tpsbench"
 )
 
 // TestMistypedFlags: a flag one or two letters off is named, another
@@ -61,6 +64,17 @@ func TestEditDistance(t *testing.T) {
 	}{{"", "", 0}, {"concurency", "concurrency", 1}, {"max-token", "max-tokens", 1}, {"rate", "arte", 2}, {"abc", "", 3}} {
 		if got := editDistance(c.a, c.b); got != c.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+// TestVersion: the version command and --version say the version, the
+// commit and the Go that built it.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := cli(t, args...)
+		if code != 0 || !strings.Contains(out, tpsbench.Version) || !strings.Contains(out, "commit ") || !strings.Contains(out, runtime.Version()) {
+			t.Errorf("%v: exit %d, %q", args, code, out)
 		}
 	}
 }

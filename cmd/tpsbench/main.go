@@ -54,7 +54,7 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "tpsbench",
 		Short:         "Measure how fast LLM servers generate text: TPS, TTFT, TPOT, ITL",
-		Version:       tpsbench.Version,
+		Version:       buildLine(tpsbench.ThisBuild()),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -84,7 +84,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd(), newSweepCmd())
-	root.AddCommand(newReferenceCmd(root))
+	root.AddCommand(newReferenceCmd(root), newVersionCmd())
 	return root
 }
 

@@ -39,12 +39,16 @@ gives the same figures as 'tpsbench report' of the shard files together.`,
 			n := 0
 			for _, path := range args {
 				var werr error
-				err := readRecords(path, cmd.ErrOrStderr(), func(r *record.Record) {
+				err := readRecordsAndHeaders(path, cmd.ErrOrStderr(), func(r *record.Record) {
 					if werr != nil {
 						return
 					}
 					werr = w.Write(r)
 					n++
+				}, func(h record.Header) {
+					if werr == nil {
+						werr = w.WriteHeader(h) // each shard's run says what it was
+					}
 				})
 				if err == nil {
 					err = werr

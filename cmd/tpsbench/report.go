@@ -27,13 +27,19 @@ func newReportCmd() *cobra.Command {
 			if err := checkOutputs([]namedPath{{"--out", o.out}}, inputFiles(args), o.force); err != nil {
 				return err
 			}
+			runs := leadingHeaders(args)
+			if len(targets.List) == 0 {
+				targets = runs.targets(cmd.ErrOrStderr()) // the run's own, unless the flags give others
+			}
 			steps := o.steps(targets)
 			for _, path := range args {
 				if err := readRecords(path, cmd.ErrOrStderr(), steps.Add); err != nil {
 					return err
 				}
 			}
-			return o.render(cmd.OutOrStdout(), report.New(tpsbench.Version, steps.Summaries()))
+			rep := report.New(tpsbench.Version, steps.Summaries())
+			rep.Sent = runs.sent()
+			return o.render(cmd.OutOrStdout(), rep)
 		},
 	}
 	o.register(cmd)
@@ -45,13 +51,19 @@ func newReportCmd() *cobra.Command {
 // them is shown with the first's reason, as is a partial last line (what
 // a killed run leaves). A file with no valid record at all is an error.
 func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
+	return readRecordsAndHeaders(path, warn, fn, nil)
+}
+
+// readRecordsAndHeaders is readRecords, handing each run's header to
+// onHeader (when set) as it is met, before the run's records.
+func readRecordsAndHeaders(path string, warn io.Writer, fn func(*record.Record), onHeader func(record.Header)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return inputError{fmt.Errorf("opening records: %w", err)}
 	}
 	defer f.Close()
 	rd := record.NewReader(f, path)
-	bad, read := 0, 0
+	bad, read, headers := 0, 0, 0 // headers: those handed on
 	var firstBad error
 	rd.SkipBad(func(err error) {
 		if bad == 0 {
@@ -78,6 +90,9 @@ func readRecords(path string, warn io.Writer, fn func(*record.Record)) error {
 			return nil
 		case err != nil:
 			return inputError{err}
+		}
+		for ; onHeader != nil && headers < len(rd.Headers()); headers++ {
+			onHeader(rd.Headers()[headers])
 		}
 		read++
 		fn(&rec)

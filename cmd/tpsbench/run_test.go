@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,10 +20,10 @@ import (
 	"github.com/tpsbench/tpsbench/record"
 )
 
-// sameBesidesSent reports whether a run's JSON report and its records'
-// are the same but for what the run sent with every request, which the
-// records do not hold (and which the run's must say).
-func sameBesidesSent(t *testing.T, run, records string) bool {
+// sameReport says whether a run's JSON report and a report of its
+// records are the same, what every request carried included (the
+// records' header keeps it).
+func sameReport(t *testing.T, run, records string) bool {
 	t.Helper()
 	var a, b map[string]any
 	if json.Unmarshal([]byte(run), &a) != nil || json.Unmarshal([]byte(records), &b) != nil {
@@ -33,7 +32,6 @@ func sameBesidesSent(t *testing.T, run, records string) bool {
 	if _, ok := a["sent"]; !ok {
 		t.Error("the run's report says nothing of what it sent")
 	}
-	delete(a, "sent")
 	return reflect.DeepEqual(a, b)
 }
 
@@ -71,13 +69,13 @@ func TestBatchAndRecordsReportAgree(t *testing.T) {
 		if again != run || again == "" {
 			t.Errorf("%s report not stable", format)
 		}
-		if format == "json" && !sameBesidesSent(t, out, again) {
+		if format == "json" && !sameReport(t, out, again) {
 			t.Errorf("report of the records differs from the run's:\nrun:\n%s\nreport:\n%s", out, again)
 		}
 	}
 	data, _ := os.ReadFile(recs)
-	if n := strings.Count(string(data), "\n"); n != 20 {
-		t.Errorf("records file has %d lines, want 20", n)
+	if n := strings.Count(string(data), "\n"); n != 21 || !strings.HasPrefix(string(data), `{"header":{"run":`) {
+		t.Errorf("records file has %d lines, want the run's header then 20 records", n)
 	}
 }
 
@@ -519,11 +517,11 @@ func TestSamplingFlagsReachTheServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	data, _ := os.ReadFile(recs)
-	var rec record.Record
-	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
-		t.Fatal(err)
+	recsRead := recordsOf(t, recs)
+	if len(recsRead) != 1 {
+		t.Fatalf("%d records", len(recsRead))
 	}
+	rec := recsRead[0]
 	sent, ok := srv.Log(rec.ResponseID)
 	if !ok {
 		t.Fatalf("no log of %s", rec.ResponseID)
@@ -544,8 +542,7 @@ func TestMaxErrorsFlag(t *testing.T) {
 	defer srv.Close()
 	recs := filepath.Join(t.TempDir(), "r.jsonl")
 	_, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "30", "--concurrency", "1", "--max-errors", "2", "-q", "--records", recs)
-	data, _ := os.ReadFile(recs)
-	if n := bytes.Count(data, []byte("\n")); n != 2 || !strings.Contains(errs, "stopped early (--max-errors): 2 of its requests had failed") {
+	if n := len(recordsOf(t, recs)); n != 2 || !strings.Contains(errs, "stopped early (--max-errors): 2 of its requests had failed") {
 		t.Errorf("%d records; stderr:\n%s", n, errs)
 	}
 }
@@ -563,9 +560,8 @@ func TestMaxErrorRateFlag(t *testing.T) {
 	defer srv.Close()
 	recs := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "500", "--concurrency", "1", "--max-tokens", "2", "--max-error-rate", "0.2", "-q", "--records", recs)
-	data, _ := os.ReadFile(recs)
 	// 60 answered, then the 7th failure puts 7 of the last 30 over a fifth
-	if n := bytes.Count(data, []byte("\n")); n != 67 || !strings.Contains(errs, "stopped early (--max-error-rate): 7 of its last 30 finished requests had failed") {
+	if n := len(recordsOf(t, recs)); n != 67 || !strings.Contains(errs, "stopped early (--max-error-rate): 7 of its last 30 finished requests had failed") {
 		t.Errorf("%d records; stderr:\n%s", n, errs)
 	}
 	if code != exitUnusable {
