@@ -42,7 +42,7 @@ for name, label in (("colocated", "started by tpsbench run"), ("separate", "tpsb
     gaps = []
     for line in open(f"{out}/{name}.jsonl"):
         r = json.loads(line)
-        if r.get("warmup"):
+        if "header" in r or r.get("warmup"):  # a run's header line, or warm-up
             continue
         arrivals = sorted({c[0] for c in r.get("chunks") or []})
         gaps += [(b - a) / 1e6 for a, b in zip(arrivals, arrivals[1:])]
