@@ -644,3 +644,19 @@ func TestSweepLinePerTarget(t *testing.T) {
 		t.Errorf("no series %v", want)
 	}
 }
+
+// TestRepeatsOneFormat: figures across runs are written as the tables
+// write them, two decimals whatever the value, and the error rate as a
+// percent (172 and 172.50 stood side by side).
+func TestRepeatsOneFormat(t *testing.T) {
+	r := New("test", []metrics.Summary{{Label: "s", Requests: metrics.Requests{Completed: 1}}})
+	r.Repeats = []metrics.Repeat{{Label: "s", Runs: 3, Figures: map[string]metrics.Interval{
+		"system_tps": {Mean: 172, Low: 171.5, High: 172.5}, "error_rate": {Mean: 0.02, Low: 0, High: 0.05}}}}
+	var buf bytes.Buffer
+	if err := Text(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "system TPS 172.00 [171.50, 172.50]; error rate 2.0% [0.0%, 5.0%]"; !strings.Contains(buf.String(), want) {
+		t.Errorf("no %q in:\n%s", want, buf.String())
+	}
+}

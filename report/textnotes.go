@@ -241,7 +241,7 @@ func replayLine(ew *errWriter, prefix string, g *metrics.Replay) {
 // and how a turn carrying the conversation so far waits for its first
 // token against a session's first turn.
 func sessionsLine(ew *errWriter, prefix string, v *metrics.Sessions) {
-	ew.printf("%sSessions: %d of %d turns; a session lasted p50 %.2f s, p90 %.2f s (think times included)", prefix, v.Sessions, v.Turns, v.Duration.P50, v.Duration.P90)
+	ew.printf("%sSessions: %d, of %d turns each; a session lasted p50 %.2f s, p90 %.2f s (think times included)", prefix, v.Sessions, v.Turns, v.Duration.P50, v.Duration.P90)
 	if v.FirstTTFT.Count > 0 && v.LaterTTFT.Count > 0 {
 		ew.printf("; TTFT p50 %s on first turns, %s on later ones (with the conversation so far)", ms(v.FirstTTFT.P50), ms(v.LaterTTFT.P50))
 	}
@@ -276,8 +276,13 @@ func repeatsLines(ew *errWriter, reps []metrics.Repeat) {
 	for _, r := range reps {
 		var parts []string
 		for _, name := range metrics.RepeatFigureNames() {
-			if iv, ok := r.Figures[name]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.4g [%.4g, %.4g]", names[name], iv.Mean, iv.Low, iv.High))
+			iv, ok := r.Figures[name]
+			switch {
+			case !ok:
+			case name == "error_rate": // a share, as a percent
+				parts = append(parts, fmt.Sprintf("%s %.1f%% [%.1f%%, %.1f%%]", names[name], 100*iv.Mean, 100*iv.Low, 100*iv.High))
+			default: // as the tables show them
+				parts = append(parts, fmt.Sprintf("%s %.2f [%.2f, %.2f]", names[name], iv.Mean, iv.Low, iv.High))
 			}
 		}
 		ew.printf("  %s: %s\n", r.Label, strings.Join(parts, "; "))

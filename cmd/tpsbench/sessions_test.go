@@ -28,7 +28,7 @@ func TestSessionsAsTheServerSawThem(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(stdout, "Sessions: 2 of 3 turns") {
+	if !strings.Contains(stdout, "Sessions: 2, of 3 turns each") {
 		t.Errorf("report:\n%s", stdout)
 	}
 	if _, md, _ := cli(t, "report", out, "--format", "markdown"); !strings.Contains(md, "## sessions") || !strings.Contains(md, "| sessions | session_turns |") {
