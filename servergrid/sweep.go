@@ -23,9 +23,13 @@ type Options struct {
 	// ReadyTimeout bounds the wait for a started server; StopGrace the
 	// wait after SIGTERM before SIGKILL.
 	ReadyTimeout, StopGrace time.Duration
-	Resume                  bool      // skip points already measured in Dir
-	DryRun                  bool      // say the commands, start nothing
-	Log                     io.Writer // progress and failures (nil: none)
+	Resume                  bool // skip points already measured in Dir
+	// Force measures again over the points an earlier sweep measured in
+	// Dir; without it or Resume, such a Dir is refused before anything
+	// starts (they were replaced with no word)
+	Force  bool
+	DryRun bool      // say the commands, start nothing
+	Log    io.Writer // progress and failures (nil: none)
 }
 
 // Measure measures the server of point p at url, its records and report
@@ -71,6 +75,9 @@ func Run(ctx context.Context, o Options, measure Measure) ([]Result, error) {
 			fmt.Fprintf(o.Log, format, args...)
 		}
 	}
+	if err := o.CheckDir(); err != nil {
+		return nil, err
+	}
 	var out []Result
 	for i, p := range o.Grid.Points() {
 		if ctx.Err() != nil {
@@ -84,6 +91,24 @@ func Run(ctx context.Context, o Options, measure Measure) ([]Result, error) {
 	}
 	markPareto(out)
 	return out, nil
+}
+
+// CheckDir refuses a folder that holds an earlier sweep's measured
+// points, unless they are to be kept (Resume) or measured again (Force).
+func (o Options) CheckDir() error {
+	if o.Resume || o.Force || o.DryRun {
+		return nil
+	}
+	held := 0
+	for i, p := range o.Grid.Points() {
+		if _, err := os.Stat(filepath.Join(o.Dir, p.Dir(i), resultFile)); err == nil {
+			held++
+		}
+	}
+	if held > 0 {
+		return fmt.Errorf("%s holds %d points an earlier sweep measured: --resume keeps them and measures the rest, --force measures them again, or give another --dir", o.Dir, held)
+	}
+	return nil
 }
 
 // point measures one point, or reads it back with Resume.

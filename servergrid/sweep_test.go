@@ -126,6 +126,11 @@ func TestRun(t *testing.T) {
 			t.Errorf("the server at %s still answers", u)
 		}
 	}
+	// an earlier sweep's points are neither replaced without a word nor
+	// measured again unasked
+	if _, err := Run(context.Background(), o, measure); err == nil || !strings.Contains(err.Error(), "holds 2 points an earlier sweep measured") {
+		t.Errorf("a sweep into an earlier one's folder: %v", err)
+	}
 	measured = map[string]string{}
 	o.Resume = true
 	rs, err = Run(context.Background(), o, measure)
@@ -137,6 +142,10 @@ func TestRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rs[0].Dir, "server.log")); err != nil {
 		t.Errorf("no server log: %v", err)
+	}
+	o.Resume, o.Force, measured = false, true, map[string]string{}
+	if _, err := Run(context.Background(), o, measure); err != nil || len(measured) != 2 {
+		t.Errorf("forced: %v, measured %v again", err, measured)
 	}
 }
 

@@ -54,7 +54,7 @@ func newSweepCmd() *cobra.Command {
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 10*time.Minute, "how long a started server may take to answer")
 	fl.DurationVar(&f.stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long before a server is killed")
 	fl.StringVar(&f.out, "out", "", "write the table, JSON or page to this file (whole or not at all) instead of stdout")
-	fl.BoolVar(&f.force, "force", false, "with --out: replace a file that exists")
+	fl.BoolVar(&f.force, "force", false, "replace what exists: --out's file, and the points an earlier sweep measured in --dir (without it or --resume, such a --dir is refused)")
 	fl.StringVar(&f.rankBy, "rank-by", "", "order the points by system_tps (the highest first) or cost (the fewest dollars a million output tokens first; give --cost-per-hour after --); default: the grid's order")
 	fl.StringVar(&f.format, "format", "text", "text (a table of the points), json (every point's outcome) or html (a page: the points' table, the Pareto front drawn, their distributions)")
 	return cmd
@@ -83,7 +83,10 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 		return err
 	}
 	o := servergrid.Options{ServeCmd: f.serveCmd, URL: f.url, API: f.api, Grid: grid, Dir: f.dir, ReadyTimeout: f.readyTimeout,
-		StopGrace: f.stopGrace, Resume: f.resume, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
+		StopGrace: f.stopGrace, Resume: f.resume, Force: f.force, DryRun: f.dryRun, Log: cmd.ErrOrStderr()}
+	if err := o.CheckDir(); err != nil {
+		return usageError{err} // as an output file that exists
+	}
 	// Ctrl-C ends the sweep after stopping the point's server (a server
 	// left running would hold its port and its memory); the points
 	// measured are kept for --resume
