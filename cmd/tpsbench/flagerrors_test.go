@@ -78,3 +78,23 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedDefaults: where docs/flags.md says a flag's value is the
+// default ("`--api chat` (the default)"), it is run's default.
+func TestDocumentedDefaults(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/flags.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := newRunCmd().Flags()
+	said := regexp.MustCompile("`--([a-z-]+) ([^`]+)` \\(the default\\)").FindAllStringSubmatch(string(doc), -1)
+	if len(said) == 0 {
+		t.Fatal("docs/flags.md names no default")
+	}
+	for _, m := range said {
+		f := fs.Lookup(m[1])
+		if f == nil || f.DefValue != m[2] {
+			t.Errorf("docs/flags.md says --%s defaults to %q; run's is %v", m[1], m[2], f)
+		}
+	}
+}
