@@ -46,6 +46,9 @@ var peerFlags = map[string]string{
 // of another tool's flag, or the nearest of the command's own.
 func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
+	if strings.Contains(msg, "missing unit in duration") {
+		return usagef("%s (a duration has a unit: 2s, 500ms, 1m)", msg)
+	}
 	name, unknown := strings.CutPrefix(msg, "unknown flag: ")
 	if !unknown {
 		return usageError{err}

@@ -98,3 +98,11 @@ func TestDocumentedDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationWithoutUnit: a duration given without a unit is told how
+// one is written.
+func TestDurationWithoutUnit(t *testing.T) {
+	if code, _, errs := cli(t, "run", "--duration", "2"); code != exitUsage || !strings.Contains(errs, "a duration has a unit: 2s, 500ms, 1m") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}

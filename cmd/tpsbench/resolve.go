@@ -94,7 +94,7 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	if f.factor == "prefix-cache" && !changed("prompt") {
 		c.prompt = prefixPrompt
 	}
-	if err := checkCounts(f); err != nil {
+	if err := checkCounts(f, changed); err != nil {
 		return nil, err
 	}
 	if changed("concurrency") && f.concurrency < 1 {
@@ -308,12 +308,32 @@ func checkEngine(f *runFlags, changed func(string) bool, c *runConfig) error {
 
 // checkCounts refuses counts and durations out of range, and outputs that
 // would overwrite an input.
-func checkCounts(f *runFlags) error {
+func checkCounts(f *runFlags, changed func(string) bool) error {
 	if f.maxTokens < 1 || f.maxTokens > record.MaxTokens {
 		return usagef("--max-tokens %d: want 1 to %d", f.maxTokens, record.MaxTokens)
 	}
-	if f.requests < 0 || f.concurrency < 0 || f.rate < 0 || f.duration < 0 || f.timeout < 0 || f.grace < 0 || f.readyTimeout < 0 || f.maxErrors < 0 {
-		return usagef("--requests, --concurrency, --rate, --duration, --timeout, --grace, --ready-check-timeout and --max-errors must not be negative")
+	for _, c := range []struct {
+		flag     string
+		value    any
+		negative bool
+	}{
+		{"requests", f.requests, f.requests < 0}, {"concurrency", f.concurrency, f.concurrency < 0}, {"rate", f.rate, f.rate < 0},
+		{"duration", f.duration, f.duration < 0}, {"timeout", f.timeout, f.timeout < 0}, {"grace", f.grace, f.grace < 0},
+		{"ready-check-timeout", f.readyTimeout, f.readyTimeout < 0}, {"max-errors", f.maxErrors, f.maxErrors < 0},
+	} {
+		if c.negative {
+			return usagef("--%s %v: must not be negative", c.flag, c.value)
+		}
+	}
+	// a value given that means nothing was asked: said, not run as one
+	// request (--rate 0 and --requests 0 ran one and exited 0)
+	switch {
+	case changed("rate") && f.rate == 0:
+		return usagef("--rate 0: want requests per second above 0 (leave --rate out for a closed loop of --concurrency users)")
+	case changed("requests") && f.requests == 0:
+		return usagef("--requests 0: want at least 1 (leave --requests out for one batch of --concurrency, or give --duration)")
+	case changed("prompt") && strings.TrimSpace(f.prompt) == "":
+		return usagef("--prompt %q: an empty prompt asks for nothing; give some text", f.prompt)
 	}
 	return checkOutputs([]namedPath{{"--records", f.records}, {"--out", f.output.out}},
 		[]namedPath{{"--prompts", f.prompts}, {"--scenario", f.scenario}, {"--tokenizer", f.tokenizer}, {"--engine-model", f.engine.model}, {"--trace", f.trace}},

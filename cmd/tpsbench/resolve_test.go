@@ -112,6 +112,10 @@ var resolveRules = []resolveRule{
 	{"sessions with a cool-down", []string{"--turns", "2", "--duration", "3s", "--cool-down-duration", "1s"}, func(t *testing.T, c *runConfig) {}, ""},
 	{"a cool-down past the duration", []string{"--duration", "1s", "--cool-down-duration", "2s"}, nil, "a cool-down is the end of a step's duration"},
 	{"a ramp-up of a trace", []string{"--trace", "t.jsonl", "--ramp-up-duration", "2s"}, nil, "not with --trace"},
+	{"a rate of 0", []string{"--rate", "0", "--requests", "4"}, nil, "--rate 0: want requests per second above 0"},
+	{"no requests", []string{"--requests", "0"}, nil, "--requests 0: want at least 1"},
+	{"an empty prompt", []string{"--prompt", ""}, nil, "an empty prompt asks for nothing"},
+	{"a negative rate, alone", []string{"--rate", "-2", "--requests", "4"}, nil, "--rate -2: must not be negative"},
 	{"a session of one turn", []string{"--turns", "1"}, nil, "--turns 1"},
 	{"negative turns", []string{"--turns", "-2"}, nil, "must not be negative"},
 	{"a think time with a rate", []string{"--think-time", "2s", "--rate", "3", "--requests", "5"}, nil, "no --rate"},
@@ -205,8 +209,8 @@ var resolveRules = []resolveRule{
 	}, ""},
 	{"max-tokens below 1", []string{"--max-tokens", "0"}, nil, "--max-tokens"},
 	{"negative counts", []string{"--requests", "-1"}, nil, "must not be negative"},
-	{"a negative ready check", []string{"--ready-check-timeout", "-1s"}, nil, "--ready-check-timeout and --max-errors must not be negative"},
-	{"negative max errors", []string{"--max-errors", "-2"}, nil, "--max-errors must not be negative"},
+	{"a negative ready check", []string{"--ready-check-timeout", "-1s"}, nil, "--ready-check-timeout -1s: must not be negative"},
+	{"negative max errors", []string{"--max-errors", "-2"}, nil, "--max-errors -2: must not be negative"},
 }
 
 // TestResolveRules: each rule of resolve, one case a rule, and that the
