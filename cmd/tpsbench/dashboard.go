@@ -91,6 +91,12 @@ func (d *dashboard) start(every time.Duration) {
 	if d.terminal {
 		fmt.Fprint(d.w, "\033[?25l") // hide the cursor while drawing
 	}
+	if d.live && !d.terminal {
+		// a file or a pipe: redrawn every half second it held a view
+		// again and again (a 2 s run wrote 150 lines); drawn once, at the end
+		fmt.Fprintln(d.w, "tpsbench: --live: stderr is not a terminal, so the live view is drawn once, when the run ends")
+		return
+	}
 	d.startRedraw(every, d.draw)
 }
 

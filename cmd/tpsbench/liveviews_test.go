@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsbench/tpsbench/internal/scripted"
 	"github.com/tpsbench/tpsbench/internal/syncbuf"
 	"github.com/tpsbench/tpsbench/monitor"
 	"github.com/tpsbench/tpsbench/record"
@@ -85,4 +86,19 @@ func TestExporterWaitsForTheFinalScrape(t *testing.T) {
 		cancel()
 		o.Stop()
 	})
+}
+
+// TestLiveIntoAFile: --live with stderr not a terminal draws its view
+// once, when the run ends, says why, and writes no screen escapes
+// (redrawn every half second it filled a file with views).
+func TestLiveIntoAFile(t *testing.T) {
+	srv := scripted.New(scripted.Script{Usage: true, TTFT: time.Millisecond, Gap: 50 * time.Millisecond})
+	defer srv.Close()
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--live", "--requests", "4", "--concurrency", "2", "--max-tokens", "30")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(errs, "tpsbench run "); n != 1 || !strings.Contains(errs, "stderr is not a terminal") || strings.Contains(errs, "\x1b") {
+		t.Errorf("%d views drawn:\n%q", n, errs)
+	}
 }
