@@ -54,7 +54,7 @@ func (f *runFlags) profile(cfg *runConfig, given load.Shape, concurrency int, ra
 	turns := max(p.Sessions.Turns, 1) // requests count turns
 	if crowd, ok := shape.(load.Crowd); ok && p.Requests == 0 && p.Duration == 0 {
 		p.Requests = crowd.Users() * turns // one batch: a session a user
-		if cfg.sweeping || f.factor != "" {
+		if cfg.sizesLevels(f) {
 			p.Requests = levelRequests(crowd.Users()) * turns
 		}
 	}
@@ -278,4 +278,12 @@ func shapeFlags(f *runFlags, s load.Shape) string {
 		return "--concurrency"
 	}
 	return "--rate-shape " + f.rateShape
+}
+
+// sizesLevels says the run compares levels or targets with each other (a
+// sweep, a factor, several models or servers), so each step is sized to
+// hold its figures steady (levelRequests), not one batch: compared on one
+// wave of 4 requests each, models differed by the noise.
+func (cfg *runConfig) sizesLevels(f *runFlags) bool {
+	return cfg.sweeping || f.factor != "" || targetCount(f) > 1
 }

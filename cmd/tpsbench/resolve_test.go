@@ -259,4 +259,8 @@ func TestLevelsSizedForStableFigures(t *testing.T) {
 	if p, _ := f.profile(&runConfig{}, nil, 4, 0); p.Requests != 4 {
 		t.Errorf("a single step of 4: %d requests, want one wave", p.Requests)
 	}
+	models := &runFlags{models: []string{"a", "b"}}
+	if p, _ := models.profile(&runConfig{}, nil, 1, 0); p.Requests != 16 {
+		t.Errorf("a comparison of two models at concurrency 1: %d requests each, want a level's 16", p.Requests)
+	}
 }

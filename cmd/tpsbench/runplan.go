@@ -28,8 +28,8 @@ func (f *runFlags) resolveCommand(cmd *cobra.Command) (*runConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if (cfg.levelSweep || f.factor != "") && cfg.requests == 0 && f.duration == 0 && !f.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "each level: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
+	if (cfg.levelSweep || f.factor != "" || targetCount(f) > 1) && cfg.requests == 0 && f.duration == 0 && !f.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "each level or target: %d waves of its concurrency, at least %d requests (--requests or --duration sizes them otherwise)\n", levelWaves, minLevelRequests)
 	}
 	client.UseTLS(cfg.tls) // detection, model lists, /tokenize and scrapes too
 	return cfg, nil
