@@ -148,6 +148,19 @@ var placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
 // and {port} placeholders; a placeholder the point does not have is an
 // error.
 func (p Point) Expand(tmpl string, port int) (string, error) {
+	return p.expand(tmpl, port, func(v string) string { return v })
+}
+
+// ExpandCommand is Expand for a command line a shell runs: each value
+// that holds more than letters, digits and _./:=,+@%- is quoted, so it is
+// one argument whatever it holds (a value of "4; rm -rf ~" or "$(id)" ran
+// as a command of its own).
+func (p Point) ExpandCommand(tmpl string, port int) (string, error) {
+	return p.expand(tmpl, port, shellWord)
+}
+
+// expand fills tmpl's placeholders, each value written by word.
+func (p Point) expand(tmpl string, port int, word func(string) string) (string, error) {
 	var missing []string
 	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
 		key := m[1 : len(m)-1]
@@ -156,7 +169,7 @@ func (p Point) Expand(tmpl string, port int) (string, error) {
 		}
 		for i, k := range p.Keys {
 			if k == key {
-				return p.Values[i]
+				return word(p.Values[i])
 			}
 		}
 		missing = append(missing, key)
@@ -167,4 +180,15 @@ func (p Point) Expand(tmpl string, port int) (string, error) {
 		return "", fmt.Errorf("%q: no value for {%s} (the grid's keys are %s, and port)", tmpl, strings.Join(missing, "}, {"), strings.Join(p.Keys, ", "))
 	}
 	return out, nil
+}
+
+// plainWord is a value a shell reads as one word as it stands.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=,+@%-]+$`)
+
+// shellWord is v as one word of this system's shell.
+func shellWord(v string) string {
+	if plainWord.MatchString(v) {
+		return v
+	}
+	return quote(v)
 }

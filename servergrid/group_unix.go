@@ -4,6 +4,7 @@ package servergrid
 
 import (
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -19,3 +20,7 @@ func kill(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 
 // shell runs a command line through /bin/sh.
 func shell(command string) *exec.Cmd { return exec.Command("/bin/sh", "-c", command) }
+
+// quote is v as one word of /bin/sh: single-quoted, its own single
+// quotes closed, escaped and reopened.
+func quote(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }

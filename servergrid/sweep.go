@@ -117,7 +117,7 @@ func (o Options) point(ctx context.Context, i int, p Point, measure Measure, log
 	if err != nil {
 		return Result{}, err
 	}
-	command, err := p.Expand(o.ServeCmd, port)
+	command, err := p.ExpandCommand(o.ServeCmd, port)
 	if err != nil {
 		return Result{}, err
 	}
