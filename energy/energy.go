@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,7 +106,7 @@ func readNumber(path string) (float64, error) {
 		return 0, fmt.Errorf("reading %s: %w", path, err) // often: readable by root alone
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
-	if err != nil || v < 0 {
+	if err != nil || !(v >= 0) || math.IsInf(v, 1) { // NaN and Inf parse, and are no count
 		return 0, fmt.Errorf("%s: %q is not a count", path, strings.TrimSpace(string(data)))
 	}
 	return v, nil
@@ -132,6 +133,9 @@ func (d DCGM) Read(ctx context.Context) (float64, error) {
 	mj, ok := s["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]
 	if !ok {
 		return 0, ErrNoEnergyMetric
+	}
+	if !(mj >= 0) || math.IsInf(mj, 1) {
+		return 0, fmt.Errorf("the exporter's DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is %v, not a count of millijoules", mj)
 	}
 	return mj / 1e3, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -124,5 +125,62 @@ if [ -e `+calls+` ]; then echo "1500 mJ"; echo "4 J"; else touch `+calls+`; echo
 	}
 	if j, err := parseSMIEnergy("2 kJ\n"); err != nil || j != 2000 {
 		t.Errorf("kJ: %v %v", j, err)
+	}
+}
+
+// TestMetersRefuseWhatIsNoCount: a counter read as NaN, Inf, a negative
+// number or garbage (from an exporter, a powercap file or nvidia-smi)
+// leaves the step without a figure, saying why, and never a NaN a report
+// cannot write; a DCGM counter that falls between the reads (the driver
+// reloaded) is a reset, not negative joules.
+func TestMetersRefuseWhatIsNoCount(t *testing.T) {
+	var reads []string // what the exporter answers, a read each, the last again
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		v := reads[0]
+		if len(reads) > 1 {
+			reads = reads[1:]
+		}
+		mu.Unlock()
+		fmt.Fprintf(w, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"} %s\n", v)
+	}))
+	defer srv.Close()
+	d := DCGM{Scraper: &servermetrics.Scraper{URL: srv.URL}}
+	step := func(before, after string) Use {
+		mu.Lock()
+		reads = []string{before, after}
+		mu.Unlock()
+		return Begin(context.Background(), d).End(context.Background())
+	}
+	for _, bad := range []string{"NaN", "+Inf", "-5"} {
+		if u := step("1000", bad); u.Unavailable == "" || u.Joules != 0 {
+			t.Errorf("a counter read as %s: %+v", bad, u)
+		}
+		if u := step(bad, "1000"); u.Unavailable == "" || u.Joules != 0 {
+			t.Errorf("a counter first read as %s: %+v", bad, u)
+		}
+	}
+	if u := step("12000", "3000"); !strings.Contains(u.Unavailable, "reset") {
+		t.Errorf("a counter that fell read %+v", u)
+	}
+	if u := step("3000", "5000"); u.Unavailable != "" || u.Joules != 2 {
+		t.Errorf("a counter of 3 J then 5 J read %+v, want 2 J", u)
+	}
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "\x00\xff{{{") }))
+	defer garbage.Close()
+	if u := Begin(context.Background(), DCGM{Scraper: &servermetrics.Scraper{URL: garbage.URL}}).End(context.Background()); u.Unavailable == "" {
+		t.Errorf("garbage read %+v", u)
+	}
+	for _, v := range []string{"NaN", "inf", "-1", "12x"} {
+		root := powercap(t, v, "7000000")
+		if u := Begin(context.Background(), RAPL{Root: root}).End(context.Background()); u.Unavailable == "" || !strings.Contains(u.Unavailable, "not a count") {
+			t.Errorf("a powercap counter of %q read %+v", v, u)
+		}
+	}
+	for _, out := range []string{"NaN mJ", "inf J", "-2 J"} {
+		if _, err := parseSMIEnergy(out); err == nil {
+			t.Errorf("nvidia-smi's %q read as a count", out)
+		}
 	}
 }

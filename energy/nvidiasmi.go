@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func parseSMIEnergy(out string) (float64, error) {
 		switch {
 		case strings.HasPrefix(line, "["):
 			return 0, fmt.Errorf("nvidia-smi: GPU %d has no energy counter (%s; Volta and newer have one)", i, line)
-		case err != nil || !known || v < 0:
+		case err != nil || !known || !(v >= 0) || math.IsInf(v, 1):
 			return 0, fmt.Errorf("nvidia-smi: GPU %d's energy %q is not a count in mJ, J or kJ", i, line)
 		}
 		total += v * scale
