@@ -5,6 +5,9 @@ import (
 	"image"
 	"image/jpeg"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tpsbench/tpsbench/content"
@@ -144,5 +147,34 @@ func TestSpeechClip(t *testing.T) {
 	}
 	if _, err := s.Clip(0, 0); err == nil {
 		t.Error("a clip of 0 s cut")
+	}
+}
+
+// TestMediaByItsBytes: a media file whose bytes are not its extension's
+// format (text named .png) is refused, naming it, alone or in a folder;
+// the media tpsbench makes are what their types say.
+func TestMediaByItsBytes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.png"), []byte("this is not a picture"), 0o644)
+	if _, err := MediaFile(filepath.Join(dir, "a.png")); err == nil || !strings.Contains(err.Error(), "a.png: not a image/png file") {
+		t.Errorf("text named .png: %v", err)
+	}
+	if _, _, err := MediaDir(dir, content.KindImage); err == nil || !strings.Contains(err.Error(), "a.png") {
+		t.Errorf("a folder of it: %v", err)
+	}
+	var made []content.Media
+	for _, format := range []string{"png", "jpeg"} {
+		imgs, err := SyntheticImages(ImageSize{8, 8}, format, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, imgs[0])
+	}
+	audio, _ := SyntheticAudio(0.5, 1)
+	videos, _ := SyntheticVideos(VideoShape{Size: ImageSize{8, 8}, Frames: 2, FPS: 1}, 1)
+	for _, m := range append(made, audio[0], videos[0]) {
+		if err := checkMagic("made", m.MIME, m.Data); err != nil {
+			t.Errorf("what tpsbench makes: %v", err)
+		}
 	}
 }

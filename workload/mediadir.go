@@ -27,7 +27,8 @@ const maxMediaFile = 512 << 20
 const maxMediaBytes = 2 << 30
 
 // MediaFile reads one media file of a known extension: its type from the
-// extension, an audio WAV's length from its header.
+// extension (its first bytes must be that format's), an audio WAV's length
+// from its header.
 func MediaFile(path string) (content.Media, error) {
 	mime, ok := mediaTypes[strings.ToLower(filepath.Ext(path))]
 	if !ok {
@@ -35,6 +36,9 @@ func MediaFile(path string) (content.Media, error) {
 	}
 	data, err := fileread.AtMost(path, maxMediaFile)
 	if err != nil {
+		return content.Media{}, err
+	}
+	if err := checkMagic(path, mime, data); err != nil {
 		return content.Media{}, err
 	}
 	m := content.Media{MIME: mime, Data: data}
