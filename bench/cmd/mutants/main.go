@@ -1,17 +1,22 @@
 // Command mutants scores how well a package's tests pin its code: it
 // makes small changes to the package's source (mutants: a comparison or
-// arithmetic operator swapped, && and || swapped, a condition negated, an
-// integer constant changed, an assignment dropped), one at a time in a
+// arithmetic operator swapped, && and || swapped, a condition negated, a
+// negation dropped, an integer or float constant changed, constants'
+// declarations included, true and false swapped, ++ and -- swapped, +=
+// and -= swapped, an assignment or a call dropped), one at a time in a
 // copy of the module, and runs the tests on each. A mutant the tests fail
 // is killed; one they pass survived; one that does not build is not
 // viable and not counted. The score is killed / (killed + survived), with
 // the mutants listed as equivalent (-equivalent: lines of
-// "file:line:column description" as it prints them, a change that cannot
+// "file | line text | column in it | description" as it prints them, a change that cannot
 // alter behaviour) set aside, and with them, unlisted, every constant returned beside a non-nil error (the 0 of
 // "return 0, fmt.Errorf(...)"): by Go's convention a caller does not read
 // it, and the tests cannot see it change.
 //
-//	mutants -pkg ./metrics [-files 'scan*.go'] [-n 60] [-seed 1] [-tests ./metrics,./record] [-list]
+//	mutants -pkg ./metrics [-files 'scan*.go,sse.go'] [-n 100] [-seed 1] [-tests ./metrics,./record] [-list]
+//
+// -n is how many viable mutants to judge: sites are drawn in the seed's
+// order until that many built.
 //
 // It prints a line a mutant and a summary line as JSON; -list prints the
 // mutants drawn, without running them.
@@ -50,6 +55,15 @@ type site struct {
 	to     string
 	// besideError: a constant returned beside a non-nil error
 	besideError bool
+	// text is the site's line, trimmed, and tcol its column within it:
+	// how bench/mutation-equivalent.txt names a mutant while lines move
+	text string
+	tcol int
+}
+
+// key is how the file of equivalent mutants names s.
+func (s site) key() string {
+	return fmt.Sprintf("%s | %s | %d | %s %s -> %s", s.file, s.text, s.tcol, s.kind, s.from, s.to)
 }
 
 func (s site) String() string {
@@ -64,8 +78,8 @@ var swaps = map[token.Token]token.Token{
 
 func main() {
 	pkg := flag.String("pkg", "", "the package's folder, relative to the module root (./metrics)")
-	files := flag.String("files", "*.go", "which of its files to mutate (a glob; tests never)")
-	n := flag.Int("n", 60, "mutants to try, drawn at random (0: every one)")
+	files := flag.String("files", "*.go", "which of its files to mutate (globs joined by commas; tests never)")
+	n := flag.Int("n", 100, "viable mutants to judge, drawn at random (0: every one)")
 	seed := flag.Uint64("seed", 1, "seed of the draw")
 	tests := flag.String("tests", "", "packages whose tests judge a mutant, comma-separated (default: -pkg)")
 	timeout := flag.Duration("timeout", 3*time.Minute, "a mutant whose tests run longer is killed (a loop without end)")
@@ -82,13 +96,12 @@ func main() {
 	check(err)
 	r := rand.New(rand.NewPCG(*seed, 0))
 	r.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
-	if *n > 0 && *n < len(sites) {
-		sites = sites[:*n]
-	}
-	sort.Slice(sites, func(i, j int) bool { return sites[i].String() < sites[j].String() })
 	if *list {
+		if *n > 0 && *n < len(sites) {
+			sites = sites[:*n]
+		}
 		for _, s := range sites {
-			fmt.Println(s)
+			fmt.Println(s.key())
 		}
 		return
 	}
@@ -106,15 +119,18 @@ func main() {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false) // operators read as written
 	for _, s := range sites {
+		if *n > 0 && counts["killed"]+counts["survived"]+counts["equivalent"] >= *n {
+			break
+		}
 		outcome := "equivalent"
-		if !skip[s.String()] && !s.besideError {
+		if !skip[s.key()] && !s.besideError {
 			outcome = try(copyDir, s, judge, *timeout)
 		}
 		counts[outcome]++
 		if outcome == "survived" {
-			survivors = append(survivors, s.String())
+			survivors = append(survivors, s.key())
 		}
-		_ = enc.Encode(map[string]string{"mutant": s.String(), "outcome": outcome})
+		_ = enc.Encode(map[string]string{"mutant": s.String(), "key": s.key(), "outcome": outcome})
 	}
 	score := 0.0
 	if k, sv := counts["killed"], counts["survived"]; k+sv > 0 {
@@ -132,19 +148,29 @@ func check(err error) {
 }
 
 // collect finds every mutation site in the package's files.
-func collect(root, pkg, glob string) ([]site, error) {
-	paths, err := filepath.Glob(filepath.Join(root, pkg, glob))
-	if err != nil {
-		return nil, err
+func collect(root, pkg, globs string) ([]site, error) {
+	var paths []string
+	for _, glob := range strings.Split(globs, ",") {
+		matched, err := filepath.Glob(filepath.Join(root, pkg, strings.TrimSpace(glob)))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, matched...)
 	}
+	sort.Strings(paths)
 	var out []site
 	for _, path := range paths {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
 		}
 		rel, _ := filepath.Rel(root, path)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		lines := strings.Split(string(src), "\n")
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
@@ -153,32 +179,45 @@ func collect(root, pkg, glob string) ([]site, error) {
 			if b, ok := n.(*ast.BinaryExpr); ok {
 				p = fset.Position(b.OpPos) // a || b || c: two operators, one start
 			}
-			out = append(out, site{file: rel, offset: p.Offset, line: p.Line, col: p.Column, kind: kind, from: from, to: to})
+			line := lines[p.Line-1]
+			indent := len(line) - len(strings.TrimLeft(line, " \t"))
+			out = append(out, site{file: rel, offset: p.Offset, line: p.Line, col: p.Column, kind: kind, from: from, to: to,
+				text: strings.TrimSpace(line), tcol: p.Column - indent})
 		}
 		besideError := constantsBesideErrors(f)
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
-			case *ast.GenDecl:
-				return x.Tok != token.CONST // constants are sizes and names, not logic
+			case *ast.ImportSpec, *ast.Field:
+				return false // paths and struct tags: no logic
 			case *ast.BinaryExpr:
 				if to, ok := swaps[x.Op]; ok {
 					add(x, "op", x.Op.String(), to.String())
 				}
 			case *ast.IfStmt:
 				add(x, "not", "if", "if !")
+			case *ast.UnaryExpr:
+				if x.Op == token.NOT {
+					add(x, "unnot", "!", "nothing")
+				}
+			case *ast.Ident:
+				if x.Name == "true" || x.Name == "false" {
+					add(x, "bool", x.Name, map[string]string{"true": "false", "false": "true"}[x.Name])
+				}
+			case *ast.IncDecStmt:
+				add(x, "incdec", x.Tok.String(), map[token.Token]string{token.INC: "--", token.DEC: "++"}[x.Tok])
+			case *ast.ExprStmt:
+				if _, ok := x.X.(*ast.CallExpr); ok {
+					add(x, "dropcall", "call", "nothing")
+				}
 			case *ast.BasicLit:
-				if x.Kind == token.INT {
-					v, err := strconv.ParseInt(x.Value, 0, 64)
-					if err == nil && v >= 0 && v < 1<<20 {
-						to := strconv.FormatInt(v+1, 10)
-						if v == 1 {
-							to = "0"
-						}
-						add(x, "int", x.Value, to)
-						out[len(out)-1].besideError = besideError[x]
-					}
+				if to, ok := changedLiteral(x); ok {
+					add(x, map[token.Token]string{token.INT: "int", token.FLOAT: "float"}[x.Kind], x.Value, to)
+					out[len(out)-1].besideError = besideError[x]
 				}
 			case *ast.AssignStmt:
+				if to, ok := assignSwaps[x.Tok]; ok {
+					add(x, "assignop", x.Tok.String(), to.String())
+				}
 				if x.Tok != token.DEFINE && len(x.Lhs) == 1 {
 					add(x, "drop", "assignment", "nothing")
 				}
@@ -187,6 +226,38 @@ func collect(root, pkg, glob string) ([]site, error) {
 		})
 	}
 	return out, nil
+}
+
+// assignSwaps are the compound assignments swapped.
+var assignSwaps = map[token.Token]token.Token{
+	token.ADD_ASSIGN: token.SUB_ASSIGN, token.SUB_ASSIGN: token.ADD_ASSIGN,
+	token.MUL_ASSIGN: token.QUO_ASSIGN, token.QUO_ASSIGN: token.MUL_ASSIGN,
+}
+
+// changedLiteral is a number literal changed: an integer by one (1 to
+// 0), a float doubled (0 to 1).
+func changedLiteral(x *ast.BasicLit) (string, bool) {
+	switch x.Kind {
+	case token.INT:
+		v, err := strconv.ParseInt(x.Value, 0, 64)
+		if err != nil || v < 0 || v >= 1<<20 {
+			return "", false
+		}
+		if v == 1 {
+			return "0", true
+		}
+		return strconv.FormatInt(v+1, 10), true
+	case token.FLOAT:
+		v, err := strconv.ParseFloat(x.Value, 64)
+		if err != nil {
+			return "", false
+		}
+		if v == 0 {
+			return "1.0", true
+		}
+		return strconv.FormatFloat(2*v, 'g', -1, 64), true
+	}
+	return "", false
 }
 
 // constantsBesideErrors finds the constants returned beside an error that
@@ -288,12 +359,20 @@ func mutate(path string, src []byte, s site) ([]byte, bool) {
 	at := func(n ast.Node) bool { return n != nil && fset.Position(n.Pos()).Offset == s.offset }
 	rewrite := func(list []ast.Stmt) []ast.Stmt {
 		for i, st := range list {
-			if a, ok := st.(*ast.AssignStmt); ok && s.kind == "drop" && at(a) {
-				list[i] = &ast.EmptyStmt{Semicolon: a.Pos(), Implicit: true}
+			_, assign := st.(*ast.AssignStmt)
+			_, call := st.(*ast.ExprStmt)
+			if (assign && s.kind == "drop" || call && s.kind == "dropcall") && at(st) {
+				list[i] = &ast.EmptyStmt{Semicolon: st.Pos(), Implicit: true}
 				done = true
 			}
 		}
 		return list
+	}
+	// unnot drops a negation where its parent holds it
+	unnot := func(e *ast.Expr) {
+		if u, ok := (*e).(*ast.UnaryExpr); ok && u.Op == token.NOT && s.kind == "unnot" && at(u) {
+			*e, done = u.X, true
+		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		if done {
@@ -313,9 +392,27 @@ func mutate(path string, src []byte, s site) ([]byte, bool) {
 				x.Cond, done = &ast.UnaryExpr{Op: token.NOT, X: &ast.ParenExpr{X: x.Cond}}, true
 			}
 		case *ast.BasicLit:
-			if s.kind == "int" && at(x) && x.Value == s.from {
+			if (s.kind == "int" || s.kind == "float") && at(x) && x.Value == s.from {
 				x.Value, done = s.to, true
 			}
+		case *ast.Ident:
+			if s.kind == "bool" && at(x) && x.Name == s.from {
+				x.Name, done = s.to, true
+			}
+		case *ast.IncDecStmt:
+			if s.kind == "incdec" && at(x) {
+				x.Tok, done = map[token.Token]token.Token{token.INC: token.DEC, token.DEC: token.INC}[x.Tok], true
+			}
+		case *ast.AssignStmt:
+			if s.kind == "assignop" && at(x) && x.Tok.String() == s.from {
+				x.Tok, done = assignSwaps[x.Tok], true
+			}
+			for i := range x.Rhs {
+				unnot(&x.Rhs[i])
+			}
+		}
+		if s.kind == "unnot" {
+			unnotIn(n, unnot)
 		}
 		return true
 	})
@@ -327,6 +424,45 @@ func mutate(path string, src []byte, s site) ([]byte, bool) {
 		return nil, false
 	}
 	return buf.Bytes(), true
+}
+
+// unnotIn offers unnot every expression n holds directly.
+func unnotIn(n ast.Node, unnot func(*ast.Expr)) {
+	switch x := n.(type) {
+	case *ast.IfStmt:
+		unnot(&x.Cond)
+	case *ast.ForStmt:
+		if x.Cond != nil {
+			unnot(&x.Cond)
+		}
+	case *ast.BinaryExpr:
+		unnot(&x.X)
+		unnot(&x.Y)
+	case *ast.ReturnStmt:
+		for i := range x.Results {
+			unnot(&x.Results[i])
+		}
+	case *ast.CallExpr:
+		for i := range x.Args {
+			unnot(&x.Args[i])
+		}
+	case *ast.ParenExpr:
+		unnot(&x.X)
+	case *ast.CaseClause:
+		for i := range x.List {
+			unnot(&x.List[i])
+		}
+	case *ast.ValueSpec:
+		for i := range x.Values {
+			unnot(&x.Values[i])
+		}
+	case *ast.KeyValueExpr:
+		unnot(&x.Value)
+	case *ast.CompositeLit:
+		for i := range x.Elts {
+			unnot(&x.Elts[i])
+		}
+	}
 }
 
 // copyModule copies the module's Go sources and test data (not its
