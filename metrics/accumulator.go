@@ -453,39 +453,6 @@ func (s *Accumulator) distributions(sum *Summary) {
 	}
 }
 
-// verdicts checks the step against its targets, and sets its goodput
-// when a target is per request.
-func (s *Accumulator) verdicts(sum *Summary, window float64) {
-	measured := s.req.Completed + s.req.Failed
-	share := s.targets.share()
-	hasPerRequest := false
-	for i, t := range s.targets.List {
-		v := Verdict{Target: t}
-		if !t.perRequest() {
-			v.Got = sum.SystemTPS
-			v.NotMeasurable = s.req.Completed == 0 || window <= 0
-			v.Pass = !v.NotMeasurable && t.meets(v.Got)
-		} else {
-			hasPerRequest = true
-			q := share * 100
-			if t.higher() {
-				q = 100 - q
-			}
-			v.Got = s.values[i].quantile(q)
-			v.Need = share
-			if measured > 0 {
-				v.Met = float64(s.met[i]) / float64(measured)
-			}
-			v.NotMeasurable = s.values[i].n == 0
-			v.Pass = !v.NotMeasurable && v.Met >= share-1e-12
-		}
-		sum.Targets = append(sum.Targets, v)
-	}
-	if hasPerRequest && window > 0 {
-		sum.Goodput = &Goodput{Requests: s.good, RequestThroughput: float64(s.good) / window, TPS: float64(s.goodTk) / window}
-	}
-}
-
 // peak is the highest value of a rolling series over a window, or 0 (none)
 // for a step shorter than two windows: there every window covers most of
 // the step and its peak is the step's rate again, or by the edges' bins

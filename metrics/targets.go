@@ -183,3 +183,36 @@ func (t Target) meets(v float64) bool {
 	}
 	return v <= t.Want
 }
+
+// verdicts checks the step against its targets, and sets its goodput
+// when a target is per request.
+func (s *Accumulator) verdicts(sum *Summary, window float64) {
+	measured := s.req.Completed + s.req.Failed
+	share := s.targets.share()
+	hasPerRequest := false
+	for i, t := range s.targets.List {
+		v := Verdict{Target: t}
+		if !t.perRequest() {
+			v.Got = sum.SystemTPS
+			v.NotMeasurable = s.req.Completed == 0 || window <= 0
+			v.Pass = !v.NotMeasurable && t.meets(v.Got)
+		} else {
+			hasPerRequest = true
+			q := share * 100
+			if t.higher() {
+				q = 100 - q
+			}
+			v.Got = s.values[i].quantile(q)
+			v.Need = share
+			if measured > 0 {
+				v.Met = float64(s.met[i]) / float64(measured)
+			}
+			v.NotMeasurable = s.values[i].n == 0
+			v.Pass = !v.NotMeasurable && v.Met >= share-1e-12
+		}
+		sum.Targets = append(sum.Targets, v)
+	}
+	if hasPerRequest && window > 0 {
+		sum.Goodput = &Goodput{Requests: s.good, RequestThroughput: float64(s.good) / window, TPS: float64(s.goodTk) / window}
+	}
+}
