@@ -129,7 +129,7 @@ func (b *stepBuilder) build(t target, ph phase) (tpsbench.Step, error) {
 			return tpsbench.Step{}, err
 		}
 	}
-	return tpsbench.Step{Label: b.label(t, ph), Model: t.model, Client: stepClient, Profile: prof, Workload: src}, nil
+	return tpsbench.Step{Label: b.label(t, ph, prof.Shape), Model: t.model, Client: stepClient, Profile: prof, Workload: src}, nil
 }
 
 // balanced spreads a step's requests over the --url's client first and
@@ -154,19 +154,15 @@ func (b *stepBuilder) balanced(cc client.HTTPConfig, first *client.HTTP) (client
 
 // label names a step in reports: the target, and the phase's level when
 // the run has several.
-func (b *stepBuilder) label(t target, ph phase) string {
+func (b *stepBuilder) label(t target, ph phase, shape load.Shape) string {
 	level := ""
 	switch {
 	case ph.label != "":
 		return ph.label
-	case ph.rate > 0:
-		level = fmt.Sprintf("r=%g/s", ph.rate)
 	case len(b.cfg.imageSizes) > 1:
 		level = "img=" + b.cfg.imageSizes[ph.image].String()
-	case b.f.rampStrategy != "" && !b.f.usersRamp():
-		level = fmt.Sprintf("r=%g-%g/s %s", b.f.rampStart, b.f.rampEnd, b.f.rampStrategy)
-	case b.cfg.sweeping:
-		level = fmt.Sprintf("c=%d", ph.concurrency)
+	case ph.rate > 0, b.cfg.sweeping, b.f.rampStrategy != "" && !b.f.usersRamp():
+		level = shape.String() // the load shape names itself: c=8, r=2/s, r=1-10/s linear
 	default:
 		return t.name
 	}
