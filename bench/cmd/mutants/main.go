@@ -9,11 +9,11 @@
 // viable and not counted. The score is killed / (killed + survived), with
 // the mutants listed as equivalent (-equivalent: lines of
 // "file | line text | column in it | description" as it prints them, a change that cannot
-// alter behaviour) set aside, and with them, unlisted, every constant returned beside a non-nil error (the 0 of
+// alter behaviour) set aside, and with them, unlisted, every constant (a number, true or false) returned beside a non-nil error (the 0 of
 // "return 0, fmt.Errorf(...)"): by Go's convention a caller does not read
 // it, and the tests cannot see it change.
 //
-//	mutants -pkg ./metrics [-files 'scan*.go,sse.go'] [-n 100] [-seed 1] [-tests ./metrics,./record] [-list]
+//	mutants -pkg ./metrics [-files 'scan*.go,sse.go'] [-n 100] [-seed 1] [-tests ./metrics,./record] [-list] [-only FILE]
 //
 // -n is how many viable mutants to judge: sites are drawn in the seed's
 // order until that many built.
@@ -84,6 +84,7 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Minute, "a mutant whose tests run longer is killed (a loop without end)")
 	equivalent := flag.String("equivalent", "", "a file of mutants set aside as equivalent, one \"file:line:column kind from -> to\" a line")
 	list := flag.Bool("list", false, "print the mutants drawn and stop")
+	only := flag.String("only", "", "a file of mutants' keys, one a line as a run prints them (its survivors): judge those alone")
 	flag.Parse()
 	if *pkg == "" {
 		fmt.Fprintln(os.Stderr, "usage: mutants -pkg ./DIR [-files GLOB] [-n N] [-seed S] [-tests PKGS] [-equivalent FILE]")
@@ -95,6 +96,9 @@ func main() {
 	check(err)
 	r := rand.New(rand.NewPCG(*seed, 0))
 	r.Shuffle(len(sites), func(i, j int) { sites[i], sites[j] = sites[j], sites[i] })
+	if *only != "" {
+		sites = listed(sites, readEquivalent(*only))
+	}
 	if *list {
 		if *n > 0 && *n < len(sites) {
 			sites = sites[:*n]
@@ -137,6 +141,18 @@ func main() {
 	}
 	_ = enc.Encode(map[string]any{"package": *pkg, "files": *files, "tests": judge, "sites": len(sites), "killed": counts["killed"],
 		"survived": counts["survived"], "not_viable": counts["not_viable"], "equivalent": counts["equivalent"], "score": score, "survivors": survivors})
+}
+
+// listed is the sites whose keys are in keys: a run's survivors judged
+// again after the tests changed.
+func listed(sites []site, keys map[string]bool) []site {
+	var out []site
+	for _, s := range sites {
+		if keys[s.key()] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func check(err error) {
@@ -201,6 +217,7 @@ func collect(root, pkg, globs string) ([]site, error) {
 			case *ast.Ident:
 				if x.Name == "true" || x.Name == "false" {
 					add(x, "bool", x.Name, map[string]string{"true": "false", "false": "true"}[x.Name])
+					out[len(out)-1].besideError = besideError[x]
 				}
 			case *ast.IncDecStmt:
 				add(x, "incdec", x.Tok.String(), map[token.Token]string{token.INC: "--", token.DEC: "++"}[x.Tok])
@@ -262,16 +279,16 @@ func changedLiteral(x *ast.BasicLit) (string, bool) {
 // constantsBesideErrors finds the constants returned beside an error that
 // cannot be nil: a new one (fmt.Errorf, errors.New, io.EOF) or the error
 // an "if err != nil" just tested.
-func constantsBesideErrors(f *ast.File) map[*ast.BasicLit]bool {
-	out := map[*ast.BasicLit]bool{}
+func constantsBesideErrors(f *ast.File) map[ast.Expr]bool {
+	out := map[ast.Expr]bool{}
 	mark := func(ret *ast.ReturnStmt, tested string) {
 		n := len(ret.Results)
 		if n < 2 || !nonNilError(ret.Results[n-1], tested) {
 			return
 		}
 		for _, r := range ret.Results[:n-1] {
-			if lit, ok := r.(*ast.BasicLit); ok {
-				out[lit] = true
+			if _, ok := r.(*ast.BasicLit); ok || isIdent(r, "true") || isIdent(r, "false") {
+				out[r] = true
 			}
 		}
 	}

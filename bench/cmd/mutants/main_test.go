@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -27,6 +28,42 @@ func TestEquivalentsNameSites(t *testing.T) {
 	for e := range equivalent {
 		if !keys[e] {
 			t.Errorf("no mutant %q: its line changed, or went", e)
+		}
+	}
+}
+
+// TestConstantsBesideErrors: the numbers and booleans returned beside an
+// error that cannot be nil are set aside, and only those.
+func TestConstantsBesideErrors(t *testing.T) {
+	dir := t.TempDir()
+	src := `package p
+
+import "fmt"
+
+func f(x int) (int, bool, error) {
+	if x > 0 {
+		return 7, false, fmt.Errorf("bad")
+	}
+	return 8, true, nil
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sites, err := collect(dir, ".", "*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	aside := map[string]bool{}
+	for _, s := range sites {
+		if s.kind == "int" || s.kind == "bool" {
+			aside[s.from] = s.besideError
+		}
+	}
+	want := map[string]bool{"7": true, "false": true, "8": false, "true": false, "0": false}
+	for from, w := range want {
+		if got, ok := aside[from]; !ok || got != w {
+			t.Errorf("%s: set aside %v (found %v), want %v", from, got, ok, w)
 		}
 	}
 }
