@@ -39,8 +39,11 @@ func TestRollingMemoryFollowsRecordsNotSpan(t *testing.T) {
 			if c.name != "10 years" && sum.PeakWindowS != c.peakWindowS {
 				t.Errorf("peak window %v s, want %v", sum.PeakWindowS, c.peakWindowS)
 			}
-			if c.name == "10 years" && sum.PeakWindowS < 3600 {
-				t.Errorf("peak window %v s over 10 years", sum.PeakWindowS)
+			if c.name == "10 years" && (sum.PeakWindowS < 3600 || sum.PeakWindow60S < 3600) {
+				t.Errorf("peak windows %v s and %v s over 10 years", sum.PeakWindowS, sum.PeakWindow60S)
+			}
+			if c.name != "10 years" && sum.PeakWindow60S != 0 {
+				t.Errorf("60 s window widened to %v s", sum.PeakWindow60S)
 			}
 			if sum.OutputTokens != 4 {
 				t.Errorf("%d tokens, want 4", sum.OutputTokens)
@@ -89,6 +92,11 @@ func TestBinsInFallingOrder(t *testing.T) {
 	}
 	if len(b.counts) > maxBins || b.resolution() != binWidth {
 		t.Errorf("%d bins of %v", len(b.counts), b.resolution())
+	}
+	for i := int64(0); i < maxBins; i++ { // each bin kept its token through the moves
+		if c := b.counts[i-b.base]; c != 1 {
+			t.Fatalf("bin %d holds %d tokens, want 1", i, c)
+		}
 	}
 }
 
