@@ -133,6 +133,9 @@ func TestShortWriteIsLost(t *testing.T) {
 	if w.Lost() != 1 || disk.data.Len() != 0 {
 		t.Errorf("lost %d, %d bytes left; want 1 and none", w.Lost(), disk.data.Len())
 	}
+	if err := w.Write(&Record{Seq: 2, Sent: 1, Done: 2}); err == nil || strings.Contains(err.Error(), "cutting") {
+		t.Errorf("a partial line cut cleanly reported as %v", err)
+	}
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	fw, _, err := OpenFile(path)
 	if err != nil {

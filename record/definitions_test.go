@@ -1,0 +1,172 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Rules pinned from what each function says it does, at their edges.
+
+// TestLeadingHeadersOfAMerge: a merge writes one header a shard at the
+// head, a byte-order mark may open the file, and a cut header line (a run
+// still writing it) is not yet a header.
+func TestLeadingHeadersOfAMerge(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.WriteHeader(Header{Run: "a"})
+	w.WriteHeader(Header{Run: "b"})
+	w.Write(&Record{Run: "a"})
+	w.WriteHeader(Header{Run: "late"}) // after a record: not leading
+	w.Flush()
+	file := append([]byte("\uFEFF"), buf.Bytes()...)
+	lead := LeadingHeaders(bytes.NewReader(file), "merged")
+	if len(lead) != 2 || lead[0].Run != "a" || lead[1].Run != "b" {
+		t.Errorf("leading headers %+v, want runs a and b", lead)
+	}
+	cut := bytes.TrimSuffix(bytes.SplitAfter(buf.Bytes(), []byte("\n"))[0], []byte("\n"))
+	if lead := LeadingHeaders(bytes.NewReader(cut), "cut"); len(lead) != 0 {
+		t.Errorf("a header line without its end read as %+v", lead)
+	}
+}
+
+// TestLongLineWithinTheBound: a line longer than the reader's buffer (1
+// MiB) and within MaxLine is one record, and the next line is read after
+// it.
+func TestLongLineWithinTheBound(t *testing.T) {
+	big := &Record{V: 1, Seq: 1, Sent: 1, Done: 1e9, Stream: true}
+	for i := range 200000 {
+		big.Chunks = append(big.Chunks, Chunk{At: int64(i) + 1, Tokens: 1})
+	}
+	big.OutputTokens = len(big.Chunks)
+	big.First, big.Last = big.Sent+1, big.Sent+int64(len(big.Chunks))
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.Write(big); err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&Record{V: 1, Seq: 2, Sent: 1, Done: 2})
+	w.Flush()
+	if buf.Len() < 1<<20+1000 {
+		t.Fatalf("a line of %d bytes: not past the buffer", buf.Len())
+	}
+	got, err := readAll(NewReader(&buf, "long"))
+	if !errors.Is(err, io.EOF) || len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("records %v, %v; want 1 and 2", got, err)
+	}
+}
+
+// TestLineOverTheBound: MaxLine is 64 MiB, what one line may make a
+// reader hold (a record of MaxChunks chunks is far under it); a line one
+// byte longer than a reader's bound is refused by its number, the bound
+// shortened here to keep the test small.
+func TestLineOverTheBound(t *testing.T) {
+	if MaxLine != 64<<20 || NewReader(nil, "").max != MaxLine {
+		t.Fatalf("MaxLine %d", MaxLine)
+	}
+	long := io.MultiReader(strings.NewReader(line(1)), io.LimitReader(zeros{}, 4<<20+1), strings.NewReader("\n"+line(3)))
+	rd := NewReader(long, "huge")
+	rd.max = 4 << 20
+	got, err := readAll(rd)
+	if len(got) != 1 || err == nil || !strings.Contains(err.Error(), "huge:2: line longer than 67108864 bytes") {
+		t.Errorf("records %v, %v", got, err)
+	}
+}
+
+// TestLineOfExactlyTheBound: a line of the bound's length is read; one
+// byte more is not.
+func TestLineOfExactlyTheBound(t *testing.T) {
+	const bound = 4096
+	rec := strings.TrimSuffix(line(1), "\n")
+	for _, extra := range []int{0, 1} {
+		padded := rec[:len(rec)-1] + strings.Repeat(" ", bound+extra-len(rec)) + "}"
+		rd := NewReader(strings.NewReader(padded+"\n"+line(2)), "edge")
+		rd.max = bound
+		got, err := readAll(rd)
+		if ok := len(got) == 2 && errors.Is(err, io.EOF); ok != (extra == 0) {
+			t.Errorf("a line of %d bytes under a bound of %d: records %v, %v", len(padded), bound, got, err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// TestEndlessLineNamedByItsNumber: skipping bad lines, a line without
+// end is no records file, said with the line it began at.
+func TestEndlessLineNamedByItsNumber(t *testing.T) {
+	defer func(n int) { maxSkipped = n }(maxSkipped)
+	maxSkipped = 4096
+	rd := NewReader(io.MultiReader(strings.NewReader(line(1)+line(2)), io.LimitReader(zeros{}, 1<<20)), "endless")
+	rd.max = 1024
+	rd.SkipBad(func(error) {})
+	got, err := readAll(rd)
+	if len(got) != 2 || err == nil || !strings.Contains(err.Error(), "endless:3: a line over 4096 bytes") {
+		t.Errorf("records %v, %v", got, err)
+	}
+}
+
+// TestOpenFileCutsOneByte: a partial last line of one byte is cut, and
+// one longer than the 64 KiB read from the end at a time.
+func TestOpenFileCutsOneByte(t *testing.T) {
+	for _, partial := range []string{"{", `{"v":1,"x":"` + strings.Repeat("y", 200<<10)} {
+		path := filepath.Join(t.TempDir(), "r.jsonl")
+		os.WriteFile(path, []byte(line(1)+partial), 0o644)
+		w, cut, err := OpenFile(path)
+		if err != nil || cut != int64(len(partial)) {
+			t.Fatalf("partial line of %d bytes: cut %d, %v", len(partial), cut, err)
+		}
+		w.Close()
+		if b, _ := os.ReadFile(path); string(b) != line(1) {
+			t.Errorf("left %d bytes, want the whole first line", len(b))
+		}
+	}
+}
+
+// TestOutputlessFromOneInput: a request of one input (one text to embed)
+// generates no tokens.
+func TestOutputlessFromOneInput(t *testing.T) {
+	if !(&Record{Inputs: 1}).Outputless() || (&Record{}).Outputless() {
+		t.Error("one input: not outputless, or none: outputless")
+	}
+}
+
+// TestSpansByKind: the reasoning span runs from the first reasoning chunk
+// to the last, the answer span likewise over the others, each from the
+// send.
+func TestSpansByKind(t *testing.T) {
+	r := &Record{Sent: 1000, Chunks: []Chunk{{At: 10, Kind: ChunkReasoning}, {At: 20, Kind: ChunkReasoning}, {At: 30}, {At: 40, Kind: ChunkReasoning}, {At: 50}}}
+	if f, l, ok := r.ReasoningSpan(); !ok || f != 1010 || l != 1040 {
+		t.Errorf("reasoning span %d-%d %v", f, l, ok)
+	}
+	if f, l, ok := r.AnswerSpan(); !ok || f != 1030 || l != 1050 {
+		t.Errorf("answer span %d-%d %v", f, l, ok)
+	}
+	plain := &Record{Sent: 1000, Chunks: []Chunk{{At: 5}}}
+	if _, _, ok := plain.ReasoningSpan(); ok {
+		t.Error("a reasoning span without reasoning")
+	}
+}
+
+// TestFoldingEmptyChunksAddsNoTokens: past MaxChunks a chunk is folded
+// into the last one: its tokens added, none for a chunk that carried none.
+func TestFoldingEmptyChunksAddsNoTokens(t *testing.T) {
+	r := &Record{Chunks: make([]Chunk, MaxChunks)}
+	r.Chunks[MaxChunks-1] = Chunk{At: 5, Tokens: 2}
+	if r.AppendChunk(Chunk{At: 7, Tokens: 0}) || r.AppendChunk(Chunk{At: 6, Tokens: 3}) {
+		t.Fatal("a chunk past MaxChunks appended")
+	}
+	if last := r.Chunks[MaxChunks-1]; last.Tokens != 5 || last.At != 7 || r.ChunksFolded != 2 {
+		t.Errorf("last chunk %+v, %d folded; want 5 tokens at 7, 2 folded", last, r.ChunksFolded)
+	}
+}

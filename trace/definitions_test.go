@@ -1,0 +1,150 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// Each format's bounds at their edges, as the formats and the Options
+// say them.
+
+// burstRows reads a BurstGPT CSV of the given rows under its header.
+func burstRows(t *testing.T, rows ...string) ([]Entry, error) {
+	t.Helper()
+	return readAll(t, "Timestamp,Model,Request tokens,Response tokens\n"+strings.Join(rows, "\n")+"\n", Options{Format: FormatBurstGPT})
+}
+
+// TestBurstGPTBounds: timestamps from 0 to 1e9 s, fractions included;
+// token counts up to record.MaxTokens; the fields read up to 1 KiB.
+func TestBurstGPTBounds(t *testing.T) {
+	got, err := burstRows(t, "0.5,m,3,4", fmt.Sprintf("2,m,%d,%d", record.MaxTokens, record.MaxTokens), "1000000000,m,3,4")
+	if err != nil || len(got) != 3 || got[1].Offset != 1500*time.Millisecond || got[1].OutputTokens != record.MaxTokens {
+		t.Errorf("%+v, %v", got, err)
+	}
+	if _, err := burstRows(t, "-1,m,3,4"); err == nil || !strings.Contains(err.Error(), "want seconds from 0 to 1e+09") {
+		t.Errorf("a negative timestamp: %v", err)
+	}
+	if _, err := burstRows(t, "1"+strings.Repeat(" ", 1023)+",m,3,4"); err != nil {
+		t.Errorf("a timestamp field of 1 KiB: %v", err)
+	}
+	if _, err := burstRows(t, "1"+strings.Repeat(" ", 1024)+",m,3,4"); err == nil || !strings.Contains(err.Error(), "a field of 1025 bytes") {
+		t.Errorf("a field of 1025 bytes: %v", err)
+	}
+}
+
+// TestMooncakeBounds: output_length from 1; a line of hash ids past
+// 64 KiB (a long prompt's blocks) is one entry.
+func TestMooncakeBounds(t *testing.T) {
+	if _, err := readAll(t, `{"timestamp": 0, "input_length": 5, "output_length": 0}`+"\n", Options{}); err == nil || !strings.Contains(err.Error(), "output_length 0") {
+		t.Errorf("an output of 0 tokens: %v", err)
+	}
+	ids := make([]string, 2000) // their blocks within record.MaxTokens
+	for i := range ids {
+		ids[i] = fmt.Sprint(100000 + i)
+	}
+	long := fmt.Sprintf(`{"timestamp": 0, "input_length": %d, "output_length": 2, "hash_ids": [%s]}`, 512*len(ids), strings.Join(ids, ","+strings.Repeat(" ", 40)))
+	if len(long) <= 64<<10 {
+		t.Fatalf("a line of %d bytes", len(long))
+	}
+	got, err := readAll(t, long+"\n", Options{})
+	if err != nil || len(got) != 1 || len(got[0].Blocks) != len(ids) {
+		t.Errorf("a line of %d bytes: %d entries, %v", len(long), len(got), err)
+	}
+}
+
+// TestOffsetsUpToTheBound: an entry 1e12 ms after the first is in the
+// trace; the bound is on the distance from the first, not the stamp.
+func TestOffsetsUpToTheBound(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 5, "output_length": 2}
+{"timestamp": 1e12, "input_length": 5, "output_length": 2}
+`
+	got, err := readAll(t, in, Options{})
+	if err != nil || len(got) != 2 || got[1].Offset != time.Duration(1e18) {
+		t.Errorf("%+v, %v", got, err)
+	}
+}
+
+// TestMooncakeToldByEitherField: a line naming timestamp or input_length
+// is read as Mooncake's, so that one lacking the other is told what a
+// Mooncake line needs.
+func TestMooncakeToldByEitherField(t *testing.T) {
+	for _, line := range []string{`{"timestamp": 0}`, `{"input_length": 5}`} {
+		if _, err := readAll(t, line+"\n", Options{}); err == nil || !strings.Contains(err.Error(), "a Mooncake trace line needs timestamp") {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+}
+
+// TestRecordsReplayTheirBudgetUnlessAnswered: a record replays the
+// tokens it was answered with; a failed one, or one answered with none,
+// its budget.
+func TestRecordsReplayTheirBudgetUnlessAnswered(t *testing.T) {
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	failed := &record.Record{V: record.SchemaVersion, T0: 1e9, Sent: 1, First: 2, Last: 2, Done: 3, PromptTokens: 4, OutputTokens: 3, MaxTokens: 50}
+	failed.Fail(record.KindTimeout, "slow")
+	w.Write(failed)
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e9, Sent: 2, First: 3, Last: 4, Done: 4, PromptTokens: 4, OutputTokens: 3, MaxTokens: 50})
+	w.Flush()
+	got, err := readAll(t, buf.String(), Options{})
+	if err != nil || len(got) != 2 || got[0].OutputTokens != 50 || got[1].OutputTokens != 3 {
+		t.Errorf("%+v, %v; want 50 for the failed, 3 for the answered", got, err)
+	}
+}
+
+// TestTraceWithByteOrderMark: a byte-order mark before the first line
+// does not hide the format.
+func TestTraceWithByteOrderMark(t *testing.T) {
+	got, err := readAll(t, "\uFEFF"+`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n", Options{})
+	if err != nil || len(got) != 1 {
+		t.Errorf("%+v, %v", got, err)
+	}
+}
+
+// TestWindowEndsBeforeTo: the window [From, To) holds an entry that
+// arrived at From and not one that arrived at To.
+func TestWindowEndsBeforeTo(t *testing.T) {
+	in := `{"timestamp": 1000, "input_length": 5, "output_length": 2}
+{"timestamp": 2000, "input_length": 5, "output_length": 2}
+{"timestamp": 3000, "input_length": 5, "output_length": 2}
+`
+	got, err := readAll(t, in, Options{From: time.Second, To: 2 * time.Second})
+	if err != nil || len(got) != 1 || got[0].Offset != 0 || got[0].Index != 1 {
+		t.Errorf("window [1 s, 2 s): %+v, %v", got, err)
+	}
+}
+
+// TestRecordsTraceEdgesOfOne: a record of one prompt token replays; a
+// fingerprint without bytes gives no blocks; records over 1e12 ms
+// (about 31 years) after the first are bad, not replayed.
+func TestRecordsTraceEdgesOfOne(t *testing.T) {
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e9, First: 1, Last: 1, Done: 2, PromptTokens: 1, OutputTokens: 1,
+		Prefix: &record.Prefix{Blocks: []uint64{1, 2}, BlockBytes: 100}})
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e9 + 15e17, First: 1, Last: 1, Done: 2, PromptTokens: 3, OutputTokens: 1})
+	w.Flush()
+	rd, err := NewReader(strings.NewReader(buf.String()), "r.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Entry
+	for {
+		var e Entry
+		if rd.Next(&e) != nil {
+			break
+		}
+		got = append(got, e)
+	}
+	if len(got) != 1 || got[0].InputTokens != 1 || len(got[0].Blocks) != 0 {
+		t.Errorf("entries %+v, want the one-token record alone, without blocks", got)
+	}
+	if st := rd.Stats(); st.Bad != 1 {
+		t.Errorf("stats %+v, want the far record bad", st)
+	}
+}
