@@ -16,7 +16,7 @@ func (st *streamState) readNDJSON(body io.Reader) {
 	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = false
-	for {
+	for lines := 1; ; lines++ {
 		line, err := sse.readLine()
 		if err != nil {
 			if !st.doneSeen {
@@ -40,7 +40,7 @@ func (st *streamState) readNDJSON(body io.Reader) {
 		at := st.stampOf(sse.tr.last)
 		if err := st.scan(line, &ci); err != nil {
 			st.rec.Done = at
-			st.fail(record.KindMalformed, fmt.Errorf("line %d: %w: %.80q", len(st.bytesPer)+1, err, line))
+			st.fail(record.KindMalformed, fmt.Errorf("line %d: %w: %.80q", lines, err, line))
 			break
 		}
 		if ci.hasError {

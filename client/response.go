@@ -137,7 +137,7 @@ func (st *streamState) readStream(body io.Reader) {
 	sse.tr.stamp = st.stamp
 	var ci chunkInfo
 	st.chunkUsage = true
-	for {
+	for events := 1; ; events++ {
 		event, data, at, err := sse.next()
 		if err != nil && st.doneSeen {
 			return // the response was whole: what befell the rest is not its
@@ -166,7 +166,7 @@ func (st *streamState) readStream(body io.Reader) {
 		}
 		if err := st.scan(data, &ci); err != nil {
 			st.rec.Done = st.stampOf(at)
-			st.fail(record.KindMalformed, fmt.Errorf("event %d: %w: %.80q", len(st.bytesPer), err, data))
+			st.fail(record.KindMalformed, fmt.Errorf("event %d: %w: %.80q", events, err, data))
 			return
 		}
 		if ci.hasError || string(event) == "error" {
