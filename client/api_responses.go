@@ -32,14 +32,12 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 		return err
 	}
 	var typ, delta, status, reason []byte
-	hasDelta := false
 	err = s.object(func(key []byte) error {
 		switch string(key) {
 		case "type":
 			return s.strInto(&typ)
 		case "delta":
 			if s.peek() == '"' {
-				hasDelta = true
 				return s.strInto(&delta)
 			}
 		case "response":
@@ -85,11 +83,11 @@ func scanResponses(data []byte, ci *chunkInfo) error {
 	}
 	switch string(typ) {
 	case "response.output_text.delta", "response.refusal.delta":
-		ci.addText(delta, false, hasDelta)
+		ci.addText(delta, false)
 	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
-		ci.addText(delta, true, hasDelta)
+		ci.addText(delta, true)
 	case "response.function_call_arguments.delta":
-		ci.toolCall = hasDelta && len(delta) > 0
+		ci.toolCall = len(delta) > 0
 	case "response.failed", "error":
 		ci.hasError = true
 	case "response.completed", "response.incomplete", "response":
@@ -178,7 +176,7 @@ func (s *scanner) responseField(key []byte, ci *chunkInfo, status, reason *[]byt
 					return s.skip()
 				})
 				for _, t := range texts {
-					ci.addText(t, string(typ) == "reasoning", true)
+					ci.addText(t, string(typ) == "reasoning")
 				}
 				return err
 			})

@@ -83,7 +83,7 @@ func scanSGLang(data []byte, ci *chunkInfo, prev *int) error {
 		if len(text) < *prev {
 			return fmt.Errorf("the text so far shrank from %d to %d bytes", *prev, len(text))
 		}
-		ci.addText(text[*prev:], false, true)
+		ci.addText(text[*prev:], false)
 		*prev = len(text)
 	}
 	return s.end()

@@ -95,7 +95,7 @@ func scanTGI(data []byte, ci *chunkInfo) error {
 	// a token whose text is empty (a special token) is still one made
 	ci.emptyToken = hasToken && ci.textBytes == 0
 	if !hasToken && generated != nil {
-		ci.addText(generated, false, true) // /generate: the whole text at once
+		ci.addText(generated, false) // /generate: the whole text at once
 	}
 	if ci.hasUsage && len(ci.finish) == 0 {
 		ci.finish = []byte("stop")

@@ -117,14 +117,13 @@ func countKind(media []Media, kind string) int {
 // with its usage as input and output tokens.
 func scanTranscription(data []byte, ci *chunkInfo) error {
 	var typ, delta, text []byte
-	hasDelta, hasText := false, false
+	hasText := false
 	err := scanTopObject(data, ci, func(s *scanner, key string) (bool, error) {
 		switch key {
 		case "type":
 			return true, s.strInto(&typ)
 		case "delta":
 			if s.peek() == '"' {
-				hasDelta = true
 				return true, s.strInto(&delta)
 			}
 		case "text":
@@ -146,12 +145,12 @@ func scanTranscription(data []byte, ci *chunkInfo) error {
 	}
 	switch string(typ) {
 	case "transcript.text.delta":
-		ci.addText(delta, false, hasDelta)
+		ci.addText(delta, false)
 	case "transcript.text.done":
 		ci.finish = []byte("stop") // its text is the deltas' again
 	case "":
 		if hasText { // a whole answer
-			ci.addText(text, false, true)
+			ci.addText(text, false)
 			ci.finish = []byte("stop")
 		}
 	}

@@ -35,3 +35,47 @@ func TestMalformedNamesItsPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestWholeAnswerBound: a whole answer of the bound's length is read; one
+// byte more is refused, naming the bound (shortened here).
+func TestWholeAnswerBound(t *testing.T) {
+	defer func(n int) { maxWholeAnswer = n }(maxWholeAnswer)
+	maxWholeAnswer = 4096
+	answer := `{"choices":[{"message":{"content":"hi"},"finish_reason":"x"}],"usage":{"prompt_tokens":3,"completion_tokens":1}`
+	for _, extra := range []int{0, 1} {
+		body := answer + strings.Repeat(" ", maxWholeAnswer+extra-len(answer)-1) + "}"
+		rec := &record.Record{}
+		Measure(strings.NewReader(body), nil, rec, record.NewClock(), APIChat, false, MeasureOptions{})
+		if extra == 0 && (!rec.OK() || rec.OutputTokens != 1 || rec.FinishReason != "x") {
+			t.Errorf("an answer of %d bytes: %+v, finish %q", len(body), rec.Error, rec.FinishReason)
+		}
+		if extra == 1 && (rec.OK() || !strings.Contains(rec.Error.Message, "whole answer longer than 4096 bytes")) {
+			t.Errorf("an answer of %d bytes: %+v", len(body), rec.Error)
+		}
+	}
+}
+
+// TestUsageGoingBack: a chunk whose cumulative usage is below the one
+// before streamed no tokens, never a negative count (what the live view
+// and the token callbacks were told).
+func TestUsageGoingBack(t *testing.T) {
+	body := "data: {\"choices\":[{\"delta\":{\"content\":\"ab\"}}],\"usage\":{\"completion_tokens\":2}}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"c\"}}],\"usage\":{\"completion_tokens\":1}}\n\n" +
+		"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	rec := &record.Record{}
+	Measure(strings.NewReader(body), nil, rec, record.NewClock(), APIChat, true, MeasureOptions{})
+	if rec.Streamed != 2 {
+		t.Errorf("%d tokens streamed, want 2 then none", rec.Streamed)
+	}
+}
+
+// TestOneLetterDoneReason: Ollama's done_reason is the finish reason,
+// whatever its length.
+func TestOneLetterDoneReason(t *testing.T) {
+	body := `{"message":{"content":"a"},"done":false}` + "\n" + `{"message":{"content":""},"done":true,"done_reason":"x","eval_count":1}` + "\n"
+	rec := &record.Record{}
+	Measure(strings.NewReader(body), nil, rec, record.NewClock(), APIOllama, true, MeasureOptions{})
+	if !rec.OK() || rec.FinishReason != "x" {
+		t.Errorf("%+v, finish %q", rec.Error, rec.FinishReason)
+	}
+}

@@ -73,10 +73,8 @@ func errorBody(r io.Reader) string {
 // stream's events: the largest measured is an embeddings batch, 11 MiB
 // for 128 inputs of 4,096 dimensions as JSON floats (about 22 bytes a
 // number), so a batch of the 2,048 inputs OpenAI takes at once is about
-// 180 MiB.
-const maxWholeAnswer = 256 << 20
-
-var errWholeTooLong = fmt.Errorf("whole answer longer than %d MiB (an embeddings batch of 2,048 inputs of 4,096 dimensions is about 180 MiB)", maxWholeAnswer>>20)
+// 180 MiB. A variable: tests shorten it.
+var maxWholeAnswer = 256 << 20
 
 // streamState accumulates one response into its record.
 type streamState struct {
@@ -217,7 +215,7 @@ func (st *streamState) read(body io.Reader, contentType string, stream bool) {
 // contentType, the body's media type when known, names what came instead
 // of JSON.
 func (st *streamState) readWhole(body io.Reader, contentType string) {
-	b, err := io.ReadAll(io.LimitReader(body, maxWholeAnswer+1))
+	b, err := io.ReadAll(io.LimitReader(body, int64(maxWholeAnswer)+1))
 	now := st.clock.Now()
 	if st.stamp != nil {
 		now = st.stampOf(st.stamp())
@@ -228,7 +226,7 @@ func (st *streamState) readWhole(body io.Reader, contentType string) {
 		return
 	}
 	if len(b) > maxWholeAnswer {
-		st.fail(record.KindMalformed, errWholeTooLong)
+		st.fail(record.KindMalformed, fmt.Errorf("whole answer longer than %d bytes (%d MiB; an embeddings batch of 2,048 inputs of 4,096 dimensions is about 180 MiB)", maxWholeAnswer, maxWholeAnswer>>20))
 		return
 	}
 	var ci chunkInfo

@@ -245,7 +245,7 @@ func (s *scanner) text(ci *chunkInfo, reasoning bool) error {
 	if err != nil {
 		return err
 	}
-	ci.addText(v, reasoning, true)
+	ci.addText(v, reasoning)
 	return nil
 }
 

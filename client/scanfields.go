@@ -23,8 +23,8 @@ func (s *scanner) errorValue(ci *chunkInfo) error {
 }
 
 // addText adds a generated text (raw, still escaped) to the chunk.
-func (c *chunkInfo) addText(v []byte, reasoning, present bool) {
-	if !present || len(v) == 0 {
+func (c *chunkInfo) addText(v []byte, reasoning bool) {
+	if len(v) == 0 {
 		return
 	}
 	c.textBytes += len(v)

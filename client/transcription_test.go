@@ -61,19 +61,24 @@ func TestScanTranscription(t *testing.T) {
 		tokens     int
 		prompt     int
 		source     string
+		others     int // events of choices without tokens: a role chunk
 	}{
-		{"vllm", `data: {"object":"transcription.chunk","choices":[{"delta":{"content":"Hel"}}]}` + "\n\n" +
+		{"vllm", `data: {"object":"transcription.chunk","choices":[{"delta":{"role":"assistant"}}]}` + "\n\n" +
+			`data: {"object":"transcription.chunk","choices":[{"delta":{"content":"Hel"}}]}` + "\n\n" +
 			`data: {"object":"transcription.chunk","choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}` + "\n\n" +
-			`data: {"object":"transcription.chunk","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":2}}` + "\n\ndata: [DONE]\n\n", true, 2, 40, record.SourceUsage},
+			`data: {"object":"transcription.chunk","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":2}}` + "\n\ndata: [DONE]\n\n", true, 2, 40, record.SourceUsage, 1},
 		{"openai", `data: {"type":"transcript.text.delta","delta":"Hel"}` + "\n\n" + `data: {"type":"transcript.text.delta","delta":"lo"}` + "\n\n" +
 			`data: {"type":"transcript.text.delta","delta":" there"}` + "\n\n" +
-			`data: {"type":"transcript.text.done","text":"Hello there","usage":{"type":"tokens","input_tokens":14,"output_tokens":3}}` + "\n\n", true, 3, 14, record.SourceUsage},
-		{"whole", `{"text":"Hello there","usage":{"type":"tokens","input_tokens":14,"output_tokens":3}}`, false, 3, 14, record.SourceUsage},
+			`data: {"type":"transcript.text.done","text":"Hello there","usage":{"type":"tokens","input_tokens":14,"output_tokens":3}}` + "\n\n", true, 3, 14, record.SourceUsage, 0},
+		{"whole", `{"text":"Hello there","usage":{"type":"tokens","input_tokens":14,"output_tokens":3}}`, false, 3, 14, record.SourceUsage, 0},
 		{"seconds", `data: {"type":"transcript.text.delta","delta":"Hi"}` + "\n\n" +
-			`data: {"type":"transcript.text.done","text":"Hi","usage":{"type":"duration","seconds":3}}` + "\n\n", true, 1, 0, record.SourceChunks},
+			`data: {"type":"transcript.text.done","text":"Hi","usage":{"type":"duration","seconds":3}}` + "\n\n", true, 1, 0, record.SourceChunks, 0},
 	} {
 		rec := &record.Record{}
 		Measure(strings.NewReader(c.body), nil, rec, record.NewClock(), APITranscription, c.stream, MeasureOptions{})
+		if len(rec.OtherEvents) != c.others {
+			t.Errorf("%s: %d events without tokens, want %d", c.name, len(rec.OtherEvents), c.others)
+		}
 		if !rec.OK() || rec.OutputTokens != c.tokens || rec.PromptTokens != c.prompt || rec.TokenSource != c.source {
 			t.Errorf("%s: %d tokens from %s, %d prompt tokens (error %+v), want %d from %s and %d", c.name, rec.OutputTokens, rec.TokenSource, rec.PromptTokens, rec.Error, c.tokens, c.source, c.prompt)
 		}

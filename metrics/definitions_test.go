@@ -125,6 +125,25 @@ func TestPeerConventionsTimeFromTheSend(t *testing.T) {
 	}
 }
 
+// TestGuideLLMTinyAndInstantSteps: a step shorter than GuideLLM's merge
+// window (0.1 ms) is one moment: no rate over time, and no failure; a
+// first token stamped at the send (TTFT 0) is one of its samples.
+func TestGuideLLMTinyAndInstantSteps(t *testing.T) {
+	ss := NewSteps(Targets{}).WithConvention(ConventionGuideLLM)
+	r := away(5000, 0)
+	r.Chunks[0].At = 50000 // 0.05 ms
+	r.First, r.Last, r.Done = r.Sent+50000, r.Sent+50000, r.Sent+50000
+	ss.Add(r)
+	if d := ss.Summaries()[0].RequestTPS; d.Count != 0 {
+		t.Errorf("a step of 0.05 ms: rates %+v", d)
+	}
+	ss = NewSteps(Targets{}).WithConvention(ConventionGuideLLM)
+	ss.Add(away(5000, 0, 100))
+	if sum := ss.Summaries()[0]; sum.TTFT.Count != 1 || sum.TTFT.Mean != 0 {
+		t.Errorf("TTFT 0: %+v", sum.TTFT)
+	}
+}
+
 // TestGenAIPerfWindowWithoutLaterContent: GenAI-Perf's window ends at the
 // last response with content; where none came after the first send (an
 // answer whose content was all in the first instant) the window is the
@@ -233,6 +252,24 @@ func TestLateStartsPastAMillisecond(t *testing.T) {
 	s.Add(b)
 	if sum := s.Summary(); sum.BatchedChunks != 1 || sum.BatchedWhileLate != 1 {
 		t.Errorf("batched %d, while late %d; want 1 and 1", sum.BatchedChunks, sum.BatchedWhileLate)
+	}
+}
+
+// TestSingleArrivalsTakeNoMarks: only arrivals of several chunks are
+// kept as marks (their number is bounded): a million single ones before
+// a batched one leave room for it.
+func TestSingleArrivalsTakeNoMarks(t *testing.T) {
+	var l lateStarts
+	r := away(5000, 1)
+	r.Chunks = make([]record.Chunk, record.MaxChunks)
+	for i := range r.Chunks {
+		r.Chunks[i] = record.Chunk{At: int64(i+1) * 1000, Tokens: 1}
+	}
+	for range maxLateMarks/record.MaxChunks + 1 {
+		l.arrived(r)
+	}
+	if len(l.batched) != 0 {
+		t.Fatalf("%d marks of single arrivals", len(l.batched))
 	}
 }
 

@@ -60,6 +60,21 @@ func TestLongLineWithinTheBound(t *testing.T) {
 	}
 }
 
+// TestLongHeaderLine: a header longer than the reader's buffer is a
+// header, as a short one is.
+func TestLongHeaderLine(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.WriteHeader(Header{Run: "r", Sent: map[string]any{"prompt": strings.Repeat("p", 2<<20)}})
+	w.Write(&Record{V: 1, Seq: 1, Sent: 1, Done: 2})
+	w.Flush()
+	rd := NewReader(&buf, "long-header")
+	got, err := readAll(rd)
+	if !errors.Is(err, io.EOF) || len(got) != 1 || len(rd.Headers()) != 1 || rd.Headers()[0].Run != "r" {
+		t.Errorf("records %v, %v, headers %d", got, err, len(rd.Headers()))
+	}
+}
+
 // TestLineOverTheBound: MaxLine is 64 MiB, what one line may make a
 // reader hold (a record of MaxChunks chunks is far under it); a line one
 // byte longer than a reader's bound is refused by its number, the bound

@@ -104,6 +104,13 @@ func TestTraceWithByteOrderMark(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Errorf("%+v, %v", got, err)
 	}
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e9, First: 1, Last: 1, Done: 2, PromptTokens: 3, OutputTokens: 1})
+	w.Flush()
+	if got, err := readAll(t, "\uFEFF"+buf.String(), Options{}); err != nil || len(got) != 1 {
+		t.Errorf("records after a byte-order mark: %+v, %v", got, err)
+	}
 }
 
 // TestWindowEndsBeforeTo: the window [From, To) holds an entry that

@@ -81,7 +81,7 @@ func main() {
 	n := flag.Int("n", 100, "viable mutants to judge, drawn at random (0: every one)")
 	seed := flag.Uint64("seed", 1, "seed of the draw")
 	tests := flag.String("tests", "", "packages whose tests judge a mutant, comma-separated (default: -pkg)")
-	timeout := flag.Duration("timeout", 3*time.Minute, "a mutant whose tests run longer is killed (a loop without end)")
+	timeout := flag.Duration("timeout", 0, "a mutant whose tests run longer is killed (a loop without end); 0: five times the unmutated tests' time, at least 20 s")
 	equivalent := flag.String("equivalent", "", "a file of mutants set aside as equivalent, one \"file:line:column kind from -> to\" a line")
 	list := flag.Bool("list", false, "print the mutants drawn and stop")
 	only := flag.String("only", "", "a file of mutants' keys, one a line as a run prints them (its survivors): judge those alone")
@@ -117,6 +117,16 @@ func main() {
 	check(err)
 	defer os.RemoveAll(copyDir)
 	check(copyModule(root, copyDir))
+	// the tests must pass as they are, or every mutant "dies"; their time
+	// sets how long a mutant may take before it counts as never ending
+	began := time.Now()
+	if out, err := goTest(context.Background(), copyDir, judge); err != nil {
+		fmt.Fprintf(os.Stderr, "mutants: the tests fail without a mutant:\n%s", out)
+		os.Exit(1)
+	}
+	if *timeout == 0 {
+		*timeout = max(20*time.Second, 5*time.Since(began))
+	}
 	counts := map[string]int{}
 	var survivors []string
 	enc := json.NewEncoder(os.Stdout)
@@ -350,9 +360,7 @@ func try(dir string, s site, judge []string, timeout time.Duration) string {
 	check(os.WriteFile(path, mutated, 0o644))
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1", "-failfast"}, judge...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	out, err := goTest(ctx, dir, judge)
 	switch {
 	case err == nil:
 		return "survived"
@@ -362,6 +370,14 @@ func try(dir string, s site, judge []string, timeout time.Duration) string {
 		return "not_viable"
 	}
 	return "killed"
+}
+
+// goTest runs the judging tests in dir. Vet is off: a mutant is judged by
+// the tests, not by vet's printf checks.
+func goTest(ctx context.Context, dir string, judge []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1", "-failfast", "-vet=off"}, judge...)...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
 }
 
 // copyModule copies the module's Go sources and test data (not its
