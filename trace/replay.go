@@ -25,7 +25,7 @@ type Replay struct {
 	mu      sync.Mutex
 	pending map[int]Entry // scheduled, their items not yet made, by seq
 	seq     int
-	seen    map[uint64]struct{} // blocks earlier entries had
+	cache   prefixCache // the blocks earlier entries had
 	err     error
 	// speech is what a trace's audio is cut from, made when the first
 	// entry with audio is scheduled, before it is due
@@ -39,14 +39,10 @@ type Entries interface {
 	Stats() Stats
 }
 
-// maxSeenBlocks bounds the blocks remembered to count prefix reuse; past
-// it, reuse of blocks not yet seen goes uncounted.
-const maxSeenBlocks = 1 << 22
-
 // NewReplay replays rd's entries with prompts made of prompts' words
 // (calibrated to the server's tokens, its Seed choosing the words).
 func NewReplay(rd Entries, prompts workload.Synthetic) *Replay {
-	return &Replay{rd: rd, prompts: prompts, pending: map[int]Entry{}, seen: map[uint64]struct{}{}}
+	return &Replay{rd: rd, prompts: prompts, pending: map[int]Entry{}, cache: newPrefixCache()}
 }
 
 // String is the replay's label in reports.
@@ -128,7 +124,7 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 	delete(r.pending, seq)
 	reused := 0
 	if ok {
-		reused = r.reuse(&e)
+		reused = r.cache.reuse(&e)
 	}
 	r.mu.Unlock()
 	if !ok {
@@ -175,23 +171,4 @@ func (r *Replay) inputsOf(e Entry) workload.Item {
 	}
 	it.Prompt = it.Inputs[0]
 	return it
-}
-
-// reuse counts the prompt tokens of e's leading blocks that an earlier
-// entry had (a prefix cache reuses only a prefix: counting stops at the
-// first new block), and remembers e's blocks.
-func (r *Replay) reuse(e *Entry) int {
-	tokens, prefix := 0, true
-	for _, id := range e.Blocks {
-		_, seen := r.seen[id]
-		if prefix && seen {
-			tokens += e.BlockTokens
-		} else {
-			prefix = false
-		}
-		if !seen && len(r.seen) < maxSeenBlocks {
-			r.seen[id] = struct{}{}
-		}
-	}
-	return min(tokens, e.InputTokens)
 }

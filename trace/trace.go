@@ -153,8 +153,9 @@ const reorderWindow = 1 << 16
 
 // Reader gives a trace's entries in arrival order.
 type Reader struct {
-	name string
-	opts Options
+	name   string
+	format string
+	opts   Options
 	src  interface {
 		next(e *Entry) (arrival int64, err error) // io.EOF at the end
 	}
@@ -167,6 +168,9 @@ type Reader struct {
 	index   int // entries read, in arrival order (before window and shard)
 	stats   Stats
 }
+
+// Format is the trace's format, as given or as told by its first line.
+func (rd *Reader) Format() string { return rd.format }
 
 // Stats counts what a Reader skipped or moved.
 type Stats struct {
@@ -198,7 +202,7 @@ func NewReader(r io.Reader, name string, opts Options) (*Reader, error) {
 			return nil, err
 		}
 	}
-	rd := &Reader{name: name, opts: opts}
+	rd := &Reader{name: name, format: format, opts: opts}
 	switch format {
 	case FormatMooncake:
 		rd.src = newMooncake(br, name)
