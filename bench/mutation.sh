@@ -6,7 +6,7 @@
 # tests named, the score killed / (killed + survived), and the surviving
 # mutants listed. Mutants listed in bench/mutation-equivalent.txt
 # (changes that cannot alter behaviour) are set aside. Slow: each mutant
-# builds and runs its tests (about 10 s), so it is not part of the test
+# builds and runs its tests (5-15 s), so it is not part of the test
 # command. Prints Markdown and keeps it in bench/results/mutation.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

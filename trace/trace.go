@@ -156,7 +156,7 @@ type Reader struct {
 	name   string
 	format string
 	opts   Options
-	src  interface {
+	src    interface {
 		next(e *Entry) (arrival int64, err error) // io.EOF at the end
 	}
 	pending entryHeap
