@@ -196,8 +196,8 @@ func TestGroundTruth(t *testing.T) {
 		maxTokens int
 		source    string
 	}{
-		{"one request", scripted.Script{TTFT: 50 * time.Millisecond, Gap: 10 * time.Millisecond, RoleChunk: true, Usage: true}, true, load.Profile{Shape: load.Users{Count: 1}, Requests: 1}, 30, record.SourceUsage},
-		{"64 concurrent streams", scripted.Script{TTFT: 30 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true}, true, load.Profile{Shape: load.Users{Count: 64}, Requests: 64}, 20, record.SourceUsage},
+		{"one request", scripted.Script{TTFT: 50 * time.Millisecond, Gap: 10 * time.Millisecond, RoleChunk: true, Usage: true, PromptTokens: 24}, true, load.Profile{Shape: load.Users{Count: 1}, Requests: 1}, 30, record.SourceUsage},
+		{"64 concurrent streams", scripted.Script{TTFT: 30 * time.Millisecond, Gap: 10 * time.Millisecond, Usage: true, PromptTokens: 512}, true, load.Profile{Shape: load.Users{Count: 64}, Requests: 64}, 20, record.SourceUsage},
 		{"multi-token chunks", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 3, Usage: true}, true, load.Profile{Shape: load.Users{Count: 4}, Requests: 8}, 30, record.SourceUsage},
 		{"continuous usage", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 12 * time.Millisecond, PerEvent: 2, ContinuousUsage: true, Usage: true}, true, load.Profile{Shape: load.Users{Count: 2}, Requests: 4}, 20, record.SourceUsage},
 		{"usage absent", scripted.Script{TTFT: 20 * time.Millisecond, Gap: 10 * time.Millisecond}, true, load.Profile{Shape: load.Users{Count: 8}, Requests: 16}, 20, record.SourceChunks},
@@ -233,6 +233,33 @@ func TestGroundTruth(t *testing.T) {
 				// ITL per token: the event gap split over the event's tokens
 				// (a per-chunk ITL would be PerEvent times larger), against
 				// the server's own gaps.
+				// TTST: the server's gap between its first two events, give
+				// or take the response's largest delay (AIPerf's second
+				// response - first response)
+				for _, rec := range r.recs {
+					log, _ := r.srv.Log(rec.ResponseID)
+					server := log.Events[1].Sub(log.Events[0])
+					client, ok := rec.TTST()
+					if d := delay[rec.ResponseID]; !ok || client < server-d || client > server+d {
+						t.Errorf("%s: TTST %v (%v), server's %v, more than %v apart", rec.ResponseID, client, ok, server, d)
+					}
+				}
+				// prefill TPS: the prompt tokens the server reported over each
+				// TTFT, none where it reported none
+				var prefill float64
+				for _, rec := range r.recs {
+					if rec.PromptTokens != c.sc.PromptTokens {
+						t.Fatalf("%d prompt tokens, the server's %d", rec.PromptTokens, c.sc.PromptTokens)
+					}
+					prefill += float64(rec.PromptTokens) / rec.TTFT().Seconds() / float64(len(r.recs))
+				}
+				want := int64(len(r.recs))
+				if c.sc.PromptTokens == 0 {
+					want = 0
+				}
+				if sum.PrefillTPS.Count != want || math.Abs(sum.PrefillTPS.Mean-prefill) > 1e-9*prefill {
+					t.Errorf("prefill TPS %+v, want the mean of prompt tokens over TTFT, %v, from %d requests", sum.PrefillTPS, prefill, want)
+				}
 				lo, hi := gapBounds(r, delay, true)
 				medianWithin(t, "ITL", sum.ITL.P50, lo, hi)
 				lo, hi = gapBounds(r, delay, false)

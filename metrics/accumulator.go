@@ -55,6 +55,7 @@ type Accumulator struct {
 
 	lag, ttft, tpot, itl, gaps, e2e *histogram
 	reqTPS, decTPS                  *histogram
+	ttst, prefillTPS                *histogram
 	guidellm                        []guidellmEvent // its token events, for its output TPS
 	reasoning                       reasoningAcc
 	replay                          replayAcc
@@ -82,7 +83,7 @@ func NewAccumulator(targets Targets) *Accumulator {
 		req:     Requests{Failures: map[string]int{}},
 		lag:     newLatency(), ttft: newLatency(), tpot: newLatency(),
 		itl: newLatency(), gaps: newLatency(), e2e: newLatency(),
-		reqTPS: newRate(), decTPS: newRate(),
+		reqTPS: newRate(), decTPS: newRate(), ttst: newLatency(), prefillTPS: newRate(),
 		reasoning: newReasoningAcc(), replay: newReplayAcc(), sessions: newSessionAcc(), models: byPart{}, urls: byPart{}, slices: sliceAcc{slices: map[int64]*sliceBin{}},
 		met: make([]int, len(targets.List)),
 	}
@@ -268,6 +269,12 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
+	if d, ok := r.TTST(); ok {
+		s.ttst.add(float64(d))
+	}
+	if v, ok := r.PrefillTPS(); ok {
+		s.prefillTPS.add(v)
+	}
 	if f.hasTPS && s.convention != ConventionGuideLLM && s.convention != ConventionGenAIPerf {
 		s.reqTPS.add(f.tps) // those two have their own (convention.go)
 	}
@@ -414,7 +421,7 @@ func (s *Accumulator) charts(sum *Summary) {
 	sum.PeakTPS60 = peak(ch.Rolling60s, w60, sum.DurationS)
 	ch.CDF = map[string][]Point{
 		"ttft_ms": s.ttft.cdf(1e6), "tpot_ms": s.tpot.cdf(1e6), "itl_ms": s.itl.cdf(1e6),
-		"e2e_ms": s.e2e.cdf(1e6), "request_tps": s.reqTPS.cdf(1),
+		"e2e_ms": s.e2e.cdf(1e6), "request_tps": s.reqTPS.cdf(1), "ttst_ms": s.ttst.cdf(1e6),
 	}
 	if s.single != nil {
 		ch.Tokens = tokenTimeline(s.single)
@@ -443,12 +450,14 @@ func (s *Accumulator) distributions(sum *Summary) {
 		sum.RequestTPS = guidellmRates(s.guidellm, s.start, s.end)
 	}
 	sum.DecodeTPS = s.decTPS.summary(1)
+	sum.TTST, sum.PrefillTPS = s.ttst.summary(ms), s.prefillTPS.summary(1)
 	for _, d := range []struct {
 		dist *Dist
 		h    *histogram
 		unit float64
 	}{{&sum.ClientLag, s.lag, ms}, {&sum.TTFT, s.ttft, ms}, {&sum.TPOT, s.tpot, ms}, {&sum.ITL, s.itl, ms}, {&sum.InterChunk, s.gaps, ms},
-		{&sum.E2E, s.e2e, ms}, {&sum.RequestTPS, s.reqTPS, 1}, {&sum.DecodeTPS, s.decTPS, 1}} {
+		{&sum.E2E, s.e2e, ms}, {&sum.RequestTPS, s.reqTPS, 1}, {&sum.DecodeTPS, s.decTPS, 1},
+		{&sum.TTST, s.ttst, ms}, {&sum.PrefillTPS, s.prefillTPS, 1}} {
 		withPercentiles(d.dist, d.h, d.unit, s.percentiles)
 	}
 }

@@ -383,3 +383,26 @@ func studentQuantile975(df float64) float64 {
 	}
 	return (lo + hi) / 2
 }
+
+// TestSecondTokenAndPrefill: TTST is the second token-bearing chunk's
+// arrival after the first's; prefill TPS the prompt's tokens over TTFT.
+// Sent at 5 s: chunks at 100, 130 and 150 ms, 50 prompt tokens: TTST 30
+// ms, prefill 500 tokens/s. An answer of one chunk has no TTST; a
+// request without a prompt count no prefill TPS.
+func TestSecondTokenAndPrefill(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	r := away(5000, 100, 130, 150)
+	r.PromptTokens = 50
+	s.Add(r)
+	s.Add(away(6000, 40))
+	sum := s.Summary()
+	if sum.TTST.Count != 1 || sum.TTST.Mean != 30 {
+		t.Errorf("TTST %+v, want one of 30 ms", sum.TTST)
+	}
+	if sum.PrefillTPS.Count != 1 || sum.PrefillTPS.Mean != 500 {
+		t.Errorf("prefill TPS %+v, want one of 500", sum.PrefillTPS)
+	}
+	if len(sum.Charts.CDF["ttst_ms"]) == 0 {
+		t.Error("no TTST CDF")
+	}
+}

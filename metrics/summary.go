@@ -88,6 +88,10 @@ type Summary struct {
 	E2E        Dist `json:"e2e_ms"`
 	RequestTPS Dist `json:"request_tps"`
 	DecodeTPS  Dist `json:"decode_tps"`
+	// TTST is the second token-bearing chunk's arrival after the first's
+	// (AIPerf's), PrefillTPS the prompt's tokens over TTFT, a request each
+	TTST       Dist `json:"ttst_ms"`
+	PrefillTPS Dist `json:"prefill_tps"`
 
 	TokenSources  map[string]int `json:"token_sources"`
 	ShortOutputs  int            `json:"short_outputs"`          // completed requests that made fewer tokens than their max_tokens

@@ -185,3 +185,28 @@ func TestFoldingEmptyChunksAddsNoTokens(t *testing.T) {
 		t.Errorf("last chunk %+v, %d folded; want 5 tokens at 7, 2 folded", last, r.ChunksFolded)
 	}
 }
+
+// TestSecondTokenAndPrefillOfARecord: TTST from the first two chunks'
+// arrivals; prefill TPS the prompt over TTFT, only with a prompt count and
+// a first token after the send.
+func TestSecondTokenAndPrefillOfARecord(t *testing.T) {
+	r := &Record{Sent: 1000, First: 1000 + 2e8, OutputTokens: 3, PromptTokens: 100, Chunks: []Chunk{{At: 2e8}, {At: 2e8 + 15}, {At: 2e8 + 40}}}
+	if d, ok := r.TTST(); !ok || d != 15 {
+		t.Errorf("TTST %v %v, want 15 ns", d, ok)
+	}
+	if v, ok := r.PrefillTPS(); !ok || v != 500 {
+		t.Errorf("prefill %v %v, want 500 tokens/s", v, ok)
+	}
+	for name, r := range map[string]*Record{
+		"one chunk":       {Sent: 1000, First: 2000, OutputTokens: 1, PromptTokens: 5, Chunks: []Chunk{{At: 1000}}},
+		"no prompt count": {Sent: 1000, First: 2000, OutputTokens: 1, Chunks: []Chunk{{At: 1000}, {At: 1001}}},
+		"first at send":   {Sent: 1000, First: 1000, OutputTokens: 2, PromptTokens: 5, Chunks: []Chunk{{At: 0}}},
+		"no output":       {Sent: 1000, First: 2000, PromptTokens: 5},
+	} {
+		_, ttst := r.TTST()
+		_, prefill := r.PrefillTPS()
+		if ttst != (name == "no prompt count") || prefill != (name == "one chunk") {
+			t.Errorf("%s: TTST %v, prefill %v", name, ttst, prefill)
+		}
+	}
+}

@@ -269,6 +269,26 @@ func (r *Record) Abs(stamp int64) int64 { return r.T0 + stamp }
 // TTFT is first - sent.
 func (r *Record) TTFT() time.Duration { return time.Duration(r.First - r.Sent) }
 
+// TTST is the time to the second token-bearing chunk after the first, as
+// AIPerf times it (second response - first response); none with fewer
+// than two chunks.
+func (r *Record) TTST() (time.Duration, bool) {
+	if len(r.Chunks) < 2 {
+		return 0, false
+	}
+	return time.Duration(r.Chunks[1].At - r.Chunks[0].At), true
+}
+
+// PrefillTPS is the prompt's tokens over the time to the first token
+// (AIPerf's prefill throughput per user); none without a prompt count
+// or a first token after the send.
+func (r *Record) PrefillTPS() (float64, bool) {
+	if r.PromptTokens <= 0 || r.OutputTokens <= 0 || r.First <= r.Sent {
+		return 0, false
+	}
+	return float64(r.PromptTokens) / (float64(r.First-r.Sent) / 1e9), true
+}
+
 // E2E is last - sent: to the last token, or for a request that generates
 // none (Outputless), to the answer's end.
 func (r *Record) E2E() time.Duration {

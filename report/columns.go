@@ -184,6 +184,8 @@ func columns(extra ...string) []column {
 		{"request_tps", "tokens/s", func(s *metrics.Summary) metrics.Dist { return s.RequestTPS }},
 		{"decode_tps", "tokens/s", func(s *metrics.Summary) metrics.Dist { return s.DecodeTPS }},
 		{"client_lag_ms", "ms", func(s *metrics.Summary) metrics.Dist { return s.ClientLag }},
+		{"ttst_ms", "ms", func(s *metrics.Summary) metrics.Dist { return s.TTST }},
+		{"prefill_tps", "tokens/s", func(s *metrics.Summary) metrics.Dist { return s.PrefillTPS }},
 	} {
 		cols = append(cols, distColumns(d.name, d.name, d.unit, nil, stepDist(d.get), extra...)...)
 	}
@@ -221,7 +223,7 @@ func columns(extra ...string) []column {
 func percentileKeys(steps []metrics.Summary) []string {
 	seen := map[string]float64{}
 	for _, s := range steps {
-		for _, d := range []metrics.Dist{s.TTFT, s.TPOT, s.ITL, s.InterChunk, s.E2E, s.RequestTPS, s.DecodeTPS, s.ClientLag} {
+		for _, d := range []metrics.Dist{s.TTFT, s.TPOT, s.ITL, s.InterChunk, s.E2E, s.RequestTPS, s.DecodeTPS, s.ClientLag, s.TTST, s.PrefillTPS} {
 			for k := range d.Percentiles {
 				q, _ := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64)
 				seen[k] = q

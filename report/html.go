@@ -231,6 +231,7 @@ func charts(steps []metrics.Summary) []chart {
 		dist             func(metrics.Summary) metrics.Dist // the figure's, for its sample count
 	}{
 		{"ttft_ms", "TTFT", "ms", func(s metrics.Summary) metrics.Dist { return s.TTFT }},
+		{"ttst_ms", "Time to second token", "ms", func(s metrics.Summary) metrics.Dist { return s.TTST }},
 		{"tpot_ms", "TPOT", "ms", func(s metrics.Summary) metrics.Dist { return s.TPOT }},
 		{"itl_ms", "Inter-token latency", "ms", func(s metrics.Summary) metrics.Dist { return s.ITL }},
 		{"e2e_ms", "E2E latency", "ms", func(s metrics.Summary) metrics.Dist { return s.E2E }},

@@ -83,6 +83,12 @@ func single(ew *errWriter, s *metrics.Summary) {
 	ew.printf("Elapsed: %.3f s\n", e2e)
 	ew.printf("TPS: %.2f tokens/s\n", s.RequestTPS.Mean)
 	ew.printf("Time to first token (TTFT): %s\n", ms(s.TTFT.Mean))
+	if s.TTST.Count > 0 {
+		ew.printf("Time to second token (TTST, after the first): %s\n", ms(s.TTST.Mean))
+	}
+	if s.PrefillTPS.Count > 0 {
+		ew.printf("Prefill TPS (prompt tokens / TTFT): %.2f tokens/s\n", s.PrefillTPS.Mean)
+	}
 	if s.TPOT.Count > 0 {
 		ew.printf("Time per output token (TPOT): %s\n", ms(s.TPOT.Mean))
 		ew.printf("Decode TPS (1/TPOT): %.2f tokens/s\n", s.DecodeTPS.Mean)
@@ -194,6 +200,9 @@ func generationRates(ew *errWriter, s *metrics.Summary) {
 		ew.printf("Per-request TPS: mean %.2f (sd %.2f), p50 %.2f, p90 %.2f, p99 %.2f, min %.2f tokens/s\n",
 			s.RequestTPS.Mean, s.RequestTPS.Stddev, s.RequestTPS.P50, s.RequestTPS.P90, s.RequestTPS.P99, s.RequestTPS.Min)
 	}
+	if p := s.PrefillTPS; p.Count > 0 {
+		ew.printf("Prefill TPS (prompt tokens / TTFT, a request): mean %.2f, p50 %.2f, p99 %.2f, min %.2f tokens/s\n", p.Mean, p.P50, p.P99, p.Min)
+	}
 	ew.printf("Request throughput: %.3f requests/s\n", s.RequestThroughput)
 	ew.printf("Achieved concurrency: %.2f (system TPS / concurrency: %.2f tokens/s", s.AchievedConcurrency, s.PerRequestTPS)
 	if r := s.RequestTPS; r.Count > 1 && math.Abs(s.PerRequestTPS-r.Mean) > 0.01*r.Mean {
@@ -241,6 +250,9 @@ func latencyTable(ew *errWriter, s *metrics.Summary) {
 	}
 	if !s.Outputless {
 		row("TTFT", s.TTFT)
+		if s.TTST.Count > 0 {
+			row("TTST", s.TTST)
+		}
 		row("TPOT", s.TPOT)
 		row("ITL", s.ITL)
 	}
