@@ -124,3 +124,25 @@ func TestAddNMatchesRepeatedAdd(t *testing.T) {
 		t.Errorf("count %d", big.summary(1).Count)
 	}
 }
+
+// TestWideningMergesFullBins: bins filled to their bound widen to the next
+// width with every bin's tokens in the one it merges into: a token every
+// 100 ms for maxBins bins, then one past them, is 2 tokens a 200 ms bin.
+func TestWideningMergesFullBins(t *testing.T) {
+	var b tokenBins
+	w := int64(binWidth)
+	for i := int64(0); i <= maxBins; i++ {
+		b.add(i*w+w/2, 1)
+	}
+	if b.resolution() != 200*time.Millisecond {
+		t.Fatalf("bins %v wide, want 200 ms", b.resolution())
+	}
+	for i := int64(0); i < maxBins/2; i++ {
+		if c := b.counts[i-b.base]; c != 2 {
+			t.Fatalf("200 ms bin %d holds %d tokens, want 2", i, c)
+		}
+	}
+	if c := b.counts[maxBins/2-b.base]; c != 1 {
+		t.Errorf("the last bin holds %d tokens, want 1", c)
+	}
+}
