@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -177,5 +180,182 @@ func TestCDFsInTheirUnits(t *testing.T) {
 		if len(pts) < 101 || pts[50].V != 0.5 || pts[50].X != d.P50 || pts[100].X != d.Max {
 			t.Errorf("%s: CDF at 0.5 %+v, p50 %v", key, pts[50], d.P50)
 		}
+	}
+}
+
+// TestClientLoadShare: the share is CPU seconds over wall seconds times
+// cores; none for a step of no time or no cores; busy from 75%; a
+// stream's bytes the peak over the streams.
+func TestClientLoadShare(t *testing.T) {
+	c := NewClientLoad(3, 2, 2)
+	if c.Share != 0.75 || !c.Busy() {
+		t.Errorf("3 CPU-s over 2 s on 2 cores: %+v", c)
+	}
+	if NewClientLoad(1, 2, 2).Busy() {
+		t.Error("25% busy")
+	}
+	for _, c := range []*ClientLoad{NewClientLoad(1, 0, 2), NewClientLoad(1, 2, 0)} {
+		if c.Share != 0 {
+			t.Errorf("%+v: a share without time or cores", c)
+		}
+	}
+	c.PeakBytes, c.Streams = 1000, 4
+	if c.BytesPerStream() != 250 || (&ClientLoad{PeakBytes: 1000}).BytesPerStream() != 0 {
+		t.Errorf("bytes a stream %d", c.BytesPerStream())
+	}
+}
+
+// TestGenAIPerfFastestITL: an ITL that rounds to 1 ns is a rate of 1e9
+// tokens/s a user; one of 0 ns no rate.
+func TestGenAIPerfFastestITL(t *testing.T) {
+	for _, c := range []struct {
+		span  int64 // ns from the first response to the last, over 2 tokens' gaps
+		rates int64
+	}{{2, 1}, {0, 0}} {
+		r := away(5000, 100, 100, 100)
+		r.Chunks[1].At, r.Chunks[2].At = r.Chunks[0].At+c.span/2, r.Chunks[0].At+c.span
+		r.Last = r.Sent + r.Chunks[2].At
+		r.Done = r.Last
+		ss := NewSteps(Targets{}).WithConvention(ConventionGenAIPerf)
+		ss.Add(r)
+		d := ss.Summaries()[0].RequestTPS
+		if d.Count != c.rates || (c.rates > 0 && d.Mean != 1e9) {
+			t.Errorf("a span of %d ns: rates %+v", c.span, d)
+		}
+	}
+}
+
+// TestTokenizerShortCounted: each request whose tokenizer counted fewer
+// tokens than its chunks carried is counted.
+func TestTokenizerShortCounted(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	for range 2 {
+		r := away(5000, 100, 200, 300)
+		r.TokenSource, r.Tokenizer, r.TokenizerTokens, r.UsageTokens = record.SourceChunks, "gpt2", 2, 0
+		s.Add(r)
+	}
+	if n := s.Summary().TokenizerShort; n != 2 {
+		t.Errorf("%d tokenizer-short, want 2", n)
+	}
+}
+
+// TestPhasesAndPlannedCancels: requests of a ramp-up or cool-down are
+// counted as such and not measured; one the plan cancelled is cancelled,
+// neither failed nor completed.
+func TestPhasesAndPlannedCancels(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	for _, phase := range []string{"ramp_up", "ramp_up", "cool_down", ""} {
+		r := away(5000, 100, 200)
+		r.Phase = phase
+		s.Add(r)
+	}
+	c := away(5000, 100)
+	c.Fail(record.KindClientCancel, "cancelled by the plan")
+	s.Add(c)
+	sum := s.Summary()
+	if sum.RampUp != 2 || sum.CoolDown != 1 || sum.Requests.Completed != 1 || sum.Requests.Cancelled != 1 || sum.Requests.Failed != 0 || sum.OutputTokens != 2 {
+		t.Errorf("ramp-up %d, cool-down %d, requests %+v, %d tokens", sum.RampUp, sum.CoolDown, sum.Requests, sum.OutputTokens)
+	}
+}
+
+// TestShortOutputs: a request known to have ended before its budget, by a
+// finish reason other than the length limit or by the server's count, is
+// short; a count of chunks proves nothing.
+func TestShortOutputs(t *testing.T) {
+	for _, c := range []struct {
+		finish, source string
+		short          bool
+	}{
+		{"stop", record.SourceChunks, true}, {"length", record.SourceUsage, false}, {"", record.SourceUsage, true}, {"", record.SourceChunks, false},
+	} {
+		s := NewAccumulator(Targets{})
+		r := away(5000, 100, 200)
+		r.MaxTokens, r.FinishReason, r.TokenSource = 10, c.finish, c.source
+		s.Add(r)
+		full := away(5000, 100, 200)
+		full.MaxTokens, full.FinishReason = 2, "stop" // its whole budget
+		s.Add(full)
+		if got := s.Summary().ShortOutputs; (got == 1) != c.short || got > 1 {
+			t.Errorf("finish %q from %s: %d short", c.finish, c.source, got)
+		}
+	}
+}
+
+// TestSlicesOfSends: a request counts in the slice of its send; a send
+// before the run's clock began is in none; a failed one is sent, not
+// completed.
+func TestSlicesOfSends(t *testing.T) {
+	ss := NewSteps(Targets{}).WithSlices(time.Second)
+	ss.Add(away(500, 100, 200))
+	ss.Add(away(1500, 100))
+	failed := &record.Record{V: 1, T0: 1_700_000_000e9, Sent: 1700 * ms, Scheduled: 1700 * ms, Done: 1800 * ms}
+	failed.Fail(record.KindTimeout, "slow")
+	ss.Add(failed)
+	early := away(0, 50)
+	early.Sent, early.Scheduled, early.First, early.Last, early.Done = -10*ms, -10*ms, 40*ms, 40*ms, 40*ms
+	ss.Add(early)
+	sl := ss.Summaries()[0].Slices
+	if len(sl) != 2 || sl[0].Requests != 1 || sl[0].Tokens != 2 || sl[1].Requests != 2 || sl[1].Completed != 1 || sl[1].StartS != 1 {
+		t.Errorf("slices %+v", sl)
+	}
+}
+
+// TestConventionNames: every listed convention is one; others are not.
+func TestConventionNames(t *testing.T) {
+	for _, c := range Conventions {
+		if CheckConvention(c) != nil {
+			t.Errorf("%s refused", c)
+		}
+	}
+	if CheckConvention("sglang") == nil {
+		t.Error("sglang taken")
+	}
+}
+
+// TestPassOfSteps: steps pass when every target of every one passed.
+func TestPassOfSteps(t *testing.T) {
+	ok, bad := Summary{Targets: []Verdict{{Pass: true}}}, Summary{Targets: []Verdict{{Pass: true}, {Pass: false}}}
+	if !Pass([]Summary{ok, {}}) || Pass([]Summary{ok, bad}) {
+		t.Error("pass of steps")
+	}
+}
+
+// TestEarlyStopSays: a stop by count and by share, in a sentence each.
+func TestEarlyStopSays(t *testing.T) {
+	if s := (&EarlyStop{Failed: 5, Limit: 5}).String(); s != "5 of its requests had failed (the limit was 5)" {
+		t.Errorf("%q", s)
+	}
+	if s := (&EarlyStop{Failed: 3, Of: 10, Rate: 0.2}).String(); s != "3 of its last 10 finished requests had failed (30%, over 0.2)" {
+		t.Errorf("%q", s)
+	}
+}
+
+// TestTargetsCheckEach: targets are checked one by one.
+func TestTargetsCheckEach(t *testing.T) {
+	if err := (Targets{List: []Target{{Name: TargetTTFT, Want: 1}, {Name: TargetTTFT, Want: -1}}}).Check(); err == nil {
+		t.Error("a negative target taken")
+	}
+	if _, err := ParseSLO("system_tps=fast"); err == nil || !strings.Contains(err.Error(), "want tokens per second") {
+		t.Errorf("system_tps=fast: %v", err)
+	}
+}
+
+// TestNegativeSamplesAreZero: a negative duration (a clock stepped back)
+// counts as 0.
+func TestNegativeSamplesAreZero(t *testing.T) {
+	h := newLatency()
+	h.add(-5)
+	h.add(10)
+	if d := h.summary(1); d.Min != 0 || d.Mean != 5 {
+		t.Errorf("%+v", d)
+	}
+}
+
+// TestShortenedReasons: a long message is cut at a rune's end and says so.
+func TestShortenedReasons(t *testing.T) {
+	msg := strings.Repeat("é", 200) // 400 bytes
+	_, ex := Reason(&record.Error{Kind: "http", Message: msg})
+	if !strings.HasSuffix(ex, "...") || len(ex) > maxReasonBytes+3 || !utf8.ValidString(ex) {
+		t.Errorf("example of %d bytes: %q", len(ex), ex)
 	}
 }

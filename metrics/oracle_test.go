@@ -192,3 +192,51 @@ func TestWhileLateAgainstAScan(t *testing.T) {
 		}
 	}
 }
+
+// TestGuideLLMRatesConserveTokens: GuideLLM's rate over time gives each
+// moment its tokens over the time to its neighbours' midpoints and weighs
+// it by that time; the times add up to the window, so the weighted mean
+// is the window's tokens over its length, whatever the moments and their
+// merging. Its count is the tokens; every percentile is one of the rates.
+func TestGuideLLMRatesConserveTokens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 34))
+	for trial := range 200 {
+		start := int64(1_700_000_000e9)
+		end := start + int64(1+rng.IntN(5000))*int64(time.Millisecond)
+		var events []guidellmEvent
+		tokens := 0.0
+		for range rng.IntN(40) {
+			at := start + rng.Int64N(end-start+1)
+			if rng.IntN(4) == 0 && len(events) > 0 {
+				at = events[rng.IntN(len(events))].at + rng.Int64N(200000) // near another: merged
+			}
+			k := float64(1 + rng.IntN(5))
+			events = append(events, guidellmEvent{at, k})
+			if at >= start && at <= end {
+				tokens += k
+			}
+		}
+		d := guidellmRates(events, start, end)
+		if tokens == 0 {
+			if d.Mean != 0 {
+				t.Errorf("trial %d: no tokens, mean %v", trial, d.Mean)
+			}
+			continue
+		}
+		want := tokens / (float64(end-start) / 1e9)
+		if math.Abs(d.Mean-want) > 1e-9*want {
+			t.Errorf("trial %d: mean %v, want %v tokens over %v s", trial, d.Mean, want, float64(end-start)/1e9)
+		}
+		if d.Count != int64(math.Round(tokens)) {
+			t.Errorf("trial %d: count %d, want %v", trial, d.Count, tokens)
+		}
+		for _, p := range []float64{d.P50, d.P90, d.P95, d.P99, d.P999} {
+			if p < d.Min || p > d.Max {
+				t.Errorf("trial %d: a percentile %v outside [%v, %v]", trial, p, d.Min, d.Max)
+			}
+		}
+		if !(d.P50 <= d.P90 && d.P90 <= d.P95 && d.P95 <= d.P99 && d.P99 <= d.P999) {
+			t.Errorf("trial %d: percentiles out of order %+v", trial, d)
+		}
+	}
+}

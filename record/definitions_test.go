@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Rules pinned from what each function says it does, at their edges.
@@ -210,3 +211,107 @@ func TestSecondTokenAndPrefillOfARecord(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkJSONShapes: a chunk is [at, tokens] or [at, tokens, kind],
+// spaces allowed between its parts, nothing else.
+func TestChunkJSONShapes(t *testing.T) {
+	for in, want := range map[string]*Chunk{
+		`[5,2]`: {At: 5, Tokens: 2}, ` [ -5 , 2 , 1 ] `: {At: -5, Tokens: 2, Kind: ChunkReasoning},
+		`[5]`: nil, `[5,2,1,0]`: nil, `[5,2`: nil, `[5 2]`: nil, `5,2]`: nil, ``: nil, `[5,2]x`: nil, `[,2]`: nil,
+	} {
+		var c Chunk
+		err := c.UnmarshalJSON([]byte(in))
+		if (err == nil) != (want != nil) || (want != nil && c != *want) {
+			t.Errorf("%q: %+v, %v", in, c, err)
+		}
+	}
+	for _, c := range []Chunk{{At: 7, Tokens: 3}, {At: 1 << 40, Tokens: 1, Kind: ChunkToolCall}} {
+		b, _ := c.MarshalJSON()
+		var back Chunk
+		if err := back.UnmarshalJSON(b); err != nil || back != c {
+			t.Errorf("%+v written %s read %+v, %v", c, b, back, err)
+		}
+	}
+}
+
+// TestClockOffsets: a clock's offsets are nanoseconds since its epoch,
+// T0 its wall time, Time their inverse.
+func TestClockOffsets(t *testing.T) {
+	before := time.Now()
+	c := NewClock()
+	if c.T0() < before.UnixNano() || c.T0() > time.Now().UnixNano() {
+		t.Errorf("T0 %d outside the call", c.T0())
+	}
+	at := time.Now()
+	off := c.Since(at)
+	if !c.Time(off).Equal(at) || off < 0 || c.Now() < off {
+		t.Errorf("offset %d, back %v, want %v", off, c.Time(off), at)
+	}
+}
+
+// TestOutcomesOfARecord: a request the plan cancelled is that, not a
+// failure of the server; an outputless request's E2E runs to its answer's
+// end, a generating one's to its last token.
+func TestOutcomesOfARecord(t *testing.T) {
+	r := &Record{}
+	r.Fail(KindClientCancel, "planned")
+	if !r.CancelledByPlan() || (&Record{Error: &Error{Kind: KindTimeout}}).CancelledByPlan() || (&Record{}).CancelledByPlan() {
+		t.Error("cancelled by the plan")
+	}
+	if e := (&Record{Inputs: 2, Sent: 10, Last: 15, Done: 40}).E2E(); e != 30 {
+		t.Errorf("outputless E2E %d, want 30", e)
+	}
+	if e := (&Record{Sent: 10, Last: 15, Done: 40, OutputTokens: 1}).E2E(); e != 5 {
+		t.Errorf("E2E %d, want 5", e)
+	}
+}
+
+// TestBlankLines: blank lines between headers and records are nothing; a
+// file ending in spaces without a newline ends there.
+func TestBlankLines(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.WriteHeader(Header{Run: "a"})
+	w.Flush()
+	buf.WriteString("\n  \n")
+	w.WriteHeader(Header{Run: "b"})
+	w.Write(&Record{V: 1, Seq: 4, Sent: 1, Done: 2})
+	w.Flush()
+	buf.WriteString("   ")
+	if lead := LeadingHeaders(bytes.NewReader(buf.Bytes()), "blank"); len(lead) != 2 {
+		t.Errorf("%d leading headers across blank lines, want 2", len(lead))
+	}
+	rd := NewReader(bytes.NewReader(buf.Bytes()), "blank")
+	var r Record
+	if err := rd.Next(&r); err != nil || r.Seq != 4 || rd.Line() != 5 {
+		t.Errorf("record %d, %v, at line %d; want 4 at line 5", r.Seq, err, rd.Line())
+	}
+	if err := rd.Next(&r); !errors.Is(err, io.EOF) {
+		t.Errorf("after the trailing spaces: %v", err)
+	}
+}
+
+// TestLongLastLineSkipped: skipping bad lines, a last line over the bound
+// without its newline is reported by its number and skipped.
+func TestLongLastLineSkipped(t *testing.T) {
+	rd := NewReader(strings.NewReader(line(1)+strings.Repeat("x", 5000)), "long-last")
+	rd.max = 1024
+	var bad []error
+	rd.SkipBad(func(err error) { bad = append(bad, err) })
+	got, err := readAll(rd)
+	if !errors.Is(err, io.EOF) || len(got) != 1 || len(bad) != 1 || !strings.Contains(bad[0].Error(), "long-last:2: line longer than") {
+		t.Errorf("records %v, %v, bad %v", got, err, bad)
+	}
+}
+
+// TestReadFailureNamed: a read that fails names the file.
+func TestReadFailureNamed(t *testing.T) {
+	rd := NewReader(io.MultiReader(strings.NewReader(line(1)), iotestErr{}), "broken")
+	if _, err := readAll(rd); err == nil || !strings.Contains(err.Error(), "reading broken: disk gone") {
+		t.Errorf("%v", err)
+	}
+}
+
+type iotestErr struct{}
+
+func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk gone") }

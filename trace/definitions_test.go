@@ -2,12 +2,14 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tpsbench/tpsbench/record"
+	"github.com/tpsbench/tpsbench/workload"
 )
 
 // Each format's bounds at their edges, as the formats and the Options
@@ -153,5 +155,62 @@ func TestRecordsTraceEdgesOfOne(t *testing.T) {
 	}
 	if st := rd.Stats(); st.Bad != 1 {
 		t.Errorf("stats %+v, want the far record bad", st)
+	}
+}
+
+// TestOutputlessRecordsReplayNoOutput: a records file's embeddings
+// request replays its inputs and asks for no tokens.
+func TestOutputlessRecordsReplayNoOutput(t *testing.T) {
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	w.Write(&record.Record{V: record.SchemaVersion, T0: 1e9, Sent: 1, Done: 5, PromptTokens: 12, Inputs: 3, API: "embeddings"})
+	w.Flush()
+	got, err := readAll(t, buf.String(), Options{})
+	if err != nil || len(got) != 1 || got[0].OutputTokens != 0 || got[0].Inputs != 3 || got[0].InputTokens != 12 {
+		t.Errorf("%+v, %v", got, err)
+	}
+}
+
+// TestReaderRefusals: an unknown format and a failing read are named; an
+// option's error says the option, its value and what it wants.
+func TestReaderRefusals(t *testing.T) {
+	if _, err := NewReader(strings.NewReader("{}\n"), "t", Options{Format: "parquet"}); err == nil || !strings.Contains(err.Error(), "parquet") {
+		t.Errorf("format parquet: %v", err)
+	}
+	if _, err := NewReader(iotestErr{}, "gone.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "reading gone.jsonl: disk gone") {
+		t.Errorf("a failing read: %v", err)
+	}
+	e := &OptionError{Option: "speed", Value: "-1", Want: "a factor above 0"}
+	if e.Error() != "trace speed -1: a factor above 0" {
+		t.Errorf("%q", e.Error())
+	}
+}
+
+type iotestErr struct{}
+
+func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk gone") }
+
+// TestReplayShape: a replay is labelled "trace" and says what its reader
+// gave out.
+func TestReplayShape(t *testing.T) {
+	rd, _ := NewReader(strings.NewReader(`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n"), "t", Options{})
+	r := NewReplay(rd, workload.Synthetic{})
+	for range r.Arrivals(1) {
+	}
+	if r.String() != "trace" || r.Stats().Entries != 1 || r.Err() != nil {
+		t.Errorf("%s, %+v, %v", r.String(), r.Stats(), r.Err())
+	}
+}
+
+// TestAnalyzeSaysTheFirstBad: a records trace's bad line is counted and
+// the first named; a trace of nothing replayable has no lengths.
+func TestAnalyzeSaysTheFirstBad(t *testing.T) {
+	rd, err := NewReader(strings.NewReader(`{"v":1,"seq":1,"sent":5,"done":1}`+"\n"), "bad.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(rd)
+	if err != nil || a.Bad != 1 || !strings.Contains(a.FirstBad, "bad.jsonl:1") || a.Input != (Lengths{}) || a.Requests != 0 {
+		t.Errorf("%+v, %v", a, err)
 	}
 }
