@@ -269,12 +269,12 @@ func (st *streamState) take(ci *chunkInfo, at int64) {
 		st.usageSeen = true
 		st.usageTokens = ci.completion
 		st.reasoning = max(st.reasoning, ci.reasoning)
-		if ci.prompt > 0 {
-			rec.PromptTokens = ci.prompt
-		}
-		if ci.cached > 0 {
-			rec.CachedTokens = ci.cached
-		}
+	}
+	if ci.prompt > 0 { // counted beside the output's, or alone
+		rec.PromptTokens = ci.prompt
+	}
+	if ci.cached > 0 {
+		rec.CachedTokens = ci.cached
 	}
 	if !ci.tokenBearing() {
 		if n := len(rec.OtherEvents); ci.choices && n < record.MaxOtherEvents {

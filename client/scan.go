@@ -135,7 +135,8 @@ func scanOpenAI(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 			}
 		case "usage":
 			if s.peek() == '{' {
-				ci.hasUsage = true
+				// a usage is a count of output tokens only where it has one: a
+				// completion_tokens of null (or none) counts nothing, not 0
 				return s.object(func(k []byte) error {
 					switch string(k) {
 					case "prompt_tokens":
@@ -143,8 +144,11 @@ func scanOpenAI(data []byte, ci *chunkInfo, srv *record.ServerTiming) error {
 						ci.prompt = n
 						return err
 					case "completion_tokens":
+						if s.peek() == 'n' {
+							return s.skip()
+						}
 						n, err := s.int()
-						ci.completion = n
+						ci.completion, ci.hasUsage = n, true
 						return err
 					case "completion_tokens_details":
 						if s.peek() == '{' {
@@ -394,6 +398,44 @@ func (s *scanner) int() (int, error) {
 	return n, nil
 }
 
+// jsonNumber reports whether b is a number as JSON writes one:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, without allocating.
+func jsonNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
 // skip consumes one value of any type.
 func (s *scanner) skip() error {
 	switch c := s.peek(); {
@@ -415,7 +457,10 @@ func (s *scanner) skip() error {
 		for s.pos < len(s.b) && isNumberByte(s.b[s.pos]) {
 			s.pos++
 		}
-		if s.pos == start {
+		if !jsonNumber(s.b[start:s.pos]) {
+			if s.pos == len(s.b) { // cut inside it
+				return s.unexpected("in a number")
+			}
 			return fmt.Errorf("%w: bad number at byte %d", errSyntax, start)
 		}
 		return nil
