@@ -315,3 +315,41 @@ func TestReadFailureNamed(t *testing.T) {
 type iotestErr struct{}
 
 func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk gone") }
+
+// TestPhaseRatesNeedTwoTokens: a phase's decode rate is its tokens after
+// the first over its span: none for a phase of one token.
+func TestPhaseRatesNeedTwoTokens(t *testing.T) {
+	if _, ok := phaseTPS(1, 10, 20, true); ok {
+		t.Error("a rate of one token")
+	}
+	if v, ok := phaseTPS(3, 0, 1e9, true); !ok || v != 2 {
+		t.Errorf("3 tokens over 1 s: %v %v, want 2", v, ok)
+	}
+}
+
+// TestRetriesBound: a record's retries are at most 2^20; more are
+// refused, and clamped when repaired.
+func TestRetriesBound(t *testing.T) {
+	ok := &Record{V: 1, Sent: 1, Done: 2, Retries: 1 << 20}
+	if err := ok.validate(); err != nil {
+		t.Errorf("2^20 retries: %v", err)
+	}
+	over := &Record{V: 1, Sent: 1, Done: 2, Retries: 1<<20 + 1}
+	if over.validate() == nil {
+		t.Error("2^20 + 1 retries taken")
+	}
+}
+
+// TestHeadersBound: a reader keeps the first 4,096 headers.
+func TestHeadersBound(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	for range 4097 {
+		w.WriteHeader(Header{Run: "r"})
+	}
+	w.Flush()
+	rd := NewReader(&buf, "many")
+	if _, err := readAll(rd); !errors.Is(err, io.EOF) || len(rd.Headers()) != 4096 {
+		t.Errorf("%v, %d headers kept", err, len(rd.Headers()))
+	}
+}
