@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,8 @@ func TestStepCountsOfOne(t *testing.T) {
 	failed := &record.Record{V: 1, T0: r.T0, Sent: 5100 * ms, Scheduled: 5100 * ms, Done: 5300 * ms}
 	failed.Fail(record.KindTimeout, "slow")
 	s.Add(failed)
+	s.Add(away(5200, 100)) // neither retried nor failed
+	s.Add(away(5300, 100))
 	sum := s.Summary()
 	if sum.Retried != 1 {
 		t.Errorf("retried %d, want 1", sum.Retried)
@@ -91,7 +94,7 @@ func TestStepCountsOfOne(t *testing.T) {
 	if f := sum.Charts.Failures; len(f) != 1 || f[0] != failed.Abs(failed.Done) {
 		t.Errorf("failure marks %v, want the one end at %d", f, failed.Abs(failed.Done))
 	}
-	if sum.CachedShare != 0.25 {
+	if sum.CachedShare != 0.25 { // the others counted no prompt tokens
 		t.Errorf("cached share %v, want 0.25", sum.CachedShare)
 	}
 }
@@ -163,6 +166,7 @@ func TestWeightedDistribution(t *testing.T) {
 		t.Errorf("%+v", d)
 	}
 	near(t, "mean", d.Mean, 1.53)
+	near(t, "stddev", d.Stddev, math.Sqrt(0.5*0.53*0.53+0.47*0.47*0.47+0.03*1.47*1.47)) // the population's, by weight
 	if one := weightedDist([]weighted{{5, 2}}, 1); one.Mean != 5 || one.P50 != 5 || one.Count != 1 {
 		t.Errorf("one value: %+v", one)
 	}
@@ -357,5 +361,71 @@ func TestShortenedReasons(t *testing.T) {
 	_, ex := Reason(&record.Error{Kind: "http", Message: msg})
 	if !strings.HasSuffix(ex, "...") || len(ex) > maxReasonBytes+3 || !utf8.ValidString(ex) {
 		t.Errorf("example of %d bytes: %q", len(ex), ex)
+	}
+}
+
+// TestAchievedRateOutOfOrder: the achieved rate spans the first send to
+// the last, whatever order the records came in: sends at 5, 4 and 4.5 s
+// are 2 gaps over 1 s.
+func TestAchievedRateOutOfOrder(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	for _, at := range []int64{5000, 4000, 4500} {
+		r := away(at, 100)
+		r.Rate = 2
+		s.Add(r)
+	}
+	if got := s.Summary().AchievedRate; got != 2 {
+		t.Errorf("achieved rate %v, want 2", got)
+	}
+}
+
+// TestGenAIPerfNeedsAnAnswer: GenAI-Perf times a response by its answer:
+// one of reasoning chunks alone, or whose tokens were all reasoning, has
+// no TTFT, even sent at the clock's 0.
+func TestGenAIPerfNeedsAnAnswer(t *testing.T) {
+	onlyReasoning := rec(0, []int64{100, 200}, []int{2, 2})
+	onlyReasoning.Chunks[0].Kind, onlyReasoning.Chunks[1].Kind = record.ChunkReasoning, record.ChunkReasoning
+	onlyReasoning.ReasoningTokens = 1
+	allReasoning := rec(0, []int64{100, 200}, []int{1, 1})
+	allReasoning.ReasoningTokens = 2
+	for name, r := range map[string]*record.Record{"reasoning chunks": onlyReasoning, "reasoning tokens": allReasoning} {
+		ss := NewSteps(Targets{}).WithConvention(ConventionGenAIPerf)
+		ss.Add(r)
+		if d := ss.Summaries()[0].TTFT; d.Count != 0 {
+			t.Errorf("%s: TTFT %+v", name, d)
+		}
+	}
+}
+
+// TestRepeatsLeaveOutRunsWithoutFigures: a run with no completed request
+// has no system TPS to average.
+func TestRepeatsLeaveOutRunsWithoutFigures(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	s.Add(away(5000, 100, 200))
+	ran := s.Summary()
+	r := AcrossRuns("c=1", []Summary{ran, {}})
+	if iv := r.Figures["system_tps"]; len(iv.Values) != 1 || iv.Mean != ran.SystemTPS {
+		t.Errorf("system TPS %+v, want the one run's %v", iv, ran.SystemTPS)
+	}
+}
+
+// TestBinWidthLadder: the rolling bins widen along their ladder as a
+// step's span grows past maxBins of each width (7.3 hours of 100 ms).
+func TestBinWidthLadder(t *testing.T) {
+	day := int64(24 * time.Hour / time.Millisecond)
+	for _, c := range []struct {
+		apart int64 // ms
+		width time.Duration
+	}{
+		{day, time.Second}, {4 * day, 2 * time.Second}, {20 * day, 10 * time.Second}, {45 * day, 20 * time.Second},
+		{100 * day, time.Minute}, {300 * day, 2 * time.Minute}, {730 * day, 10 * time.Minute}, {2920 * day, 20 * time.Minute},
+		{7300 * day, time.Hour},
+	} {
+		s := NewAccumulator(Targets{})
+		s.Add(away(5000, 100))
+		s.Add(away(5000+c.apart, 100))
+		if got := s.Summary().Charts.RollingStepMS; got != float64(c.width/time.Millisecond) {
+			t.Errorf("%d days apart: bins of %v ms, want %v", c.apart/day, got, c.width)
+		}
 	}
 }
