@@ -152,3 +152,69 @@ func TestJSONNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestApportionEdges: tokens shared over chunks by their text: all to
+// reasoning chunks when there are only those; one a chunk when the count
+// is below the chunks; a reasoning count fitted between the reasoning
+// chunks and what leaves one for each other chunk.
+func TestApportionEdges(t *testing.T) {
+	tokensOf := func(cs []record.Chunk) []int {
+		var out []int
+		for _, c := range cs {
+			out = append(out, c.Tokens)
+		}
+		return out
+	}
+	r := record.ChunkReasoning
+	allThinking := []record.Chunk{{Kind: r}, {Kind: r}}
+	apportionKinds(allThinking, []int{1, 3}, 8, fitReasoning(allThinking, 8, 2))
+	if got := tokensOf(allThinking); got[0]+got[1] != 8 || got[1] <= got[0] {
+		t.Errorf("only reasoning chunks: %v, want 8 by their text", got)
+	}
+	if n := fitReasoning(allThinking, 8, 2); n != 2 {
+		t.Errorf("fit with only reasoning chunks: %d", n)
+	}
+	few := []record.Chunk{{}, {}, {}}
+	apportion(few, []int{5, 5, 5}, []int{0, 1, 2}, 2)
+	if got := tokensOf(few); got[0] != 1 || got[1] != 1 || got[2] != 1 {
+		t.Errorf("2 tokens over 3 chunks: %v, want one each", got)
+	}
+	apportion(few, []int{5, 5, 5}, nil, 9) // no chunks to share over
+	mixed := []record.Chunk{{Kind: r}, {}, {}}
+	for _, c := range []struct{ reasoning, want int }{{0, 1}, {5, 4}, {-1, -1}} {
+		if got := fitReasoning(mixed, 6, c.reasoning); got != c.want {
+			t.Errorf("fit %d reasoning of 6 over 1 reasoning and 2 answer chunks: %d, want %d", c.reasoning, got, c.want)
+		}
+	}
+}
+
+// TestErrorBodies: a failed response's message is its OpenAI error, or
+// its text cut at 200 bytes.
+func TestErrorBodies(t *testing.T) {
+	if got := errorBody(strings.NewReader(`{"error":{"message":"slow down"}}`)); got != ": slow down" {
+		t.Errorf("%q", got)
+	}
+	long := strings.Repeat("x", 300)
+	if got := errorBody(strings.NewReader(long)); got != ": "+long[:200]+"..." {
+		t.Errorf("%d bytes: %q", len(got), got)
+	}
+	if got := errorBody(strings.NewReader("  \n")); got != "" {
+		t.Errorf("blank: %q", got)
+	}
+}
+
+// TestEventTooLong: an event past the bound fails the answer as
+// malformed, for SSE and NDJSON.
+func TestEventTooLong(t *testing.T) {
+	huge, half := strings.Repeat("a", maxEvent+10), strings.Repeat("b", maxEvent/2)
+	for _, c := range []struct{ api, body string }{
+		{APIChat, "data: {\"choices\":[{\"delta\":{\"content\":\"" + huge + "\"}}]}\n\n"},
+		{APIChat, "data: " + half + "\ndata: " + half + "\ndata: " + half + "\n\n"}, // lines of one event, together past it
+		{APIOllama, `{"response":"` + huge + `","done":false}` + "\n"},
+	} {
+		rec := measured(c.api, true, c.body)
+		if rec.Error == nil || rec.Error.Kind != record.KindMalformed || !strings.Contains(rec.Error.Message, "longer than") {
+			t.Errorf("%s: %+v", c.api, rec.Error)
+		}
+	}
+}
