@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -216,5 +217,33 @@ func TestEventTooLong(t *testing.T) {
 		if rec.Error == nil || rec.Error.Kind != record.KindMalformed || !strings.Contains(rec.Error.Message, "longer than") {
 			t.Errorf("%s: %+v", c.api, rec.Error)
 		}
+	}
+}
+
+// TestObserversSeeEveryChunk: a live observer sees each token-bearing
+// chunk with its tokens, as the record keeps them; the answer text is the
+// answer's, its reasoning left out.
+func TestObserversSeeEveryChunk(t *testing.T) {
+	body := "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"llo\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	chunks, tokens := 0, 0
+	rec := &record.Record{}
+	Measure(strings.NewReader(body), nil, rec, record.NewClock(), APIChat, true, MeasureOptions{OnChunk: func(r *record.Record, n int) {
+		chunks++
+		tokens += n
+		if r != rec {
+			t.Error("another record")
+		}
+	}})
+	if chunks != 3 || tokens != 3 || len(rec.Chunks) != 3 {
+		t.Errorf("observer saw %d chunks of %d tokens; the record %d", chunks, tokens, len(rec.Chunks))
+	}
+	var answer strings.Builder
+	cl := newClient(t, rawServer(t, 200, "text/event-stream", body), nil)
+	var r record.Record
+	cl.Do(context.Background(), &Request{Model: "m", Prompt: "p", MaxTokens: 8, Answer: &answer}, &r)
+	if answer.String() != "Hello" {
+		t.Errorf("answer %q, want the answer's text alone", answer.String())
 	}
 }
