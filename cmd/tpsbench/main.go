@@ -84,7 +84,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd(), newSweepCmd())
-	root.AddCommand(newReferenceCmd(root), newVersionCmd(), newTraceCmd())
+	root.AddCommand(newReferenceCmd(root), newVersionCmd(), newTraceCmd(), newChatCmd())
 	return root
 }
 
@@ -94,8 +94,15 @@ func main() {
 
 // execute runs the command line and returns the exit code.
 func execute(args []string, stdout, stderr io.Writer) int {
+	return executeIn(args, os.Stdin, stdout, stderr)
+}
+
+// executeIn runs the command line with stdin as its input (what `chat`
+// reads).
+func executeIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	failed, err := root.ExecuteC()
