@@ -87,6 +87,7 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 	if stamps == nil {
 		stamps = r.clock
 	}
+	prefill := newPrefillSlots(step.Profile.MaxPrefill)
 	return func(ctx context.Context, job load.Job) *record.Record {
 		if !job.Warmup {
 			window.start()
@@ -130,7 +131,15 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 			plan.Observer.Sent(rec)
 			req.OnChunk = plan.Observer.Chunk
 		}
+		release, ok := prefill.take(ctx, req)
+		if !ok {
+			rec.Sent = stamps.Now()
+			rec.Done = rec.Sent
+			rec.Fail(record.KindCanceled, "stopped while waiting for a slot among the requests in prefill ("+context.Cause(ctx).Error()+")")
+			return rec
+		}
 		doPlanned(ctx, job, step.Client, req, rec)
+		release()
 		if job.Turn > 0 {
 			sessions.answered(job, req)
 		}

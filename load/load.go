@@ -25,6 +25,11 @@ type Profile struct {
 	// request that must wait for a slot shows the wait as client lag. A
 	// closed loop's cap is its users.
 	MaxInFlight int
+	// MaxPrefill, above 0, caps the requests sent whose first token has
+	// not come (AIPerf's prefill concurrency), so that a run of long
+	// prompts does not swamp a server's memory with prefills; a request
+	// that must wait for a slot shows the wait as client lag.
+	MaxPrefill int
 	// Sessions, of 2 turns or more, makes every start a session.
 	Sessions Sessions
 	Requests int           // measured requests; 0 to run until Duration ends
@@ -101,6 +106,8 @@ func (p Profile) Validate() error {
 		return errors.New("durations must not be negative")
 	case p.MaxInFlight < 0:
 		return errors.New("the cap on requests in flight must not be negative")
+	case p.MaxPrefill < 0:
+		return errors.New("the cap on requests in prefill must not be negative")
 	case p.MaxInFlight > 0 && closed:
 		return errors.New("a closed loop's users are its cap on requests in flight: no cap beside them")
 	case p.Requests == 0 && p.Duration == 0 && !isFinite(p.Shape):

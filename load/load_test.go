@@ -341,7 +341,7 @@ func (neither) Check() error   { return nil }
 // are shared out.
 func TestShardsAddUp(t *testing.T) {
 	whole := Rate{PerSecond: 30, Gaps: Gaps{Process: Poisson}}
-	p := Profile{Shape: whole, MaxInFlight: 10, Requests: 101, Warmup: 5, Seed: 1}
+	p := Profile{Shape: whole, MaxInFlight: 10, MaxPrefill: 4, Requests: 101, Warmup: 5, Seed: 1}
 	var arrivals []time.Duration
 	for a := range whole.Arrivals(p.Seed) {
 		if arrivals = append(arrivals, a.At); len(arrivals) == 101 {
@@ -349,13 +349,13 @@ func TestShardsAddUp(t *testing.T) {
 		}
 	}
 	var got []time.Duration
-	var c, r, w int
+	var c, r, w, pre int
 	for i := range 3 {
 		q, err := p.Shard(i, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, r, w = c+q.MaxInFlight, r+q.Requests, w+q.Warmup
+		c, r, w, pre = c+q.MaxInFlight, r+q.Requests, w+q.Warmup, pre+q.MaxPrefill
 		k := 0
 		for a := range q.Shape.(Pacer).Arrivals(q.Seed) {
 			if k == q.Requests {
@@ -365,6 +365,15 @@ func TestShardsAddUp(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
+	if pre != 4 {
+		t.Errorf("shards' prefill caps add up to %d, want 4", pre)
+	}
+	if _, err := (Profile{Shape: whole, MaxPrefill: 2, Requests: 10}).Shard(2, 3); err == nil {
+		t.Error("a prefill cap of 2 over 3 shards left one none, without error")
+	}
+	if err := (Profile{Shape: Users{Count: 2}, Requests: 2, MaxPrefill: -1}).Validate(); err == nil {
+		t.Error("a negative prefill cap taken")
+	}
 	if c != 10 || r != 101 || w != 5 || !slices.Equal(got, arrivals) {
 		t.Fatalf("shards add up to cap %d, requests %d, warm-up %d; arrivals equal the whole's: %v", c, r, w, slices.Equal(got, arrivals))
 	}

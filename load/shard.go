@@ -50,6 +50,11 @@ func (p Profile) Shard(i, n int) (Profile, error) {
 			return p, fmt.Errorf("shard %d/%d: a cap of %d in flight leaves this shard nothing", i, n, p.MaxInFlight)
 		}
 	}
+	if p.MaxPrefill > 0 {
+		if q.MaxPrefill = share(p.MaxPrefill); q.MaxPrefill == 0 {
+			return p, fmt.Errorf("shard %d/%d: a cap of %d in prefill leaves this shard nothing", i, n, p.MaxPrefill)
+		}
+	}
 	if p.Requests > 0 {
 		if q.Requests = share(p.Requests); q.Requests == 0 {
 			return p, fmt.Errorf("shard %d/%d: %d requests leave this shard none", i, n, p.Requests)

@@ -37,10 +37,12 @@ func newWave(users int) *wave {
 }
 
 // firstWave is the wave a phase of users starts with, or nil where their
-// first requests are not all due at once, or where a wait for the wave
-// would count in a cancel's timer (it runs from before the send).
+// first requests are not all due at once, where a wait for the wave
+// would count in a cancel's timer (it runs from before the send), or
+// where a cap on requests in prefill lets only some go at once (the rest
+// would wait for the wave, and it for them).
 func (p Profile) firstWave(users int, warm bool) *wave {
-	if warm || p.StartsAtOnce() == 0 || p.Cancel.Share != 0 {
+	if warm || p.StartsAtOnce() == 0 || p.Cancel.Share != 0 || p.MaxPrefill > 0 {
 		return nil
 	}
 	return newWave(users)

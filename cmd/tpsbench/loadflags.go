@@ -39,7 +39,7 @@ func (f *runFlags) profile(cfg *runConfig, given load.Shape, concurrency int, ra
 	}
 	p := load.Profile{
 		Shape: shape, Seed: f.seed, Requests: cfg.requests, Duration: f.duration, Warmup: f.warmup, Grace: f.grace,
-		Sessions: load.Sessions{Turns: f.turns}, CoolDown: f.coolDown,
+		Sessions: load.Sessions{Turns: f.turns}, CoolDown: f.coolDown, MaxPrefill: f.maxPrefill,
 		Cancel: load.Cancel{Share: f.cancelRate / 100, After: f.cancelDelay},
 	}
 	if _, open := shape.(load.Pacer); open {

@@ -317,7 +317,7 @@ func checkCounts(f *runFlags, changed func(string) bool) error {
 		value    any
 		negative bool
 	}{
-		{"requests", f.requests, f.requests < 0}, {"concurrency", f.concurrency, f.concurrency < 0}, {"rate", f.rate, f.rate < 0},
+		{"requests", f.requests, f.requests < 0}, {"concurrency", f.concurrency, f.concurrency < 0}, {"prefill-concurrency", f.maxPrefill, f.maxPrefill < 0}, {"rate", f.rate, f.rate < 0},
 		{"duration", f.duration, f.duration < 0}, {"timeout", f.timeout, f.timeout < 0}, {"grace", f.grace, f.grace < 0},
 		{"ready-check-timeout", f.readyTimeout, f.readyTimeout < 0}, {"max-errors", f.maxErrors, f.maxErrors < 0},
 	} {

@@ -90,6 +90,7 @@ type runFlags struct {
 	findMax       bool
 	maxConc       int
 	maxInFlight   int // --max-concurrency: --concurrency under vLLM's name
+	maxPrefill    int // --prefill-concurrency
 	serverMet     string
 	metricsAt     string
 	metricsLinger time.Duration
@@ -170,6 +171,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.IntVar(&f.prefixGroup, "prefix-groups", 1, "number of distinct shared prefixes, used in turn")
 	fl.IntVar(&f.requests, "requests", 0, "measured requests per step (default: one batch of --concurrency, or unlimited with --duration)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight (default 1; with --rate, a cap, default none)")
+	fl.IntVar(&f.maxPrefill, "prefill-concurrency", 0, "at most this many requests sent and still waiting for their first token (AIPerf's): a run of long prompts that does not swamp the server with prefills; the wait shows as client lag; 0 no cap")
 	fl.Float64Var(&f.rate, "rate", 0, "requests per second, open loop (the next start never waits for the server); inf starts every request at once, up to --concurrency")
 	fl.StringVar(&f.arrivals, "arrivals", "poisson", "with --rate: poisson, constant or gamma (see --burstiness)")
 	fl.Float64Var(&f.burstiness, "burstiness", 0, "with --rate, gamma arrivals of this shape, as vLLM's --burstiness: below 1 burstier than Poisson, above 1 more even (default 1 with --arrivals gamma)")
