@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,6 +239,9 @@ func TestTokenizerShortCounted(t *testing.T) {
 		r.TokenSource, r.Tokenizer, r.TokenizerTokens, r.UsageTokens = record.SourceChunks, "gpt2", 2, 0
 		s.Add(r)
 	}
+	over := away(5000, 100)
+	over.Tokenizer, over.TokenizerTokens = "gpt2", 5 // counted more than the chunks: not short
+	s.Add(over)
 	if n := s.Summary().TokenizerShort; n != 2 {
 		t.Errorf("%d tokenizer-short, want 2", n)
 	}
@@ -419,7 +423,7 @@ func TestBinWidthLadder(t *testing.T) {
 	}{
 		{day, time.Second}, {4 * day, 2 * time.Second}, {20 * day, 10 * time.Second}, {45 * day, 20 * time.Second},
 		{100 * day, time.Minute}, {300 * day, 2 * time.Minute}, {730 * day, 10 * time.Minute}, {2920 * day, 20 * time.Minute},
-		{7300 * day, time.Hour},
+		{7300 * day, time.Hour}, {36500 * day, 6 * time.Hour},
 	} {
 		s := NewAccumulator(Targets{})
 		s.Add(away(5000, 100))
@@ -427,5 +431,77 @@ func TestBinWidthLadder(t *testing.T) {
 		if got := s.Summary().Charts.RollingStepMS; got != float64(c.width/time.Millisecond) {
 			t.Errorf("%d days apart: bins of %v ms, want %v", c.apart/day, got, c.width)
 		}
+	}
+}
+
+// TestInputsPerSecond: an outputless step's inputs over its window.
+func TestInputsPerSecond(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	for i := range 2 {
+		s.Add(&record.Record{V: 1, T0: 1_700_000_000e9, Sent: int64(i) * 1000 * ms, Scheduled: int64(i) * 1000 * ms, Done: int64(i)*1000*ms + 1000*ms, API: "embeddings", Inputs: 8, PromptTokens: 16})
+	}
+	if sum := s.Summary(); sum.InputsPerSecond != 8 || sum.DurationS != 2 {
+		t.Errorf("%v inputs/s over %v s, want 8 over 2", sum.InputsPerSecond, sum.DurationS)
+	}
+}
+
+// TestGuideLLMMergesAtTheWindowsEdge: events exactly 0.1 ms apart are one
+// moment: tokens at 500 and 500.1 ms of a 1 s window are 2 at 0.5 s,
+// rates 0, 4 and 0 over a quarter, a half and a quarter second: a median
+// of 0.
+func TestGuideLLMMergesAtTheWindowsEdge(t *testing.T) {
+	start := int64(1_700_000_000e9)
+	d := guidellmRates([]guidellmEvent{{start + 500_000_000, 1}, {start + 500_100_000, 1}}, start, start+1e9)
+	if d.P50 != 0 || d.Max != 4 {
+		t.Errorf("%+v, want a median of 0 and a maximum of 4", d)
+	}
+}
+
+// TestFloorDivision: bins of times before the epoch round down.
+func TestFloorDivision(t *testing.T) {
+	for _, c := range [][3]int64{{7, 2, 3}, {-7, 2, -4}, {-4, 2, -2}, {-1, 100, -1}, {0, 5, 0}, {6, -4, -2}} {
+		if got := floorDiv(c[0], c[1]); got != c[2] {
+			t.Errorf("floorDiv(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// TestRunsBound: the loads of at most 2^16 runs are added up.
+func TestRunsBound(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	r := away(5000, 100)
+	r.Concurrency = 1
+	for i := range maxRuns + 1 {
+		r.Run = strconv.Itoa(i)
+		s.addLoad(r)
+	}
+	if s.concurrency != maxRuns || maxRuns != 1<<16 {
+		t.Errorf("concurrency %d from %d runs of 1", s.concurrency, maxRuns+1)
+	}
+}
+
+// TestBinsSpanTheSends: the rolling bins span from the first send, not
+// only the tokens: a token 10 hours after its send widens them.
+func TestBinsSpanTheSends(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	s.Add(away(5000, 10*3600*1000))
+	if got := s.Summary().Charts.RollingStepMS; got != 200 {
+		t.Errorf("bins of %v ms over 10 hours, want 200", got)
+	}
+}
+
+// TestNoPriceOrTimeNoCost: a cost needs a price and a duration.
+func TestNoPriceOrTimeNoCost(t *testing.T) {
+	if c := CostAt(&Summary{DurationS: 0, OutputTokens: 10}, 2); c != nil {
+		t.Errorf("cost %+v of a step of no time", c)
+	}
+}
+
+// TestCachedShareWithoutPrompts: no prompt tokens, no share (never NaN).
+func TestCachedShareWithoutPrompts(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	s.Add(away(5000, 100))
+	if sh := s.Summary().CachedShare; sh != 0 {
+		t.Errorf("cached share %v", sh)
 	}
 }

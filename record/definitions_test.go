@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,5 +352,39 @@ func TestHeadersBound(t *testing.T) {
 	rd := NewReader(&buf, "many")
 	if _, err := readAll(rd); !errors.Is(err, io.EOF) || len(rd.Headers()) != 4096 {
 		t.Errorf("%v, %d headers kept", err, len(rd.Headers()))
+	}
+}
+
+// TestUnwritableRecordIsLost: a record that cannot be encoded (a NaN
+// where JSON has no such number) is an error and counts as lost.
+func TestUnwritableRecordIsLost(t *testing.T) {
+	disk := &shortDisk{}
+	w := newFileWriter(disk, 0)
+	if err := w.Write(&Record{Seq: 1, AudioSeconds: math.NaN()}); err == nil || w.Lost() != 1 {
+		t.Errorf("%v, %d lost", err, w.Lost())
+	}
+}
+
+// TestChunkJSONCutAndOutOfRange: a chunk cut after its bracket, or of a
+// negative token count, is refused, the count named.
+func TestChunkJSONCutAndOutOfRange(t *testing.T) {
+	for _, in := range []string{`[`, `[5,`, `[-`} {
+		var c Chunk
+		if err := c.UnmarshalJSON([]byte(in)); err == nil {
+			t.Errorf("%q taken", in)
+		}
+	}
+	var c Chunk
+	if err := c.UnmarshalJSON([]byte(`[5,-1]`)); err == nil || !strings.Contains(err.Error(), "token count -1") {
+		t.Errorf("[5,-1]: %v", err)
+	}
+}
+
+// TestAudioSecondsBound: a record's audio is at most a day long.
+func TestAudioSecondsBound(t *testing.T) {
+	day := &Record{V: 1, Sent: 1, Done: 2, AudioSeconds: 86400}
+	over := &Record{V: 1, Sent: 1, Done: 2, AudioSeconds: 86400.5}
+	if day.validate() != nil || over.validate() == nil {
+		t.Errorf("a day of audio: %v; more: %v", day.validate(), over.validate())
 	}
 }
