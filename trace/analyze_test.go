@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -67,4 +69,52 @@ func TestAnalyzeStopsAtABadTrace(t *testing.T) {
 	if _, err := Analyze(rd); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") {
 		t.Errorf("error %v", err)
 	}
+}
+
+// TestAnalyzePercentilesAndGaps: over 200 requests of 1 to 200 tokens,
+// p99 is the 198th count, not the largest; two requests have one gap, so
+// no spread of gaps (CV 0); requests all at one instant have no gaps to
+// spread either.
+func TestAnalyzePercentilesAndGaps(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": 1}`+"\n", i*10, i)
+	}
+	a := analyzed(t, b.String(), Options{})
+	if a.Input.P99 != 198 || a.Input.P90 != 180 || a.Input.P50 != 100 || a.Input.Max != 200 {
+		t.Errorf("input %+v", a.Input)
+	}
+	for _, in := range []string{
+		`{"timestamp": 0, "input_length": 5, "output_length": 1}` + "\n" + `{"timestamp": 40, "input_length": 5, "output_length": 1}` + "\n",
+		strings.Repeat(`{"timestamp": 7, "input_length": 5, "output_length": 1}`+"\n", 3),
+	} {
+		if a := analyzed(t, in, Options{}); a.GapCV != 0 || math.IsNaN(a.GapCV) {
+			t.Errorf("%q: CV %v", in, a.GapCV)
+		}
+	}
+}
+
+// TestAnalyzeAWindow: a window's span runs from its first request, at its
+// own offset from the window's start.
+func TestAnalyzeAWindow(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 5, "output_length": 1}
+{"timestamp": 1500, "input_length": 5, "output_length": 1}
+{"timestamp": 4000, "input_length": 5, "output_length": 1}
+`
+	if a := analyzed(t, in, Options{From: time.Second}); a.Requests != 2 || a.Span != 2500*time.Millisecond {
+		t.Errorf("requests %d over %v, want 2 over 2.5 s", a.Requests, a.Span)
+	}
+}
+
+func analyzed(t *testing.T, in string, opts Options) Analysis {
+	t.Helper()
+	rd, err := NewReader(strings.NewReader(in), "t.jsonl", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

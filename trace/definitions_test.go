@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -24,8 +25,8 @@ func burstRows(t *testing.T, rows ...string) ([]Entry, error) {
 // TestBurstGPTBounds: timestamps from 0 to 1e9 s, fractions included;
 // token counts up to record.MaxTokens; the fields read up to 1 KiB.
 func TestBurstGPTBounds(t *testing.T) {
-	got, err := burstRows(t, "0.5,m,3,4", fmt.Sprintf("2,m,%d,%d", record.MaxTokens, record.MaxTokens), "1000000000,m,3,4")
-	if err != nil || len(got) != 3 || got[1].Offset != 1500*time.Millisecond || got[1].OutputTokens != record.MaxTokens {
+	got, err := burstRows(t, "0,m,3,4", "0.5,m,3,4", fmt.Sprintf("2,m,%d,%d", record.MaxTokens, record.MaxTokens), "1000000000,m,3,4")
+	if err != nil || len(got) != 4 || got[2].Offset != 2*time.Second || got[2].OutputTokens != record.MaxTokens {
 		t.Errorf("%+v, %v", got, err)
 	}
 	if _, err := burstRows(t, "-1,m,3,4"); err == nil || !strings.Contains(err.Error(), "want seconds from 0 to 1e+09") {
@@ -212,5 +213,43 @@ func TestAnalyzeSaysTheFirstBad(t *testing.T) {
 	a, err := Analyze(rd)
 	if err != nil || a.Bad != 1 || !strings.Contains(a.FirstBad, "bad.jsonl:1") || a.Input != (Lengths{}) || a.Requests != 0 {
 		t.Errorf("%+v, %v", a, err)
+	}
+}
+
+// TestReplayHoldsOnlyWhatIsDue: a replay keeps an entry only from its
+// arrival to its item: after every item, it holds none.
+func TestReplayHoldsOnlyWhatIsDue(t *testing.T) {
+	in := strings.Repeat(`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n", 5)
+	rd, _ := NewReader(strings.NewReader(in), "t", Options{})
+	r := NewReplay(rd, workload.Synthetic{})
+	seq := 0
+	for range r.Arrivals(1) {
+		r.Item(seq, false)
+		seq++
+	}
+	if seq != 5 || len(r.pending) != 0 {
+		t.Errorf("%d items, %d entries still held", seq, len(r.pending))
+	}
+}
+
+// TestReplayProfileOfOneTurn: sessions of one turn are no sessions: a
+// replay takes them.
+func TestReplayProfileOfOneTurn(t *testing.T) {
+	r := NewReplay(nil, workload.Synthetic{})
+	if err := r.CheckProfile(load.Profile{Sessions: load.Sessions{Turns: 1}}); err != nil {
+		t.Errorf("one turn: %v", err)
+	}
+	if err := r.CheckProfile(load.Profile{Sessions: load.Sessions{Turns: 2}}); err == nil {
+		t.Error("two turns taken")
+	}
+}
+
+// TestReplayedInputsShareThePrompt: an embeddings record's prompt tokens
+// are shared among its inputs, rounded: 5 over 2 is 3 each.
+func TestReplayedInputsShareThePrompt(t *testing.T) {
+	r := NewReplay(nil, workload.Synthetic{})
+	it := r.inputsOf(Entry{Index: 4, InputTokens: 5, Inputs: 2})
+	if len(it.Inputs) != 2 || it.Inputs[1] != r.prompts.PromptOf(3, nil, 0, 4<<20|1) || it.Prompt != it.Inputs[0] {
+		t.Errorf("inputs %q", it.Inputs)
 	}
 }
