@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"io"
 	"fmt"
 	"strings"
 	"testing"
@@ -251,5 +252,55 @@ func TestReplayedInputsShareThePrompt(t *testing.T) {
 	it := r.inputsOf(Entry{Index: 4, InputTokens: 5, Inputs: 2})
 	if len(it.Inputs) != 2 || it.Inputs[1] != r.prompts.PromptOf(3, nil, 0, 4<<20|1) || it.Prompt != it.Inputs[0] {
 		t.Errorf("inputs %q", it.Inputs)
+	}
+}
+
+// TestReplayEndsAtABadEntry: a trace that cannot be read on ends the
+// replay's arrivals, and Err says why; read ahead by the reorder window,
+// a bad entry near the start ends it before its first request.
+func TestReplayEndsAtABadEntry(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 5, "output_length": 2}` + "\n" + `{"timestamp": -5, "input_length": 5, "output_length": 2}` + "\n"
+	rd, _ := NewReader(strings.NewReader(in), "bad.jsonl", Options{})
+	r := NewReplay(rd, workload.Synthetic{})
+	n := 0
+	for range r.Arrivals(1) {
+		n++
+	}
+	if n != 0 || r.Err() == nil || !strings.Contains(r.Err().Error(), "bad.jsonl:2") {
+		t.Errorf("%d arrivals, error %v", n, r.Err())
+	}
+}
+
+// TestFailingReadsNamed: a read that fails mid-trace, or at a CSV's
+// header, names the trace.
+func TestFailingReadsNamed(t *testing.T) {
+	mooncake := io.MultiReader(strings.NewReader(`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n"), iotestErr{})
+	if _, err := readAllFrom(t, mooncake, "m.jsonl"); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Errorf("mooncake: %v", err)
+	}
+	burst := io.MultiReader(strings.NewReader("Timestamp,Request tokens,Response tokens\n1,2,3\n"), iotestErr{})
+	if _, err := readAllFrom(t, burst, "b.csv"); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Errorf("burstgpt row: %v", err)
+	}
+	if _, err := NewReader(io.MultiReader(strings.NewReader("Timestamp,Request tok"), iotestErr{}), "h.csv", Options{Format: FormatBurstGPT}); err == nil || !strings.Contains(err.Error(), "h.csv: reading the header") {
+		t.Errorf("burstgpt header: %v", err)
+	}
+}
+
+func readAllFrom(t *testing.T, r io.Reader, name string) ([]Entry, error) {
+	t.Helper()
+	rd, err := NewReader(r, name, Options{})
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for {
+		var e Entry
+		if err := rd.Next(&e); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return out, err
+		}
+		out = append(out, e)
 	}
 }
