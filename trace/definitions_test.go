@@ -3,8 +3,8 @@ package trace
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
