@@ -99,17 +99,20 @@ func (s *sseReader) next() (event, data []byte, at time.Time, err error) {
 	s.hasD = false
 	for {
 		line, rerr := s.readLine()
+		// an event whose data is empty (one "data:" line of nothing) is
+		// not dispatched, as the SSE specification says: a server's
+		// keep-alive, not a malformed answer
 		if rerr != nil {
-			if errors.Is(rerr, io.EOF) && s.hasD {
+			if errors.Is(rerr, io.EOF) && s.hasD && len(s.data) > 0 {
 				return s.event, s.data, s.tr.last, nil
 			}
 			return nil, nil, time.Time{}, rerr
 		}
 		if len(line) == 0 {
-			if s.hasD {
+			if s.hasD && len(s.data) > 0 {
 				return s.event, s.data, s.tr.last, nil
 			}
-			s.event = s.event[:0] // an event with no data is dropped
+			s.event, s.hasD = s.event[:0], false // an event with no data is dropped
 			continue
 		}
 		if line[0] == ':' {

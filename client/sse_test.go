@@ -86,8 +86,9 @@ func referenceEvents(in string) (events, types []string) {
 	var data, typ []string
 	hasData := false
 	dispatch := func() {
-		if hasData {
-			events, types = append(events, strings.Join(data, "\n")), append(types, strings.Join(typ, ""))
+		// an empty data buffer is not dispatched (one "data:" of nothing)
+		if joined := strings.Join(data, "\n"); hasData && joined != "" {
+			events, types = append(events, joined), append(types, strings.Join(typ, ""))
 		}
 		data, typ, hasData = nil, nil, false
 	}
