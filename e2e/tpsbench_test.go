@@ -233,33 +233,7 @@ func TestGroundTruth(t *testing.T) {
 				// ITL per token: the event gap split over the event's tokens
 				// (a per-chunk ITL would be PerEvent times larger), against
 				// the server's own gaps.
-				// TTST: the server's gap between its first two events, give
-				// or take the response's largest delay (AIPerf's second
-				// response - first response)
-				for _, rec := range r.recs {
-					log, _ := r.srv.Log(rec.ResponseID)
-					server := log.Events[1].Sub(log.Events[0])
-					client, ok := rec.TTST()
-					if d := delay[rec.ResponseID]; !ok || client < server-d || client > server+d {
-						t.Errorf("%s: TTST %v (%v), server's %v, more than %v apart", rec.ResponseID, client, ok, server, d)
-					}
-				}
-				// prefill TPS: the prompt tokens the server reported over each
-				// TTFT, none where it reported none
-				var prefill float64
-				for _, rec := range r.recs {
-					if rec.PromptTokens != c.sc.PromptTokens {
-						t.Fatalf("%d prompt tokens, the server's %d", rec.PromptTokens, c.sc.PromptTokens)
-					}
-					prefill += float64(rec.PromptTokens) / rec.TTFT().Seconds() / float64(len(r.recs))
-				}
-				want := int64(len(r.recs))
-				if c.sc.PromptTokens == 0 {
-					want = 0
-				}
-				if sum.PrefillTPS.Count != want || math.Abs(sum.PrefillTPS.Mean-prefill) > 1e-9*prefill {
-					t.Errorf("prefill TPS %+v, want the mean of prompt tokens over TTFT, %v, from %d requests", sum.PrefillTPS, prefill, want)
-				}
+				checkSecondTokenAndPrefill(t, r, delay, sum, c.sc.PromptTokens)
 				lo, hi := gapBounds(r, delay, true)
 				medianWithin(t, "ITL", sum.ITL.P50, lo, hi)
 				lo, hi = gapBounds(r, delay, false)
@@ -306,6 +280,37 @@ func TestGroundTruth(t *testing.T) {
 				t.Errorf("TTFT min %.3f ms below the script's %.3f ms", sum.TTFT.Min, nominal)
 			}
 		})
+	}
+}
+
+// checkSecondTokenAndPrefill holds each record's TTST to the server's gap
+// between its first two events, give or take the response's largest
+// delay (AIPerf's second response - first response), and the step's
+// prefill TPS to the prompt tokens the server reported over each TTFT,
+// none where it reported none.
+func checkSecondTokenAndPrefill(t *testing.T, r run, delay map[string]time.Duration, sum metrics.Summary, promptTokens int) {
+	t.Helper()
+	for _, rec := range r.recs {
+		log, _ := r.srv.Log(rec.ResponseID)
+		server := log.Events[1].Sub(log.Events[0])
+		client, ok := rec.TTST()
+		if d := delay[rec.ResponseID]; !ok || client < server-d || client > server+d {
+			t.Errorf("%s: TTST %v (%v), server's %v, more than %v apart", rec.ResponseID, client, ok, server, d)
+		}
+	}
+	var prefill float64
+	for _, rec := range r.recs {
+		if rec.PromptTokens != promptTokens {
+			t.Fatalf("%d prompt tokens, the server's %d", rec.PromptTokens, promptTokens)
+		}
+		prefill += float64(rec.PromptTokens) / rec.TTFT().Seconds() / float64(len(r.recs))
+	}
+	want := int64(len(r.recs))
+	if promptTokens == 0 {
+		want = 0
+	}
+	if sum.PrefillTPS.Count != want || math.Abs(sum.PrefillTPS.Mean-prefill) > 1e-9*prefill {
+		t.Errorf("prefill TPS %+v, want the mean of prompt tokens over TTFT, %v, from %d requests", sum.PrefillTPS, prefill, want)
 	}
 }
 
