@@ -242,6 +242,9 @@ func TestTokenizerShortCounted(t *testing.T) {
 	over := away(5000, 100)
 	over.Tokenizer, over.TokenizerTokens = "gpt2", 5 // counted more than the chunks: not short
 	s.Add(over)
+	plain := away(5000, 100, 200)
+	plain.TokenSource = record.SourceChunks // counted by its chunks, no tokenizer asked
+	s.Add(plain)
 	if n := s.Summary().TokenizerShort; n != 2 {
 		t.Errorf("%d tokenizer-short, want 2", n)
 	}
@@ -494,6 +497,9 @@ func TestBinsSpanTheSends(t *testing.T) {
 func TestNoPriceOrTimeNoCost(t *testing.T) {
 	if c := CostAt(&Summary{DurationS: 0, OutputTokens: 10}, 2); c != nil {
 		t.Errorf("cost %+v of a step of no time", c)
+	}
+	if c := CostAt(&Summary{DurationS: 10, OutputTokens: 10}, -1); c != nil {
+		t.Errorf("cost %+v at a negative price", c)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -355,12 +354,11 @@ func TestHeadersBound(t *testing.T) {
 	}
 }
 
-// TestUnwritableRecordIsLost: a record that cannot be encoded (a NaN
-// where JSON has no such number) is an error and counts as lost.
+// TestUnwritableRecordIsLost: a record that cannot be encoded (a kept
+// prompt that is not JSON) is an error and counts as lost.
 func TestUnwritableRecordIsLost(t *testing.T) {
-	disk := &shortDisk{}
-	w := newFileWriter(disk, 0)
-	if err := w.Write(&Record{Seq: 1, AudioSeconds: math.NaN()}); err == nil || w.Lost() != 1 {
+	w := newFileWriter(&fullDisk{room: 1 << 20}, 0)
+	if err := w.Write(&Record{Seq: 1, RequestPrompt: []byte("{")}); err == nil || w.Lost() != 1 {
 		t.Errorf("%v, %d lost", err, w.Lost())
 	}
 }
