@@ -157,3 +157,39 @@ func TestTranscriptionFormFile(t *testing.T) {
 		t.Errorf("first part %v: %v", part.Header, err)
 	}
 }
+
+// TestHiddenReasoningAtTheBound: usage of 2^30 tokens, all hidden
+// reasoning within a budget of 2^30, is believed: the bound on any count
+// is 2^30 itself.
+func TestHiddenReasoningAtTheBound(t *testing.T) {
+	body := chunk("a") + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":1073741824,\"completion_tokens_details\":{\"reasoning_tokens\":1073741823}}}\n\ndata: [DONE]\n\n"
+	rec := &record.Record{MaxTokens: 1 << 30}
+	Measure(strings.NewReader(body), nil, rec, record.NewClock(), APIChat, true, MeasureOptions{})
+	if rec.UsageSuspect != "" || rec.OutputTokens != 1<<30 {
+		t.Errorf("%d tokens, suspect %q", rec.OutputTokens, rec.UsageSuspect)
+	}
+}
+
+// TestErrorsOfEveryShape: a top-level error object in a Responses event
+// fails it; lists side by side are no deeper than one.
+func TestErrorsOfEveryShape(t *testing.T) {
+	if rec := measured(APIResponses, true, "data: {\"error\":{\"message\":\"overloaded\"}}\n\n"); rec.Error == nil || !strings.Contains(rec.Error.Message, "overloaded") {
+		t.Errorf("a top-level error: %+v", rec.Error)
+	}
+	body := `{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],"extra":[` + strings.TrimSuffix(strings.Repeat(`[[]],`, 200), ",") + `]}`
+	if rec := measured(APIChat, false, body); !rec.OK() {
+		t.Errorf("200 lists in a list: %+v", rec.Error)
+	}
+}
+
+// TestNDJSONOneLetterDone: a done line's one-letter reason ends the
+// answer there, as any reason does.
+func TestNDJSONOneLetterDone(t *testing.T) {
+	clock := record.NewClock()
+	body := &oneLineAtATime{lines: []string{`{"response":"a","done":false}` + "\n", `{"response":"","done":true,"done_reason":"x","eval_count":1}` + "\n", "\n", "\n"}}
+	rec := &record.Record{}
+	Measure(body, steppedStamps(clock.Time(0)), rec, clock, APIOllama, true, MeasureOptions{})
+	if !rec.OK() || rec.FinishReason != "x" || rec.Done != rec.Sent+rec.Chunks[0].At+int64(time.Millisecond) {
+		t.Errorf("%+v, finish %q, done %d after the chunk", rec.Error, rec.FinishReason, rec.Done-rec.Sent-rec.Chunks[0].At)
+	}
+}
