@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -306,15 +307,11 @@ func TestLongLastLineSkipped(t *testing.T) {
 
 // TestReadFailureNamed: a read that fails names the file.
 func TestReadFailureNamed(t *testing.T) {
-	rd := NewReader(io.MultiReader(strings.NewReader(line(1)), iotestErr{}), "broken")
+	rd := NewReader(io.MultiReader(strings.NewReader(line(1)), iotest.ErrReader(errors.New("disk gone"))), "broken")
 	if _, err := readAll(rd); err == nil || !strings.Contains(err.Error(), "reading broken: disk gone") {
 		t.Errorf("%v", err)
 	}
 }
-
-type iotestErr struct{}
-
-func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk gone") }
 
 // TestPhaseRatesNeedTwoTokens: a phase's decode rate is its tokens after
 // the first over its span: none for a phase of one token.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/tpsbench/tpsbench/load"
@@ -179,7 +180,7 @@ func TestReaderRefusals(t *testing.T) {
 	if _, err := NewReader(strings.NewReader("{}\n"), "t", Options{Format: "parquet"}); err == nil || !strings.Contains(err.Error(), "parquet") {
 		t.Errorf("format parquet: %v", err)
 	}
-	if _, err := NewReader(iotestErr{}, "gone.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "reading gone.jsonl: disk gone") {
+	if _, err := NewReader(diskGone, "gone.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "reading gone.jsonl: disk gone") {
 		t.Errorf("a failing read: %v", err)
 	}
 	e := &OptionError{Option: "speed", Value: "-1", Want: "a factor above 0"}
@@ -188,9 +189,7 @@ func TestReaderRefusals(t *testing.T) {
 	}
 }
 
-type iotestErr struct{}
-
-func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk gone") }
+var diskGone = iotest.ErrReader(errors.New("disk gone"))
 
 // TestReplayShape: a replay is labelled "trace" and says what its reader
 // gave out.
@@ -274,33 +273,15 @@ func TestReplayEndsAtABadEntry(t *testing.T) {
 // TestFailingReadsNamed: a read that fails mid-trace, or at a CSV's
 // header, names the trace.
 func TestFailingReadsNamed(t *testing.T) {
-	mooncake := io.MultiReader(strings.NewReader(`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n"), iotestErr{})
-	if _, err := readAllFrom(t, mooncake, "m.jsonl"); err == nil || !strings.Contains(err.Error(), "disk gone") {
+	mooncake := io.MultiReader(strings.NewReader(`{"timestamp": 0, "input_length": 5, "output_length": 2}`+"\n"), diskGone)
+	if _, err := readAllFrom(t, mooncake, "m.jsonl", Options{}); err == nil || !strings.Contains(err.Error(), "disk gone") {
 		t.Errorf("mooncake: %v", err)
 	}
-	burst := io.MultiReader(strings.NewReader("Timestamp,Request tokens,Response tokens\n1,2,3\n"), iotestErr{})
-	if _, err := readAllFrom(t, burst, "b.csv"); err == nil || !strings.Contains(err.Error(), "disk gone") {
+	burst := io.MultiReader(strings.NewReader("Timestamp,Request tokens,Response tokens\n1,2,3\n"), diskGone)
+	if _, err := readAllFrom(t, burst, "b.csv", Options{}); err == nil || !strings.Contains(err.Error(), "disk gone") {
 		t.Errorf("burstgpt row: %v", err)
 	}
-	if _, err := NewReader(io.MultiReader(strings.NewReader("Timestamp,Request tok"), iotestErr{}), "h.csv", Options{Format: FormatBurstGPT}); err == nil || !strings.Contains(err.Error(), "h.csv: reading the header") {
+	if _, err := NewReader(io.MultiReader(strings.NewReader("Timestamp,Request tok"), diskGone), "h.csv", Options{Format: FormatBurstGPT}); err == nil || !strings.Contains(err.Error(), "h.csv: reading the header") {
 		t.Errorf("burstgpt header: %v", err)
-	}
-}
-
-func readAllFrom(t *testing.T, r io.Reader, name string) ([]Entry, error) {
-	t.Helper()
-	rd, err := NewReader(r, name, Options{})
-	if err != nil {
-		return nil, err
-	}
-	var out []Entry
-	for {
-		var e Entry
-		if err := rd.Next(&e); errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return out, err
-		}
-		out = append(out, e)
 	}
 }

@@ -17,7 +17,13 @@ import (
 
 func readAll(t testing.TB, in string, opts Options) ([]Entry, error) {
 	t.Helper()
-	rd, err := NewReader(strings.NewReader(in), "t.jsonl", opts)
+	return readAllFrom(t, strings.NewReader(in), "t.jsonl", opts)
+}
+
+// readAllFrom reads every entry of the trace r, named name.
+func readAllFrom(t testing.TB, r io.Reader, name string, opts Options) ([]Entry, error) {
+	t.Helper()
+	rd, err := NewReader(r, name, opts)
 	if err != nil {
 		return nil, err
 	}
