@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -56,11 +57,14 @@ type Lengths struct {
 	Max   int     `json:"max"`
 }
 
-// Analyze reads rd to its end. It holds 8 bytes an entry (two counts)
-// and the prefix blocks seen (up to the replay's bound).
+// Analyze reads rd to its end. What it holds grows with the distinct
+// lengths the trace has, not with its entries (a trace's size costs time
+// to read, not memory), and with the prefix blocks seen, up to the
+// replay's bound.
 func Analyze(rd Entries) (Analysis, error) {
 	var a Analysis
-	var inputs, outputs []int32
+	inputs, outputs := lengthCounts{}, lengthCounts{}
+	entries := 0
 	cache := newPrefixCache()
 	var first, last time.Duration
 	var gaps, gapMean, gapM2 float64 // Welford's, over seconds
@@ -84,7 +88,9 @@ func Analyze(rd Entries) (Analysis, error) {
 			gapM2 += delta * (gap - gapMean)
 		}
 		last = e.Offset
-		inputs, outputs = append(inputs, int32(e.InputTokens)), append(outputs, int32(e.OutputTokens))
+		inputs[e.InputTokens]++
+		outputs[e.OutputTokens]++
+		entries++
 		a.PromptTokens += int64(e.InputTokens)
 		if len(e.Blocks) > 0 {
 			a.WithBlocks++
@@ -92,10 +98,10 @@ func Analyze(rd Entries) (Analysis, error) {
 		a.ReusedTokens += int64(cache.reuse(&e))
 	}
 	a.setStats(rd.Stats())
-	a.Input, a.Output = lengthsOf(inputs), lengthsOf(outputs)
+	a.Input, a.Output = inputs.lengths(), outputs.lengths()
 	a.Span = last - first
-	if len(inputs) > 1 && a.Span > 0 {
-		a.Rate = float64(len(inputs)-1) / a.Span.Seconds()
+	if entries > 1 && a.Span > 0 {
+		a.Rate = float64(entries-1) / a.Span.Seconds()
 	}
 	if gaps > 0 {
 		a.GapMean = time.Duration(gapMean * 1e9)
@@ -116,20 +122,32 @@ func (a *Analysis) setStats(st Stats) {
 	}
 }
 
-// lengthsOf summarizes counts, sorting them in place.
-func lengthsOf(vs []int32) Lengths {
-	if len(vs) == 0 {
+// lengthCounts counts the entries of each length.
+type lengthCounts map[int]int64
+
+// lengths summarizes the counts.
+func (c lengthCounts) lengths() Lengths {
+	if len(c) == 0 {
 		return Lengths{}
 	}
-	slices.Sort(vs)
+	values := slices.Sorted(maps.Keys(c))
+	var n int64
 	sum := 0.0
-	for _, v := range vs {
-		sum += float64(v)
+	for _, v := range values {
+		n += c[v]
+		sum += float64(v) * float64(c[v])
 	}
+	// the value at rank ceil(p/100 * n), 1 to n, of the sorted counts
 	at := func(p float64) int {
-		k := int(math.Ceil(p / 100 * float64(len(vs))))
-		return int(vs[min(max(k, 1), len(vs))-1])
+		rank := min(max(int64(math.Ceil(p/100*float64(n))), 1), n)
+		var seen int64
+		for _, v := range values {
+			if seen += c[v]; seen >= rank {
+				return v
+			}
+		}
+		return values[len(values)-1]
 	}
-	return Lengths{Count: len(vs), Mean: sum / float64(len(vs)), Min: int(vs[0]), Max: int(vs[len(vs)-1]),
+	return Lengths{Count: int(n), Mean: sum / float64(n), Min: values[0], Max: values[len(values)-1],
 		P50: at(50), P90: at(90), P99: at(99)}
 }
