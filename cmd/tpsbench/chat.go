@@ -25,8 +25,8 @@ func newChatCmd() *cobra.Command {
 		Short: "Chat with a server, each reply printed as it streams, then its tokens, TPS, TTFT and TPOT (reads a pipe too)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxTokens <= 0 {
-				return usagef("--max-tokens %d: want at least 1", maxTokens)
+			if maxTokens < 1 || maxTokens > record.MaxTokens {
+				return usagef("--max-tokens %d: want 1 to %d", maxTokens, record.MaxTokens)
 			}
 			out := cmd.OutOrStdout()
 			text := termsafe.Writer(out) // a server's text draws nothing on the terminal
