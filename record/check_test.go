@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -328,5 +329,60 @@ func TestValidationNamesTheChunk(t *testing.T) {
 	late := Record{Sent: 100, First: 102, Last: 102, Done: 105, OutputTokens: 1, Chunks: []Chunk{{At: 9, Tokens: 1}}}
 	if err := late.validate(); err == nil || !strings.Contains(err.Error(), "chunk 0 at 9 ns after sent is outside the request (5 ns long)") {
 		t.Errorf("validate: %v, want the chunk and the request's length", err)
+	}
+}
+
+// The line bound is inclusive: a line of exactly the bound is kept whole,
+// one byte more loses the prompt; a line still over it once shortened is
+// an error, one of exactly the bound is not.
+func TestLineBoundEdges(t *testing.T) {
+	long := func() *Record {
+		return &Record{Seq: 7, Sent: 1, Done: 5, Model: strings.Repeat("m", 6000),
+			RequestPrompt: json.RawMessage(`"` + strings.Repeat("a", 100) + `"`)}
+	}
+	lengthOf := func(r *Record) int {
+		var e lineEncoder
+		e.init()
+		b, err := e.line(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	whole := lengthOf(long())
+	shortened := long()
+	shortened.RequestPrompt, shortened.Model, shortened.Clamped = nil, cut(shortened.Model), "line length"
+	short := lengthOf(shortened)
+
+	for _, tc := range []struct {
+		max        int
+		wantPrompt bool
+		wantErr    bool
+	}{
+		{whole, true, false},
+		{whole - 1, false, false},
+		{short, false, false},
+		{short - 1, false, true},
+	} {
+		var e lineEncoder
+		e.init()
+		e.max = tc.max
+		b, err := e.line(long())
+		if (err != nil) != tc.wantErr {
+			t.Errorf("bound %d (whole line %d, shortened %d): error %v, want one: %v", tc.max, whole, short, err, tc.wantErr)
+			continue
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("longer than the %d", tc.max)) {
+				t.Errorf("bound %d: error %q does not name the bound", tc.max, err)
+			}
+			continue
+		}
+		if len(b) > tc.max {
+			t.Errorf("bound %d: a line of %d bytes", tc.max, len(b))
+		}
+		if hasPrompt := bytes.Contains(b, []byte(`"request_prompt"`)); hasPrompt != tc.wantPrompt {
+			t.Errorf("bound %d (whole line %d): prompt kept %v, want %v", tc.max, whole, hasPrompt, tc.wantPrompt)
+		}
 	}
 }

@@ -31,9 +31,11 @@ func NewWriter(w io.Writer) *Writer {
 type lineEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	max int // MaxLine, smaller in tests
 }
 
 func (e *lineEncoder) init() {
+	e.max = MaxLine
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 }
@@ -49,7 +51,7 @@ func (e *lineEncoder) line(r *Record) ([]byte, error) {
 	if err := e.encode(r); err != nil {
 		return nil, err
 	}
-	if e.buf.Len() > MaxLine {
+	if e.buf.Len() > e.max {
 		// what no figure needs goes first: the prompt kept for replays,
 		// its fingerprint, and texts of any length
 		r.RequestPrompt, r.Prefix = nil, nil
@@ -61,8 +63,8 @@ func (e *lineEncoder) line(r *Record) ([]byte, error) {
 		if err := e.encode(r); err != nil {
 			return nil, err
 		}
-		if e.buf.Len() > MaxLine {
-			return nil, fmt.Errorf("encoding record %d: %d bytes, longer than the %d a reader takes", r.Seq, e.buf.Len(), MaxLine)
+		if e.buf.Len() > e.max {
+			return nil, fmt.Errorf("encoding record %d: %d bytes, longer than the %d a reader takes", r.Seq, e.buf.Len(), e.max)
 		}
 	}
 	return e.buf.Bytes(), nil

@@ -57,6 +57,12 @@ func TestReorderRules(t *testing.T) {
 			if e.Offset == 3*time.Millisecond || e.Offset != entries[i-1].Offset {
 				t.Errorf("the late entry at %v, the one before it at %v", e.Offset, entries[i-1].Offset)
 			}
+			// the window holds reorderWindow entries: when the late one is
+			// read, reorderWindow-1 of the file's earlier entries wait, so
+			// all the others have been given out before it
+			if before := reorderWindow + 12 - (reorderWindow - 1); i != before {
+				t.Errorf("the late entry given after %d entries, want %d", i, before)
+			}
 		}
 	}
 	if !found || rd.Stats().Late != 1 {
