@@ -511,3 +511,61 @@ func TestCachedShareWithoutPrompts(t *testing.T) {
 		t.Errorf("cached share %v", sh)
 	}
 }
+
+// TestDefinitionEdges: figures at the edges of their definitions.
+func TestDefinitionEdges(t *testing.T) {
+	t.Run("one failed request is an error rate of 1", func(t *testing.T) {
+		s := NewAccumulator(Targets{})
+		r := away(5000, 10)
+		r.Fail(record.KindHTTPStatus, "HTTP 500")
+		if got := s.summaryOf(r).ErrorRate; got != 1 {
+			t.Errorf("error rate %v", got)
+		}
+	})
+	t.Run("an answer of no token has no TTFT, whatever its first stamp", func(t *testing.T) {
+		r := away(5000, 10)
+		r.Chunks, r.OutputTokens, r.UsageTokens = nil, 0, 0 // a stop string matched at once
+		if sum := NewAccumulator(Targets{}).summaryOf(r); sum.TTFT.Count != 0 || sum.E2E.Count != 0 || sum.Requests.Completed != 1 {
+			t.Errorf("TTFT %+v, E2E %+v, requests %+v", sum.TTFT, sum.E2E, sum.Requests)
+		}
+	})
+	t.Run("an instant answer of a request that generates nothing has an E2E of 0", func(t *testing.T) {
+		r := &record.Record{V: 1, Sent: 5 * ms, Done: 5 * ms, Inputs: 2}
+		if sum := NewAccumulator(Targets{}).summaryOf(r); sum.E2E.Count != 1 || sum.E2E.Max != 0 {
+			t.Errorf("E2E %+v", sum.E2E)
+		}
+	})
+	t.Run("GenAI-Perf counts with its tokenizer, one token too", func(t *testing.T) {
+		ss := NewSteps(Targets{}).WithConvention(ConventionGenAIPerf)
+		r := away(5000, 10, 20)
+		r.TokenizerTokens = 1
+		ss.Add(r)
+		if got := ss.Summaries()[0].OutputTokens; got != 1 {
+			t.Errorf("output tokens %d, want the tokenizer's 1", got)
+		}
+	})
+	t.Run("targets around spaces and a trailing comma", func(t *testing.T) {
+		ts, err := ParseSLO(" ttft=500ms , ")
+		if err != nil || len(ts) != 1 || ts[0].Name != TargetTTFT || ts[0].Want != 500 {
+			t.Errorf("%+v, %v", ts, err)
+		}
+	})
+	t.Run("a step keeps its first maxSlices slices", func(t *testing.T) {
+		was := maxSlices
+		maxSlices = 3
+		defer func() { maxSlices = was }()
+		ss := NewSteps(Targets{}).WithSlices(time.Second)
+		for i := range 5 {
+			ss.Add(rec(int64(i)*1000+100, []int64{10}, []int{1}))
+		}
+		if got := ss.Summaries()[0].Slices; len(got) != 3 || got[2].StartS != 2 {
+			t.Errorf("%d slices: %+v", len(got), got)
+		}
+	})
+}
+
+// summaryOf is the summary of one record.
+func (s *Accumulator) summaryOf(r *record.Record) Summary {
+	s.Add(r)
+	return s.Summary()
+}

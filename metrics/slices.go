@@ -26,7 +26,7 @@ type Slice struct {
 }
 
 // maxSlices bounds the slices a step keeps; later ones are not kept.
-const maxSlices = 10000
+var maxSlices = 10000 // a variable: tests shorten it
 
 // sliceAcc gathers a step's slices, by time since the run's start (the
 // records' t0: slices line up across a run's steps, whatever order the
