@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -105,6 +106,7 @@ func isToken(s string) bool {
 // closed, else one opened before the step, else a new one. reused says
 // it was not dialled for this request.
 func (h *h1) conn(ctx context.Context, tr *sendTrace) (c net.Conn, reused bool, err error) {
+	tr.askedConn.CompareAndSwap(0, tr.clock.Now())
 	if c = h.idle.pop(); c != nil {
 		return c, true, nil
 	}
@@ -115,7 +117,7 @@ func (h *h1) conn(ctx context.Context, tr *sendTrace) (c net.Conn, reused bool, 
 	// a dial takes what the server makes it take (a full backlog: a
 	// second and more): a request that needs one is no one's to wait for
 	tr.held(nil)
-	c, err = DialStamped(ctx, "tcp", h.addr)
+	c, err = DialStamped(httptrace.WithClientTrace(ctx, tr.dialHooks()), "tcp", h.addr)
 	return c, false, err
 }
 
@@ -146,6 +148,7 @@ type headCap struct {
 	r       io.Reader
 	got     int64
 	limited bool
+	tr      *sendTrace // stamped with the first byte
 }
 
 var errHeadTooLong = fmt.Errorf("answer's status line and headers longer than %d bytes", maxResponseHead)
@@ -158,6 +161,9 @@ func (c *headCap) Read(p []byte) (int, error) {
 		p = p[:min(int64(len(p)), maxResponseHead-c.got)]
 	}
 	n, err := c.r.Read(p)
+	if c.got == 0 && n > 0 && c.tr != nil {
+		c.tr.arrivedFirst()
+	}
 	c.got += int64(n)
 	return n, err
 }
@@ -195,7 +201,7 @@ func (h *h1) roundTrip(ctx context.Context, tr *sendTrace, contentType string, b
 		}
 		tr.conns.Add(1)
 		tr.wroteAt.Store(0)
-		tr.gotConn.Store(tr.clock.Now())
+		tr.gotConnection(tr.clock.Now(), reused)
 		if f := ArrivalOf(conn); f != nil {
 			tr.arrival.Store(&f)
 		}
@@ -205,7 +211,7 @@ func (h *h1) roundTrip(ctx context.Context, tr *sendTrace, contentType string, b
 		if err == nil || ctx.Err() == nil {
 			// a server that stopped reading a request (413: too large)
 			// has most often said why before it closed
-			if herr := x.readHead(); herr == nil {
+			if herr := x.readHead(tr); herr == nil {
 				return x, nil
 			} else if err == nil {
 				err = herr
@@ -288,8 +294,8 @@ func peerClosed(err error) bool {
 
 // readHead reads the answer's status line and headers, past any interim
 // (1xx) answers.
-func (x *h1Exchange) readHead() error {
-	x.src = headCap{r: x.conn, limited: true}
+func (x *h1Exchange) readHead(tr *sendTrace) error {
+	x.src = headCap{r: x.conn, limited: true, tr: tr}
 	x.br = h1Readers.Get().(*bufio.Reader)
 	x.br.Reset(&x.src)
 	post := &http.Request{Method: http.MethodPost}

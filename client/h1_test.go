@@ -301,7 +301,7 @@ func FuzzH1Answer(f *testing.F) {
 		h := &h1{maxIdle: 1}
 		conn := &answerConn{Reader: bytes.NewReader(answer)}
 		x := &h1Exchange{h: h, conn: conn, cancel: func() bool { return true }}
-		if err := x.readHead(); err != nil {
+		if err := x.readHead(nil); err != nil {
 			x.abandon()
 			return
 		}

@@ -237,10 +237,12 @@ func (c *HTTP) Do(ctx context.Context, req *Request, rec *record.Record) {
 			kind = record.KindStreamCut
 		}
 		rec.Fail(classify(ctx, err, kind), failureMessage(ctx, err))
+		rec.HTTP = tr.phases(rec)
 		return
 	}
 	defer end()
 	c.readAnswer(ctx, tr, resp, respBody, req, rec)
+	rec.HTTP = tr.phases(rec)
 }
 
 // send posts body to the endpoint and returns the answer, the body to
@@ -303,10 +305,11 @@ type sendTrace struct {
 	clock   *record.Clock
 	began   int64 // when Do began
 	wroteAt atomic.Int64
-	gotConn atomic.Int64 // when the (last) connection was in hand
+	gotConn atomic.Int64 // when the (last) connection was in hand, or its held send began
 	conns   atomic.Int32
 	arrival atomic.Pointer[func() time.Time]
 	hold    func(write func()) bool // the request's Hold, until it is called
+	phaseTrace
 }
 
 // held sends through the request's Hold, when it has one not yet used:
@@ -325,22 +328,26 @@ func (t *sendTrace) held(write func()) bool {
 }
 
 func (t *sendTrace) hooks() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) {
-			if t.conns.Add(1) > 1 {
-				t.wroteAt.Store(0) // a retry: sent is when it went out
-			}
-			t.gotConn.Store(t.clock.Now())
-			if f := ArrivalOf(info.Conn); f != nil {
-				t.arrival.Store(&f)
-			}
-		},
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				t.wroteAt.CompareAndSwap(0, t.clock.Now())
-			}
-		},
+	h := t.dialHooks()
+	h.GetConn = func(string) { t.askedConn.CompareAndSwap(0, t.clock.Now()) }
+	h.GotConn = func(info httptrace.GotConnInfo) {
+		if t.conns.Add(1) > 1 {
+			t.wroteAt.Store(0) // a retry: sent is when it went out
+		}
+		// a connection opened before the step was dialled for none, but
+		// its TLS handshake, when it has one, was made for this request
+		t.gotConnection(t.clock.Now(), info.Reused || (t.dials.Load() == 0 && t.tlsAt.Load() == 0))
+		if f := ArrivalOf(info.Conn); f != nil {
+			t.arrival.Store(&f)
+		}
 	}
+	h.WroteRequest = func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			t.wroteAt.CompareAndSwap(0, t.clock.Now())
+		}
+	}
+	h.GotFirstResponseByte = t.arrivedFirst
+	return h
 }
 
 // sent is when the request went out: its write, or when Do began.

@@ -29,6 +29,7 @@ type Accumulator struct {
 	rampUp       int
 	coolDown     int
 	media        mediaAcc
+	http         httpAcc
 	requestBytes int64
 	sources      map[string]int
 	mismatch     int
@@ -266,6 +267,7 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	}
 	s.inputs += int64(r.Inputs)
 	s.media.completed(r)
+	s.http.add(r)
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
@@ -451,6 +453,7 @@ func (s *Accumulator) distributions(sum *Summary) {
 	}
 	sum.DecodeTPS = s.decTPS.summary(1)
 	sum.TTST, sum.PrefillTPS = s.ttst.summary(ms), s.prefillTPS.summary(1)
+	sum.HTTP = s.http.summary(s.percentiles)
 	for _, d := range []struct {
 		dist *Dist
 		h    *histogram

@@ -92,6 +92,9 @@ type Summary struct {
 	// (AIPerf's), PrefillTPS the prompt's tokens over TTFT, a request each
 	TTST       Dist `json:"ttst_ms"`
 	PrefillTPS Dist `json:"prefill_tps"`
+	// HTTP is where the completed requests' time went in the HTTP
+	// transport; nil where none went over HTTP (the engine in process).
+	HTTP *HTTPPhases `json:"http_phases,omitempty"`
 
 	TokenSources  map[string]int `json:"token_sources"`
 	ShortOutputs  int            `json:"short_outputs"`          // completed requests that made fewer tokens than their max_tokens

@@ -7,6 +7,7 @@ package monitor
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +35,10 @@ type Exporter struct {
 	tpot     *prometheus.HistogramVec
 	duration *prometheus.HistogramVec
 	inFlight *prometheus.GaugeVec
-	inputs   *prometheus.CounterVec // of requests that generate nothing (embeddings, rerank)
-	audio    *prometheus.CounterVec // seconds of audio processed
+	inputs   *prometheus.CounterVec   // of requests that generate nothing (embeddings, rerank)
+	audio    *prometheus.CounterVec   // seconds of audio processed
+	phases   *prometheus.HistogramVec // HTTP phases of completed requests, by k6's name
+	conns    *prometheus.CounterVec   // completed requests over HTTP, by whether their connection was reused
 	// the in-flight gauge each request was counted under: a record's
 	// model is filled in after it is sent (the client reads it from the
 	// request), so Observe's labels may differ from Sent's
@@ -78,6 +81,11 @@ func NewExporter() *Exporter {
 			Help: "Inputs of completed requests that generate nothing (embeddings' texts, rerank's documents); a rate over it is inputs/s."}, by),
 		audio: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_audio_seconds_total",
 			Help: "Seconds of audio of known length the completed requests sent (transcribed, or in chat); a rate over it is audio seconds a second."}, by),
+		phases: histogram("tpsbench_http_req_seconds",
+			"Where a completed request's time went in the HTTP transport, by phase as k6 names them (blocked, dns, connecting, tls_handshaking, sending, waiting, receiving).",
+			latbuckets.Phase(), "phase"),
+		conns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tpsbench_http_requests_total",
+			Help: "Completed requests over HTTP, by whether they went on a connection not dialled for them (reused)."}, append([]string{"reused"}, by...)),
 	}
 	e.recordsLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "tpsbench_records_lost_total",
 		Help: "Records that could not be written to the records file (a full disk); each was measured and counted above."})
@@ -87,7 +95,7 @@ func NewExporter() *Exporter {
 	cumulative := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tpsbench_output_tokens_per_second_cumulative",
 		Help: "Output tokens streamed since the first, over the time since it."},
 		func() float64 { return e.streamed.Cumulative(time.Now()) })
-	e.reg.MustRegister(e.usage, e.output, e.requests, e.ttfc, e.chunkGap, e.tpot, e.duration, e.inFlight, e.inputs, e.audio, e.recordsLost, rolling, cumulative)
+	e.reg.MustRegister(e.usage, e.output, e.requests, e.ttfc, e.chunkGap, e.tpot, e.duration, e.inFlight, e.inputs, e.audio, e.phases, e.conns, e.recordsLost, rolling, cumulative)
 	return e
 }
 
@@ -161,6 +169,7 @@ func (e *Exporter) Observe(r *record.Record) {
 		return
 	}
 	e.requests.WithLabelValues("ok", model, step).Inc()
+	e.observePhases(r, model, step)
 	e.usage.WithLabelValues("input", model, step).Observe(float64(r.PromptTokens))
 	if r.AudioSeconds > 0 {
 		e.audio.WithLabelValues(model, step).Add(r.AudioSeconds)
@@ -181,6 +190,19 @@ func (e *Exporter) Observe(r *record.Record) {
 		e.tpot.WithLabelValues(model, step).Observe(tpot.Seconds())
 	}
 	e.duration.WithLabelValues(model, step).Observe(r.E2E().Seconds())
+}
+
+// observePhases adds a completed request's HTTP phases, when it went
+// over HTTP.
+func (e *Exporter) observePhases(r *record.Record, model, step string) {
+	times, ok := r.HTTPPhaseTimes()
+	if !ok {
+		return
+	}
+	e.conns.WithLabelValues(strconv.FormatBool(r.HTTP.Reused), model, step).Inc()
+	for i, name := range record.HTTPPhaseNames {
+		e.phases.WithLabelValues(name, model, step).Observe(float64(times[i]) / 1e9)
+	}
 }
 
 // Serve listens on addr and serves /metrics until the returned function

@@ -130,6 +130,9 @@ type Record struct {
 	// the time its body took to go out (Sent is its end; TTFT starts
 	// there), which media make long.
 	Upload int64 `json:"upload_ns,omitempty"`
+	// HTTP is where the request's time went in the HTTP transport; nil
+	// for a client that speaks no HTTP (the engine in process).
+	HTTP *HTTPPhases `json:"http,omitempty"`
 	// AudioSeconds is the length of the audio sent, where known (a WAV's
 	// header): a transcription's real-time factor is it over E2E.
 	AudioSeconds float64 `json:"audio_seconds,omitempty"`

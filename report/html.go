@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,7 +111,7 @@ func HTML(w io.Writer, r *Report) error {
 		"SummaryHead": summaryHead, "NoteItems": noteItems, "RatioHead": ratioHead, "RatioRows": ratioRows, "Base": firstLabel(r.Steps),
 		"Report": r, "Meta": data.Meta, "Rows": rows, "Data": template.JS(js),
 		"UPlotJS": template.JS(uplotJS), "UPlotCSS": template.CSS(uplotCSS), "License": uplotLicense,
-		"Charts": data.Charts,
+		"Charts": data.Charts, "PhaseRows": phaseRows(r.Steps),
 	})
 }
 
@@ -396,4 +397,28 @@ func windowName(want, got float64) string {
 		return fmt.Sprintf("%g s", got)
 	}
 	return fmt.Sprintf("%g s", want)
+}
+
+// phaseRows are the HTML table of each step's HTTP phases: step, phase,
+// mean, p50, p90, p99, max in ms, and the step's requests and reused
+// connections on its first row.
+func phaseRows(steps []metrics.Summary) [][]string {
+	var rows [][]string
+	for i := range steps {
+		p := steps[i].HTTP
+		if p == nil {
+			continue
+		}
+		first := true
+		p.Each(func(name string, d *metrics.Dist) {
+			counts := []string{"", ""}
+			if first {
+				counts = []string{strconv.Itoa(p.Requests), fmt.Sprintf("%d (%.0f%%)", p.Reused, 100*p.ReusedShare())}
+			}
+			first = false
+			rows = append(rows, append([]string{steps[i].Label, "http_req_" + name,
+				dms(*d, d.Mean), dms(*d, d.P50), dms(*d, d.P90), dms(*d, d.P99), dms(*d, d.Max)}, counts...))
+		})
+	}
+	return rows
 }

@@ -24,6 +24,10 @@ type Report struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Compare adds ratios of every step against the first.
 	Compare bool `json:"-"`
+	// TraceTiming adds each step's HTTP phases to the text report, in a
+	// table apart (AIPerf's --show-trace-timing); JSON and HTML carry
+	// them always.
+	TraceTiming bool `json:"-"`
 	// Note is a conclusion printed after the figures (the answer of a
 	// --find-max search).
 	Note string `json:"note,omitempty"`

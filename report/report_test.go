@@ -660,3 +660,42 @@ func TestRepeatsOneFormat(t *testing.T) {
 		t.Errorf("no %q in:\n%s", want, buf.String())
 	}
 }
+
+// TestHTTPPhasesReported: a step's HTTP phases are a table in HTML, and
+// in text with TraceTiming, a row a phase by k6's name; without any
+// (the engine in process) text says why there is none.
+func TestHTTPPhasesReported(t *testing.T) {
+	r := fixture()
+	r.Steps = r.Steps[:1]
+	d := func(ms float64) metrics.Dist { return metrics.Dist{Count: 4, Mean: ms, P50: ms, P90: ms, P99: ms, Max: ms} }
+	r.Steps[0].HTTP = &metrics.HTTPPhases{Requests: 4, Reused: 3, TLS: d(2.5), Waiting: d(41), Duration: d(90)}
+	var page bytes.Buffer
+	if err := HTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(page.String(), `<table id="http-phases">`)
+	if i < 0 {
+		t.Fatal("no HTTP phases table")
+	}
+	table := page.String()[i:]
+	table = table[:strings.Index(table, "</table>")]
+	if strings.Count(table, "<tr>") != 9 || !strings.Contains(table, "<td>http_req_tls_handshaking</td><td>2.50 ms</td>") || !strings.Contains(table, "<td>3 (75%)</td>") {
+		t.Errorf("HTTP phases table:\n%s", table)
+	}
+
+	r.TraceTiming = true
+	var text bytes.Buffer
+	if err := Text(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"HTTP phases (k6's http_req_*), 4 requests, 3 on a reused connection (75%):", "tls_handshaking", "41.00 ms"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	r.Steps[0].HTTP = nil
+	text.Reset()
+	if err := Text(&text, r); err != nil || !strings.Contains(text.String(), "No HTTP phases") {
+		t.Errorf("%v:\n%s", err, text.String())
+	}
+}

@@ -42,6 +42,9 @@ func Text(w io.Writer, r *Report) error {
 	for i := range r.Steps {
 		slicesTable(ew, &r.Steps[i])
 	}
+	if r.TraceTiming {
+		phasesTables(ew, r.Steps)
+	}
 	repeatsLines(ew, r.Repeats)
 	targets(ew, r.Steps)
 	if r.Note != "" {
@@ -224,8 +227,35 @@ func generationRates(ew *errWriter, s *metrics.Summary) {
 // latencyTable is the step's latencies, mean, percentiles and max: the
 // token timings of a generating step, and every step's E2E and client lag.
 func latencyTable(ew *errWriter, s *metrics.Summary) {
+	var rows []namedDist
+	row := func(name string, d metrics.Dist) { rows = append(rows, namedDist{name, d}) }
+	if !s.Outputless {
+		row("TTFT", s.TTFT)
+		if s.TTST.Count > 0 {
+			row("TTST", s.TTST)
+		}
+		row("TPOT", s.TPOT)
+		row("ITL", s.ITL)
+	}
+	if g := s.Reasoning; g != nil {
+		row("First reasoning", g.TTFR)
+		row("First answer", g.TTFA)
+	}
+	row("E2E latency", s.E2E)
+	row("Client lag", s.ClientLag)
+	msTable(ew, s, rows)
+}
+
+// namedDist is a row of a table of distributions.
+type namedDist struct {
+	name string
+	d    metrics.Dist
+}
+
+// msTable prints distributions in ms, a row each: mean, p50, p90, p99
+// (or the percentiles asked for, in their place) and max.
+func msTable(ew *errWriter, s *metrics.Summary, rows []namedDist) {
 	tw := tabwriter.NewWriter(ew, 2, 0, 2, ' ', tabwriter.AlignRight)
-	// the percentiles asked for (--percentiles) replace p50, p90 and p99
 	keys := percentileKeys([]metrics.Summary{*s})
 	cells := func(d metrics.Dist) []string {
 		if len(keys) == 0 {
@@ -245,23 +275,9 @@ func latencyTable(ew *errWriter, s *metrics.Summary) {
 		heads = []string{"p50", "p90", "p99"}
 	}
 	fmt.Fprintf(tw, "\tmean\t%s\tmax\t\n", strings.Join(heads, "\t"))
-	row := func(name string, d metrics.Dist) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, dms(d, d.Mean), strings.Join(cells(d), "\t"), dms(d, d.Max))
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.name, dms(r.d, r.d.Mean), strings.Join(cells(r.d), "\t"), dms(r.d, r.d.Max))
 	}
-	if !s.Outputless {
-		row("TTFT", s.TTFT)
-		if s.TTST.Count > 0 {
-			row("TTST", s.TTST)
-		}
-		row("TPOT", s.TPOT)
-		row("ITL", s.ITL)
-	}
-	if g := s.Reasoning; g != nil {
-		row("First reasoning", g.TTFR)
-		row("First answer", g.TTFA)
-	}
-	row("E2E latency", s.E2E)
-	row("Client lag", s.ClientLag)
 	_ = tw.Flush()
 }
 

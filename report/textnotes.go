@@ -305,3 +305,28 @@ func mediaLines(ew *errWriter, prefix string, s *metrics.Summary) {
 			prefix, s.AudioSeconds, s.RealTimeFactor, s.AudioSecondsPerSecond)
 	}
 }
+
+// phasesTables give each step's HTTP phases, k6's names and AIPerf's
+// table: where a request's time went before its first token and after.
+func phasesTables(ew *errWriter, steps []metrics.Summary) {
+	shown := false
+	for i := range steps {
+		s := &steps[i]
+		p := s.HTTP
+		if p == nil {
+			continue
+		}
+		shown = true
+		of := ""
+		if len(steps) > 1 {
+			of = " of " + s.Label
+		}
+		ew.printf("\nHTTP phases%s (k6's http_req_*), %s, %d on a reused connection (%.0f%%):\n", of, requests(p.Requests), p.Reused, 100*p.ReusedShare())
+		var rows []namedDist
+		p.Each(func(name string, d *metrics.Dist) { rows = append(rows, namedDist{name, *d}) })
+		msTable(ew, s, rows)
+	}
+	if !shown {
+		ew.printf("\nNo HTTP phases: no completed request went over HTTP (the engine in process is called directly).\n")
+	}
+}

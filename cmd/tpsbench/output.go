@@ -28,6 +28,8 @@ type outputFlags struct {
 	slice          time.Duration
 	costPerHour    float64
 	force          bool
+	// traceTiming adds the steps' HTTP phases to a text report
+	traceTiming bool
 	// maxErrorRate: a step whose share of failed requests is over it (or
 	// whose every request failed) makes the run unusable, exit code 4
 	maxErrorRate float64
@@ -40,6 +42,7 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	f.StringVar(&o.percentiles, "percentiles", "", "percentiles to report besides p50, p90, p95, p99 and p99.9, e.g. 75,99.99 (vLLM's --metric-percentiles): in JSON every distribution's percentiles, in CSV and Markdown a column each, in text in place of p50, p90 and p99")
 	f.Float64Var(&o.costPerHour, "cost-per-hour", 0, "the machine's price in dollars an hour: each step's dollars a million output and input tokens, at its rates")
 	f.DurationVar(&o.slice, "slice-duration", 0, "also report each step slice by slice, of this length (AIPerf's --slice-duration): requests sent, TPS, TTFT and ITL of each slice, in JSON (slices) and text")
+	f.BoolVar(&o.traceTiming, "show-trace-timing", false, "also print each step's HTTP phases in a table apart (AIPerf's --show-trace-timing; k6's http_req_ names: blocked, DNS, connecting, TLS handshaking, sending, waiting, receiving) and how many requests reused a connection; JSON and HTML reports carry them always")
 	f.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 	f.BoolVar(&o.force, "force", false, "replace output files that exist (otherwise refused)")
 	f.StringSliceVar(&o.targetUse, "target-use", nil, "check the target of a use case (docs/design.md): chat (30 TPS per request), code (50 TPS per request), batch (200 TPS system)")
@@ -95,6 +98,7 @@ func (o *outputFlags) render(stdout io.Writer, r *report.Report) error {
 	for i := range r.Steps {
 		r.Steps[i].Cost = metrics.CostAt(&r.Steps[i], o.costPerHour)
 	}
+	r.TraceTiming = o.traceTiming
 	if err := o.write(stdout, r); err != nil {
 		return err
 	}

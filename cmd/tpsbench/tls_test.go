@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log"
@@ -109,5 +110,50 @@ func TestTLS(t *testing.T) {
 		if code, _, errs := cli(t, append([]string{"run", "--url", srv.URL, "--model", "m"}, bad...)...); code != exitUsage || !strings.Contains(errs, "TLS") {
 			t.Errorf("%v: exit %d %s", bad, code, errs)
 		}
+	}
+}
+
+// TestTraceTimingOverTLS: a run against a server behind TLS shows where
+// its requests' time went: the first request's TLS handshake and TCP
+// connect, the others on its connection, reused; text gives the table
+// with --show-trace-timing, JSON always.
+func TestTraceTimingOverTLS(t *testing.T) {
+	keepDefaultTLS(t)
+	h := scripted.NewHandler(func(int) scripted.Script { return scripted.Script{Usage: true, TTFT: 20 * time.Millisecond} }, false)
+	srv := httptest.NewTLSServer(h)
+	defer srv.Close()
+	base := []string{"run", "--url", srv.URL, "--model", "m", "--api", "chat", "--max-tokens", "3", "--requests", "3", "--concurrency", "1", "--insecure"}
+	code, out, errs := cli(t, append(base, "--show-trace-timing")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"HTTP phases (k6's http_req_*), 3 requests, 2 on a reused connection (67%)", "tls_handshaking", "connecting", "waiting"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text report lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = cli(t, append(base, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct {
+		Steps []struct {
+			TTFT struct{ Min float64 } `json:"ttft_ms"`
+			HTTP *struct {
+				Requests   int                        `json:"requests"`
+				Reused     int                        `json:"connections_reused"`
+				TLS        struct{ Min, Max float64 } `json:"tls_ms"`
+				Connecting struct{ Max float64 }      `json:"connecting_ms"`
+				Waiting    struct{ Min float64 }      `json:"waiting_ms"`
+			} `json:"http_phases"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Steps) != 1 || rep.Steps[0].HTTP == nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	p := rep.Steps[0].HTTP
+	// the server waits 20 ms after reading a request before its first byte
+	if p.Requests != 3 || p.Reused != 2 || p.TLS.Min != 0 || p.TLS.Max <= 0 || p.Connecting.Max <= 0 || p.Waiting.Min < 20 {
+		t.Errorf("HTTP phases %+v", *p)
 	}
 }

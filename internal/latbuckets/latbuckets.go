@@ -31,3 +31,10 @@ func Tokens() []float64 {
 	}
 	return b
 }
+
+// Phase bounds one HTTP phase of a request (a loopback connect takes
+// tens of microseconds, a server's wait for the first byte seconds):
+// TTFT's bounds and four below them.
+func Phase() []float64 {
+	return append([]float64{0.00005, 0.0001, 0.00025, 0.0005}, TTFT()...)
+}
