@@ -61,7 +61,9 @@ func TestReaderErrors(t *testing.T) {
 	}{
 		{"partial last line", good + "\n" + `{"v":1,"se`, true, "mem:2"},
 		{"bad middle line", good + "\nnot json\n" + good + "\n", false, "mem:2: not a record"},
+		{"partial last line of one byte", good + "\n{", true, "mem:2"},
 		{"future schema", `{"v":99}` + "\n", false, "schema version 99"},
+		{"the next schema", `{"v":4}` + "\n", false, "schema version 4"}, // this reader's is 3
 		{"no version", `{"seq":1}` + "\n", false, "schema version 0"},
 		{"stamps out of order", `{"v":1,"sent":5,"done":1}` + "\n", false, "out of order"},
 		{"chunks out of order", `{"v":1,"sent":0,"done":9,"chunks":[[5,1],[2,1]]}` + "\n", false, "chunk 1"},

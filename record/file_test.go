@@ -146,3 +146,20 @@ func TestShortWriteIsLost(t *testing.T) {
 		t.Errorf("records file mode %v, %v", st.Mode(), err)
 	}
 }
+
+// TestFullDiskAfterOneByte: a write the disk took one byte of is cut back
+// to the last whole line as surely as a longer part.
+func TestFullDiskAfterOneByte(t *testing.T) {
+	disk := &fullDisk{room: 1 << 10}
+	w := newFileWriter(disk, 0)
+	if err := w.Write(&Record{Seq: 1, Sent: 1, Done: 2}); err != nil {
+		t.Fatal(err)
+	}
+	disk.room = 1
+	if err := w.Write(&Record{Seq: 2, Sent: 1, Done: 2}); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("a write of one byte on a full disk: %v", err)
+	}
+	if w.Lost() != 1 || !strings.HasSuffix(disk.data.String(), "\n") || strings.Count(disk.data.String(), "\n") != 1 {
+		t.Errorf("lost %d, the file holds %q", w.Lost(), disk.data.String())
+	}
+}
