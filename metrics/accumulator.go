@@ -411,7 +411,7 @@ func (s *Accumulator) charts(sum *Summary) {
 	sum.Reasoning = s.reasoning.summary(sum.DurationS)
 	sum.Replay = s.replay.summary()
 	sum.Sessions = s.sessions.summary()
-	sum.Slices = s.slices.summary()
+	sum.Slices, sum.SlicesLeftOut = s.slices.summary(), s.slices.leftOut
 	if sum.Models = s.models.figures(); len(sum.Models) > 0 {
 		sum.Model = fmt.Sprintf("%d models", len(sum.Models)) // each apart in Models
 	}

@@ -558,8 +558,8 @@ func TestDefinitionEdges(t *testing.T) {
 		for i := range 5 {
 			ss.Add(rec(int64(i)*1000+100, []int64{10}, []int{1}))
 		}
-		if got := ss.Summaries()[0].Slices; len(got) != 3 || got[2].StartS != 2 {
-			t.Errorf("%d slices: %+v", len(got), got)
+		if sum := ss.Summaries()[0]; len(sum.Slices) != 3 || sum.Slices[2].StartS != 2 || sum.SlicesLeftOut != 2 {
+			t.Errorf("%d slices, %d requests left out: %+v", len(sum.Slices), sum.SlicesLeftOut, sum.Slices)
 		}
 	})
 }

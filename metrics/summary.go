@@ -132,6 +132,9 @@ type Summary struct {
 	// Slices are the step's figures slice by slice, when asked for
 	// (Steps.WithSlices).
 	Slices []Slice `json:"slices,omitempty"`
+	// SlicesLeftOut counts the requests sent after the last slice a step
+	// keeps (at most 2,000), which are in no slice.
+	SlicesLeftOut int `json:"slices_left_out,omitempty"`
 	// Images, Audios, Videos and RequestBytes are what the measured
 	// requests sent: media with their prompts (or audio transcribed), and
 	// request bodies' bytes (media included).

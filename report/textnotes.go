@@ -261,6 +261,9 @@ func slicesTable(ew *errWriter, s *metrics.Summary) {
 			dms(sl.TTFT, sl.TTFT.P50), dms(sl.TTFT, sl.TTFT.P99), dms(sl.ITL, sl.ITL.P50), dms(sl.ITL, sl.ITL.P99))
 	}
 	_ = tw.Flush()
+	if n := s.SlicesLeftOut; n > 0 {
+		ew.printf("%s sent after the last of the %d slices a step keeps %s in none (a longer --slice-duration keeps them all).\n", requests(n), len(s.Slices), map[bool]string{true: "is", false: "are"}[n == 1])
+	}
 }
 
 // repeatsLines give each step's figures across repeated runs: the mean
