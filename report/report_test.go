@@ -667,7 +667,9 @@ func TestRepeatsOneFormat(t *testing.T) {
 func TestHTTPPhasesReported(t *testing.T) {
 	r := fixture()
 	r.Steps = r.Steps[:1]
-	d := func(ms float64) metrics.Dist { return metrics.Dist{Count: 4, Mean: ms, P50: ms, P90: ms, P99: ms, Max: ms} }
+	d := func(ms float64) metrics.Dist {
+		return metrics.Dist{Count: 4, Mean: ms, P50: ms, P90: ms, P99: ms, Max: ms}
+	}
 	r.Steps[0].HTTP = &metrics.HTTPPhases{Requests: 4, Reused: 3, TLS: d(2.5), Waiting: d(41), Duration: d(90)}
 	var page bytes.Buffer
 	if err := HTML(&page, r); err != nil {
