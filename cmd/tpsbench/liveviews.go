@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/monitor"
+	"github.com/tpsbench/tpsbench/otlp"
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -29,7 +30,27 @@ func (f *runFlags) liveViews(ctx context.Context, stderr io.Writer, steps int) t
 		views = append(views, &exporterObserver{Exporter: monitor.NewExporter(), addr: f.metricsAt, linger: f.metricsLinger,
 			ctx: ctx, stderr: stderr, quiet: f.quiet})
 	}
+	if f.otelURL != "" {
+		exp, err := otlp.New(otlp.Options{URL: f.otelURL}) // resolve checked the URL
+		if err == nil {
+			views = append(views, &otlpObserver{Exporter: exp, stderr: stderr})
+		}
+	}
 	return views
+}
+
+// otlpObserver exports a run to an OpenTelemetry collector and, at its
+// end, says what did not reach it: a collector's trouble is a warning,
+// never the run's failure.
+type otlpObserver struct {
+	*otlp.Exporter
+	stderr io.Writer
+}
+
+func (o *otlpObserver) Stop() {
+	if err := o.Err(); err != nil {
+		fmt.Fprintf(o.stderr, "warning: %v\n", err)
+	}
 }
 
 // exporterObserver feeds a run's events to the Prometheus exporter, which
