@@ -141,12 +141,12 @@ func (c lengthCounts) lengths() Lengths {
 	at := func(p float64) int {
 		rank := min(max(int64(math.Ceil(p/100*float64(n))), 1), n)
 		var seen int64
-		for _, v := range values {
+		for _, v := range values[:len(values)-1] {
 			if seen += c[v]; seen >= rank {
 				return v
 			}
 		}
-		return values[len(values)-1]
+		return values[len(values)-1] // the rank is at most n: the last value holds the rest
 	}
 	return Lengths{Count: int(n), Mean: sum / float64(n), Min: values[0], Max: values[len(values)-1],
 		P50: at(50), P90: at(90), P99: at(99)}

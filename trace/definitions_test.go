@@ -285,3 +285,65 @@ func TestFailingReadsNamed(t *testing.T) {
 		t.Errorf("burstgpt header: %v", err)
 	}
 }
+
+// TestDrawnEdges: the trace reader at edges a fresh mutant draw found
+// unpinned.
+func TestDrawnEdges(t *testing.T) {
+	t.Run("prompts scaled below a token a block keep a block of one token", func(t *testing.T) {
+		// 4,096 tokens in 8 blocks of 512, scaled by 0.0009: 4 tokens, and
+		// blocks of round(0.46) = 0 tokens held to 1, so 4 blocks fit
+		in := `{"timestamp": 0, "input_length": 4096, "output_length": 2, "hash_ids": [1, 2, 3, 4, 5, 6, 7, 8]}` + "\n"
+		got, err := readAll(t, in, Options{InputScale: 0.0009})
+		if err != nil || len(got) != 1 || got[0].InputTokens != 4 || got[0].BlockTokens != 1 || len(got[0].Blocks) != 4 {
+			t.Errorf("%+v, %v", got, err)
+		}
+		// and clipped to 2 tokens, 2 blocks of one
+		got, err = readAll(t, in, Options{InputScale: 0.0009, MaxInputTokens: 2})
+		if err != nil || len(got) != 1 || got[0].InputTokens != 2 || len(got[0].Blocks) != 2 {
+			t.Errorf("clipped: %+v, %v", got, err)
+		}
+	})
+	t.Run("an arrival centuries away names its years of 365 days", func(t *testing.T) {
+		rec := func(t0, at int64) string {
+			return fmt.Sprintf(`{"v":3,"t0":%d,"scheduled":%d,"sent":%d,"done":%d,"first":%d,"last":%d,"prompt_tokens":3,"output_tokens":2}`+"\n", t0, at, at, at+9, at+1, at+2)
+		}
+		// 200.02 years of 365 days is 199.47 of 366
+		apart := int64(200.02 * 365 * 24 * float64(time.Hour))
+		rd, err := NewReader(strings.NewReader(rec(0, -1<<61)+rec(1<<62, -1<<61+apart-1<<62)), "t.jsonl", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e := (Entry{}); rd.Next(&e) == nil; {
+		}
+		if st := rd.Stats(); st.Bad != 1 || !strings.Contains(st.FirstBad.Error(), "arrives 200 years after") {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("a records trace's request that generates nothing asks no tokens", func(t *testing.T) {
+		in := `{"v":3,"sent":1,"done":5,"prompt_tokens":8,"inputs":2,"max_tokens":5}` + "\n" +
+			`{"v":3,"sent":1,"done":5,"prompt_tokens":8}` + "\n" // no output, no budget: nothing to replay
+		rd, err := NewReader(strings.NewReader(in), "r.jsonl", Options{Format: FormatRecords})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Entry
+		for e := (Entry{}); rd.Next(&e) == nil; {
+			got = append(got, e)
+		}
+		if len(got) != 1 || got[0].OutputTokens != 0 || got[0].Inputs != 2 || rd.Stats().Skipped != 1 {
+			t.Errorf("%+v, stats %+v", got, rd.Stats())
+		}
+	})
+	t.Run("speed and input scale up to a million", func(t *testing.T) {
+		for _, o := range []Options{{Speed: 1e6, InputScale: 1e6}} {
+			if err := o.withDefaults().Check(); err != nil {
+				t.Errorf("%+v: %v", o, err)
+			}
+		}
+		for _, o := range []Options{{Speed: 1e6 * (1 + 1e-12)}, {InputScale: 1e6 * (1 + 1e-12)}} {
+			if err := o.withDefaults().Check(); err == nil {
+				t.Errorf("%+v taken", o)
+			}
+		}
+	})
+}

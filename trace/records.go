@@ -28,7 +28,6 @@ func newRecords(r io.Reader, name string, stats *Stats, bad func(error)) *record
 
 func (s *records) next(e *Entry) (int64, error) {
 	for {
-		s.rec = record.Record{}
 		if err := s.rd.Next(&s.rec); errors.Is(err, record.ErrPartialLine) {
 			s.stats.Skipped++ // what a killed writer leaves: the trace ends before it
 			return 0, io.EOF

@@ -122,14 +122,12 @@ func (r *Replay) Item(seq int, _ bool) workload.Item {
 	r.mu.Lock()
 	e, ok := r.pending[seq]
 	delete(r.pending, seq)
-	reused := 0
-	if ok {
-		reused = r.cache.reuse(&e)
-	}
-	r.mu.Unlock()
 	if !ok {
+		r.mu.Unlock()
 		return workload.Item{Prompt: "-", MaxTokens: 1}
 	}
+	reused := r.cache.reuse(&e)
+	r.mu.Unlock()
 	it, err := workload.ParsePrompt(e.Request)
 	switch {
 	case e.Inputs > 0:

@@ -298,6 +298,11 @@ func (rd *Reader) fit(e *Entry) {
 		e.InputTokens = max(1, int(math.Round(float64(e.InputTokens)*o.InputScale)))
 		if e.BlockTokens > 0 {
 			e.BlockTokens = max(1, int(math.Round(float64(e.BlockTokens)*o.InputScale)))
+			// a block is at least a token: those past the scaled prompt's
+			// end (its last, partial, one kept) go
+			if most := (e.InputTokens + e.BlockTokens - 1) / e.BlockTokens; len(e.Blocks) > most {
+				e.Blocks = e.Blocks[:most]
+			}
 		}
 	}
 	in, out := min(e.InputTokens, o.MaxInputTokens), e.OutputTokens
