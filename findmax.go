@@ -3,7 +3,6 @@ package tpsbench
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/tpsbench/tpsbench/metrics"
 )
@@ -25,86 +24,20 @@ type MaxSearch struct {
 	Why string
 }
 
-// FindMax searches the highest load level whose targets all hold,
-// bracketing rather than walking a grid: it doubles the level from start
-// until the targets fail, the system TPS stops growing (saturation: under
-// 5% more than the level before) or limit is reached, then bisects between
-// the last level that passed and the first that failed until they are
-// within 10% (or adjacent). The answer is the passing level with the
-// highest system TPS.
+// FindMax searches the highest concurrency from start to limit whose
+// targets all hold: Search over the concurrency, with no budget.
 func FindMax(ctx context.Context, start, limit int, probe Probe) (*MaxSearch, error) {
 	if start < 1 || limit < start {
 		return nil, fmt.Errorf("search range %d..%d: want 1 <= start <= limit", start, limit)
 	}
-	res := &MaxSearch{}
-	measured := map[int]metrics.Summary{}
-	run := func(level int) (metrics.Summary, error) {
-		if s, ok := measured[level]; ok {
-			return s, nil
-		}
-		s, err := probe(ctx, level)
-		if err != nil {
-			return s, err
-		}
-		measured[level] = s
-		return s, nil
+	found, err := Search(ctx, Dimension{Name: DimConcurrency, Lo: float64(start), Hi: float64(limit)}, Budget{},
+		func(ctx context.Context, v float64) (metrics.Summary, error) { return probe(ctx, int(v)) })
+	if err != nil {
+		return nil, err
 	}
-	pass, fail := 0, 0
-	var prevTPS float64
-	for level := start; ; level = min(level*2, limit) {
-		s, err := run(level)
-		if err != nil {
-			return nil, err
-		}
-		if !metrics.Pass([]metrics.Summary{s}) {
-			fail = level
-			res.Why = fmt.Sprintf("targets missed at concurrency %d", level)
-			break
-		}
-		pass = level
-		if prevTPS > 0 && s.SystemTPS < prevTPS*1.05 {
-			res.Why = fmt.Sprintf("saturated: system TPS grew under 5%% from the previous level to concurrency %d", level)
-			break
-		}
-		prevTPS = s.SystemTPS
-		if level == limit {
-			res.Why = fmt.Sprintf("targets held up to the limit of %d", limit)
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-	for fail > 0 && pass > 0 && fail-pass > 1 && float64(fail-pass) > 0.1*float64(pass) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		mid := (pass + fail) / 2
-		s, err := run(mid)
-		if err != nil {
-			return nil, err
-		}
-		if metrics.Pass([]metrics.Summary{s}) {
-			pass = mid
-		} else {
-			fail = mid
-		}
-	}
-	levels := make([]int, 0, len(measured))
-	for l := range measured {
-		levels = append(levels, l)
-	}
-	sort.Ints(levels)
-	for _, l := range levels {
-		s := measured[l]
-		res.Steps = append(res.Steps, s)
-		if !metrics.Pass([]metrics.Summary{s}) {
-			continue
-		}
-		res.Highest = l
-		if !res.Found || s.SystemTPS > res.Best.SystemTPS {
-			res.Best, res.Found = s, true
-		}
+	res := &MaxSearch{Best: found.Best.Summary, Found: found.Found, Highest: int(found.Highest), Why: found.Why}
+	for _, p := range found.Probes {
+		res.Steps = append(res.Steps, p.Summary)
 	}
 	return res, nil
 }

@@ -96,19 +96,32 @@ func (s *Session) Run(ctx context.Context, steps []Step) (*Result, error) {
 // level as one step that build makes for it.
 func (s *Session) FindMax(ctx context.Context, start, limit int, build func(concurrency int) (Step, error)) (*MaxSearch, error) {
 	return FindMax(ctx, start, limit, func(ctx context.Context, c int) (metrics.Summary, error) {
-		st, err := build(c)
-		if err != nil {
-			return metrics.Summary{}, err
-		}
-		res, err := s.Run(ctx, []Step{st})
-		if err != nil {
-			return metrics.Summary{}, err
-		}
-		if res.Interrupted || len(res.Steps) == 0 {
-			return metrics.Summary{}, context.Canceled
-		}
-		return res.Steps[0], nil
+		return s.probe(ctx, func() (Step, error) { return build(c) })
 	})
+}
+
+// Search runs an adaptive search (the function Search) over dim within
+// budget, measuring each value as one step that build makes for it.
+func (s *Session) Search(ctx context.Context, dim Dimension, budget Budget, build func(value float64) (Step, error)) (*SearchResult, error) {
+	return Search(ctx, dim, budget, func(ctx context.Context, v float64) (metrics.Summary, error) {
+		return s.probe(ctx, func() (Step, error) { return build(v) })
+	})
+}
+
+// probe measures the one step build makes.
+func (s *Session) probe(ctx context.Context, build func() (Step, error)) (metrics.Summary, error) {
+	st, err := build()
+	if err != nil {
+		return metrics.Summary{}, err
+	}
+	res, err := s.Run(ctx, []Step{st})
+	if err != nil {
+		return metrics.Summary{}, err
+	}
+	if res.Interrupted || len(res.Steps) == 0 {
+		return metrics.Summary{}, context.Canceled
+	}
+	return res.Steps[0], nil
 }
 
 // SweepBetween completes GuideLLM's sweep after its two anchor steps (one

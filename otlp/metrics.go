@@ -17,14 +17,14 @@ import (
 // phases and requests by outcome. Each is cumulative from the exporter's
 // start, a point per model and step.
 const (
-	metricDuration  = "gen_ai.client.operation.duration"
-	metricUsage     = "gen_ai.client.token.usage"
-	metricFirst     = "gen_ai.client.operation.time_to_first_chunk"
-	metricChunk     = "gen_ai.client.operation.time_per_output_chunk"
-	metricPhase     = "tpsbench.http.phase.duration"
-	metricRequests  = "tpsbench.requests"
-	maxSeries       = 256 // model and step pairs; past it, records count under otherModels
-	otherModels     = "(other models)"
+	metricDuration = "gen_ai.client.operation.duration"
+	metricUsage    = "gen_ai.client.token.usage"
+	metricFirst    = "gen_ai.client.operation.time_to_first_chunk"
+	metricChunk    = "gen_ai.client.operation.time_per_output_chunk"
+	metricPhase    = "tpsbench.http.phase.duration"
+	metricRequests = "tpsbench.requests"
+	maxSeries      = 256 // model and step pairs; past it, records count under otherModels
+	otherModels    = "(other models)"
 )
 
 // seriesKey names a point: a model, a step and the operation.
@@ -81,7 +81,9 @@ type bins struct {
 	min, max float64
 }
 
-func newBins(bounds []float64) bins { return bins{bounds: bounds, counts: make([]int64, len(bounds)+1)} }
+func newBins(bounds []float64) bins {
+	return bins{bounds: bounds, counts: make([]int64, len(bounds)+1)}
+}
 
 func (b *bins) add(v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -35,6 +35,9 @@ type Report struct {
 	// concurrency it answered: the highest meeting every target (or, past
 	// saturation, the passing one of most throughput).
 	BestConcurrency int `json:"best_concurrency,omitempty"`
+	// BestRate, after a --search-space rate:LO,HI search that found one,
+	// is the request rate it answered, as BestConcurrency.
+	BestRate float64 `json:"best_rate,omitempty"`
 	// Sent is what every request carried besides its prompt and budget
 	// (sampling parameters, ignore_eos, --extra-body's fields), by body
 	// field name: what a figure was measured under.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tpsbench/tpsbench"
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/content"
 	"github.com/tpsbench/tpsbench/engine"
@@ -28,6 +29,7 @@ import (
 // flag means the same whatever was read before it.
 type runConfig struct {
 	targets metrics.Targets
+	search  tpsbench.Dimension // what --find-max or --search-space varies
 	headers http.Header
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
@@ -376,21 +378,42 @@ func resolveLevels(f *runFlags, changed func(string) bool) ([]int, bool, error) 
 	return []int{f.concurrency}, false, nil
 }
 
-// checkFindMax: --find-max needs targets to search by and searches one
-// target's concurrency, nothing else.
+// checkFindMax: a search (--find-max, --search-space) needs targets to
+// search by and varies one target's load, nothing else; --search-space
+// makes one as --find-max does, over the dimension it names.
 func checkFindMax(f *runFlags, c *runConfig) error {
+	if f.searchSpace != "" {
+		if f.findMax {
+			return usagef("--find-max is --search-space concurrency:1,%d: give one", f.maxConc)
+		}
+		dim, err := tpsbench.ParseDimension(f.searchSpace)
+		if err != nil {
+			return usagef("--search-space: %v", err)
+		}
+		f.findMax, c.search = true, dim
+		if dim.Name == tpsbench.DimConcurrency {
+			f.maxConc = int(dim.Hi) // the engine's slots are sized by it
+		}
+	} else if f.findMax {
+		c.search = tpsbench.Dimension{Name: tpsbench.DimConcurrency, Lo: 1, Hi: float64(f.maxConc)}
+	}
 	if !f.findMax {
+		if f.searchRuns != 0 || f.searchTime != 0 {
+			return usagef("--search-max-iterations and --search-max-time bound a search: give --search-space (or --find-max)")
+		}
 		return nil
 	}
 	switch {
 	case len(c.targets.List) == 0:
-		return usagef("--find-max needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
+		return usagef("a search (--find-max, --search-space) needs targets: --slo (e.g. request_tps=30,ttft=1s) or --target-use")
 	case f.sweep != "" || f.factor != "" || f.rate > 0 || f.sweepRates != "":
-		return usagef("--find-max searches one target's concurrency: drop --sweep, --sweep-rates, --factor and --rate")
+		return usagef("a search (--find-max, --search-space) varies one target's load: drop --sweep, --sweep-rates, --factor and --rate")
 	case targetCount(f) > 1:
-		return usagef("--find-max searches one target's concurrency: drop extra models and targets")
+		return usagef("a search (--find-max, --search-space) varies one target's load: drop extra models and targets")
 	case f.maxConc < 1:
 		return usagef("--find-max-limit must be at least 1")
+	case f.searchRuns < 0 || f.searchTime < 0:
+		return usagef("--search-max-iterations %d, --search-max-time %v: want neither negative (0: no bound)", f.searchRuns, f.searchTime)
 	}
 	return nil
 }

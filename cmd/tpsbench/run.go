@@ -87,8 +87,11 @@ type runFlags struct {
 	factor        string
 	shard         string
 	startAt       string
-	findMax       bool
+	findMax       bool // a search: --find-max, or --search-space
 	maxConc       int
+	searchSpace   string
+	searchRuns    int
+	searchTime    time.Duration
 	maxInFlight   int // --max-concurrency: --concurrency under vLLM's name
 	maxPrefill    int // --prefill-concurrency
 	serverMet     string
@@ -196,6 +199,9 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "find-max-limit", 256, "with --find-max: the highest concurrency to try")
+	fl.StringVar(&f.searchSpace, "search-space", "", "search the highest value of one load setting at which every target (--slo, --target-use) holds, e.g. concurrency:1,512 or rate:0.5,64 (AIPerf's form; :int and :real may follow): doubling from the lowest, then bisecting to within 10%; every probe is a step of the report")
+	fl.IntVar(&f.searchRuns, "search-max-iterations", 0, "with --search-space or --find-max: measure at most this many values (AIPerf's flag; 0: no bound)")
+	fl.DurationVar(&f.searchTime, "search-max-time", 0, "with --search-space or --find-max: begin no probe once this long has passed since the search began (the first always runs; 0: no bound)")
 	fl.IntVar(&f.maxInFlight, "max-concurrency", 0, "the cap on requests in flight, as vLLM's benchmark names it: the same as --concurrency (with --rate, the cap)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N of the load (I from 0, e.g. a Kubernetes JOB_COMPLETION_INDEX), as I/N; tpsbench merge combines the shards' records")
 	fl.StringVar(&f.startAt, "start-at", "", "wait until this wall-clock time (RFC 3339, or Unix seconds) before starting, so that shards start together")
@@ -256,7 +262,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	defer sess.Close() // the exporter serves until the report is out
 	f.waitForStart(ctx, cfg.startAt, cmd.ErrOrStderr())
 	if f.findMax {
-		return f.runFindMax(ctx, cmd, caught, sess, tgts, steps.build)
+		return f.runFindMax(ctx, cmd, caught, sess, cfg, tgts, steps.build)
 	}
 	res, note, runErr := f.measure(ctx, cmd, cfg, sess, plan.Steps, steps, tgts[0])
 	sess.Finish() // the live view ends before the report prints

@@ -248,6 +248,44 @@ func TestFindMax(t *testing.T) {
 	}
 }
 
+// TestSearchSpace: --search-space over request rates, against a server
+// whose every stream keeps the same pace: rates 8, 16 and 32 pass and
+// the highest is the answer, each a step of the report at its rate; a
+// budget of two runs measures two and says so; what a search cannot
+// take is a usage error.
+func TestSearchSpace(t *testing.T) {
+	srv := server(t)
+	base := []string{"run", "--url", srv.URL, "--model", "m", "--slo", "request_tps=10", "--max-tokens", "3", "--requests", "6", "-q"}
+	code, out, errs := cli(t, append(base, "--search-space", "rate:8,32", "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var rep struct {
+		BestRate float64 `json:"best_rate"`
+		Note     string  `json:"note"`
+		Steps    []struct {
+			Rate float64 `json:"rate"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.BestRate != 32 || len(rep.Steps) != 3 || rep.Steps[0].Rate != 8 || rep.Steps[2].Rate != 32 ||
+		!strings.Contains(rep.Note, "Highest rate meeting every target: 32 requests/s") {
+		t.Errorf("best rate %v, steps %+v, note %q", rep.BestRate, rep.Steps, rep.Note)
+	}
+	code, out, errs = cli(t, append(base, "--search-space", "concurrency:1,64:int", "--search-max-iterations", "2")...)
+	if code != 0 || !strings.Contains(out, "Highest concurrency meeting every target: 2") || !strings.Contains(out, "the budget of 2 runs was spent") {
+		t.Errorf("a budget of two runs: exit %d\n%s%s", code, out, errs)
+	}
+	for _, bad := range [][]string{{"--search-space", "rate:0,8"}, {"--search-space", "temperature:0,1"}, {"--search-space", "rate:1,8", "--find-max"},
+		{"--search-max-iterations", "3"}, {"--search-space", "rate:1,8", "--search-max-iterations", "-1"}} {
+		if code, _, errs := cli(t, append(base, bad...)...); code != exitUsage || !strings.Contains(errs, "search") {
+			t.Errorf("%v: exit %d %s", bad, code, errs)
+		}
+	}
+}
+
 // TestEveryStrategyWiresEveryOutput runs each strategy (a plain run, a
 // concurrency sweep, a rate, a rate sweep, an auto rate sweep, find-max,
 // a trace replay)
@@ -268,6 +306,7 @@ func TestEveryStrategyWiresEveryOutput(t *testing.T) {
 		{"rate sweep", []string{"--sweep-rates", "40,80", "--requests", "3", "--max-tokens", "3"}},
 		{"auto rate sweep", []string{"--sweep-rates", "auto:1", "--requests", "3", "--max-tokens", "3"}},
 		{"find-max", []string{"--find-max", "--find-max-limit", "2", "--slo", "request_tps=10", "--max-tokens", "3"}},
+		{"rate search", []string{"--search-space", "rate:40,80", "--requests", "3", "--slo", "request_tps=10", "--max-tokens", "3"}},
 		{"trace replay", []string{"--trace", traceFile}},
 	}
 	for _, st := range strategies {

@@ -1,0 +1,91 @@
+package tpsbench_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsbench/tpsbench"
+	"github.com/tpsbench/tpsbench/metrics"
+)
+
+// rateServer: the targets hold up to a rate of knee requests a second,
+// and system TPS grows with the rate.
+func rateServer(knee float64, probed *[]float64) tpsbench.ValueProbe {
+	return func(_ context.Context, r float64) (metrics.Summary, error) {
+		*probed = append(*probed, r)
+		time.Sleep(time.Microsecond) // a probe takes time, as a time budget counts it
+		return metrics.Summary{Rate: r, SystemTPS: 100 * r, Targets: []metrics.Verdict{{Pass: r <= knee}}}, nil
+	}
+}
+
+// TestSearchRate: over rates 0.5 to 64 with the targets holding up to
+// 12.3: 0.5, 1, 2, 4, 8 and 16 bracket it, bisection narrows 8..16 to
+// within 10% (rates of three significant digits), and the best is the
+// highest that passed; every probe is reported in the order of its rate.
+func TestSearchRate(t *testing.T) {
+	var probed []float64
+	res, err := tpsbench.Search(context.Background(), tpsbench.Dimension{Name: tpsbench.DimRate, Lo: 0.5, Hi: 64}, tpsbench.Budget{}, rateServer(12.3, &probed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Best.Value > 12.3 || res.Best.Value < 12.3/1.1 || res.Highest != res.Best.Value {
+		t.Fatalf("best %v, highest %v (%s); probed %v", res.Best.Value, res.Highest, res.Why, probed)
+	}
+	want := []float64{0.5, 1, 2, 4, 8, 16, 12}
+	for i, w := range want {
+		if i >= len(probed) || probed[i] != w {
+			t.Fatalf("probed %v, want %v first", probed, want)
+		}
+	}
+	if len(res.Probes) != len(probed) || !strings.Contains(res.Why, "targets missed at rate 16") {
+		t.Errorf("%d probes of %d measured; why %q", len(res.Probes), len(probed), res.Why)
+	}
+	for i := 1; i < len(res.Probes); i++ {
+		if res.Probes[i].Value <= res.Probes[i-1].Value {
+			t.Errorf("probes out of order: %v then %v", res.Probes[i-1].Value, res.Probes[i].Value)
+		}
+	}
+}
+
+// TestSearchBudget: a budget of 3 runs measures 3 values and says it was
+// spent; a budget of time lets the first probe run and no more once the
+// time has passed; the best is of what was measured.
+func TestSearchBudget(t *testing.T) {
+	var probed []float64
+	res, err := tpsbench.Search(context.Background(), tpsbench.Dimension{Name: tpsbench.DimRate, Lo: 1, Hi: 64}, tpsbench.Budget{Runs: 3}, rateServer(40, &probed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probed) != 3 || res.Best.Value != 4 || res.Why != "the budget of 3 runs was spent" {
+		t.Errorf("probed %v, best %v, why %q", probed, res.Best.Value, res.Why)
+	}
+	probed = nil
+	res, err = tpsbench.Search(context.Background(), tpsbench.Dimension{Name: tpsbench.DimConcurrency, Lo: 1, Hi: 64}, tpsbench.Budget{Time: time.Nanosecond}, rateServer(40, &probed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probed) != 1 || !res.Found || !strings.Contains(res.Why, "budget of 1ns") {
+		t.Errorf("probed %v, why %q", probed, res.Why)
+	}
+}
+
+// TestParseDimension: AIPerf's form of a search space, and what it refuses.
+func TestParseDimension(t *testing.T) {
+	for in, want := range map[string]tpsbench.Dimension{
+		"concurrency:1,1000:int": {Name: tpsbench.DimConcurrency, Lo: 1, Hi: 1000},
+		"rate:0.5,64":            {Name: tpsbench.DimRate, Lo: 0.5, Hi: 64},
+		" rate : 2 , 8 :real":    {Name: tpsbench.DimRate, Lo: 2, Hi: 8},
+	} {
+		if got, err := tpsbench.ParseDimension(in); err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"concurrency", "concurrency:1", "concurrency:0,8", "concurrency:1.5,8", "concurrency:1,8:real",
+		"rate:8,2", "rate:0,8", "rate:1,inf", "rate:1,8:int", "temperature:0,1", "rate:a,b"} {
+		if _, err := tpsbench.ParseDimension(bad); err == nil {
+			t.Errorf("%q taken", bad)
+		}
+	}
+}
