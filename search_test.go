@@ -89,3 +89,20 @@ func TestParseDimension(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDimension: whatever a search space says, reading it never
+// panics, and what it takes holds to Check, with a rounding that stays
+// within its bounds.
+func FuzzParseDimension(f *testing.F) {
+	f.Add("concurrency:1,1000:int")
+	f.Add("rate:0.5,64")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := tpsbench.ParseDimension(s)
+		if err != nil {
+			return
+		}
+		if err := d.Check(); err != nil || d.Lo <= 0 || d.Hi < d.Lo {
+			t.Fatalf("%q taken as %+v (%v)", s, d, err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package tpsbench
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,6 +119,9 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		if job.Turn > 0 {
 			sessions.prepare(job, item, req)
 		}
+		if item.Grade != nil && req.Answer == nil {
+			req.Answer = &strings.Builder{}
+		}
 		if job.Hold != nil {
 			req.Hold = func(write func()) bool {
 				due, ok := job.Hold(ctx, write)
@@ -140,6 +144,10 @@ func (r *runner) request(i int, window *scrapeWindow, errs *errorLimit, sessions
 		}
 		doPlanned(ctx, job, step.Client, req, rec)
 		release()
+		if item.Grade != nil && rec.OK() {
+			answer := req.Answer.String()
+			rec.Graded(item.Grade(answer), answer)
+		}
 		if job.Turn > 0 {
 			sessions.answered(job, req)
 		}

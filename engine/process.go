@@ -28,19 +28,24 @@ func Announce(w io.Writer, e *Engine, url string) {
 	}
 	weights := ""
 	if e.Synthetic {
-		weights = "synthetic weights: its speed is a real model's of this shape, its text is noise; "
+		weights = syntheticWeights + ": its speed is a real model's of this shape, its text is noise; "
 	}
 	fmt.Fprintf(w, "serving %s (%s%d parameters, %.1f MiB a token read, %s, %s KV cache) at %s\n",
 		e.Name, weights, e.Model.Params(), float64(e.Model.BytesPerToken())/(1<<20), threads, e.Model.KVType(), url)
 }
+
+// syntheticWeights begins the announcement of dummy weights.
+const syntheticWeights = "synthetic weights"
 
 // Process is an engine serving in a process of its own.
 type Process struct {
 	URL  string // its base URL
 	Name string // the model it serves
 	Info string // its size and threads, as announced
-	cmd  *exec.Cmd
-	done chan struct{}
+	// Synthetic says it announced dummy weights: its text is noise.
+	Synthetic bool
+	cmd       *exec.Cmd
+	done      chan struct{}
 }
 
 // StartProcess starts cmd, a program that serves an engine and Announces
@@ -66,6 +71,7 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 			if i := strings.LastIndex(rest, " at "); i > 0 {
 				p.URL = rest[i+len(" at "):]
 				p.Name, p.Info, _ = strings.Cut(rest[:i], " ")
+				p.Synthetic = strings.HasPrefix(p.Info, "("+syntheticWeights)
 				break
 			}
 		}

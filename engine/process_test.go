@@ -55,7 +55,7 @@ func TestProcessLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "tpsbench-tiny-f32" || !strings.Contains(p.Info, "parameters") || !strings.Contains(p.Info, "F32 KV cache") {
+	if p.Name != "tpsbench-tiny-f32" || !strings.Contains(p.Info, "parameters") || !strings.Contains(p.Info, "F32 KV cache") || !p.Synthetic {
 		t.Errorf("announced %q %q", p.Name, p.Info)
 	}
 	resp, err := http.Get(p.URL + "/v1/models")

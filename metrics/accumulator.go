@@ -30,6 +30,7 @@ type Accumulator struct {
 	coolDown     int
 	media        mediaAcc
 	http         httpAcc
+	accuracy     accuracyAcc
 	requestBytes int64
 	sources      map[string]int
 	mismatch     int
@@ -268,6 +269,7 @@ func (s *Accumulator) addCompleted(r *record.Record) {
 	s.inputs += int64(r.Inputs)
 	s.media.completed(r)
 	s.http.add(r)
+	s.accuracy.add(r)
 	if f.hasTPOT && f.tpot > 0 {
 		s.decTPS.add(1e9 / f.tpot)
 	}
@@ -454,6 +456,7 @@ func (s *Accumulator) distributions(sum *Summary) {
 	sum.DecodeTPS = s.decTPS.summary(1)
 	sum.TTST, sum.PrefillTPS = s.ttst.summary(ms), s.prefillTPS.summary(1)
 	sum.HTTP = s.http.summary(s.percentiles)
+	sum.Accuracy = s.accuracy.summary()
 	for _, d := range []struct {
 		dist *Dist
 		h    *histogram

@@ -95,6 +95,9 @@ type Summary struct {
 	// HTTP is where the completed requests' time went in the HTTP
 	// transport; nil where none went over HTTP (the engine in process).
 	HTTP *HTTPPhases `json:"http_phases,omitempty"`
+	// Accuracy is how the step's graded answers fared, and how they
+	// compare with the first graded step's; nil where none was graded.
+	Accuracy *Accuracy `json:"accuracy,omitempty"`
 
 	TokenSources  map[string]int `json:"token_sources"`
 	ShortOutputs  int            `json:"short_outputs"`          // completed requests that made fewer tokens than their max_tokens
@@ -270,5 +273,6 @@ func (ss *Steps) Summaries() []Summary {
 		}
 		out = append(out, sum)
 	}
+	compareAnswers(out)
 	return out
 }

@@ -117,6 +117,7 @@ func (c *checker) counts(r *Record) {
 		}
 	}
 	c.phases(r)
+	c.answerHash(r)
 	if r.Images < 0 || r.Audios < 0 || r.Videos < 0 || r.RequestBytes < 0 || r.Inputs < 0 || r.Inputs > MaxTokens || !(r.AudioSeconds >= 0 && r.AudioSeconds <= maxAudioSeconds) {
 		if c.broke("request size", fmt.Errorf("record %d: %d images, %d audios (%g s), %d videos, %d inputs, %d bytes", r.Seq, r.Images, r.Audios, r.AudioSeconds, r.Videos, r.Inputs, r.RequestBytes)) {
 			r.Images, r.Audios, r.Videos, r.RequestBytes = max(r.Images, 0), max(r.Audios, 0), max(r.Videos, 0), max(r.RequestBytes, 0)

@@ -386,3 +386,28 @@ func TestLineBoundEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestGradedRecord: a graded record keeps its verdict and 16 hex digits
+// of its answer's SHA-256 through a file; an answer hash a file holds
+// that Graded could not have written is dropped when clamped, refused
+// when read.
+func TestGradedRecord(t *testing.T) {
+	r := Record{Sent: 1, Done: 5}
+	r.Graded(false, "B")
+	if r.Correct == nil || *r.Correct || r.AnswerHash != "df7e70e5021544f4" { // sha256("B")
+		t.Fatalf("%v %q", r.Correct, r.AnswerHash)
+	}
+	if got := writeRead(t, &r); got.Correct == nil || *got.Correct || got.AnswerHash != r.AnswerHash {
+		t.Errorf("read back %v %q", got.Correct, got.AnswerHash)
+	}
+	for _, bad := range []string{"xyz", "df7e70e5021544f", "df7e70e5021544f4aa", "zz7e70e5021544f4"} {
+		b := Record{V: SchemaVersion, Sent: 1, Done: 5, AnswerHash: bad}
+		if b.validate() == nil {
+			t.Errorf("answer hash %q taken", bad)
+		}
+		b.Clamp()
+		if b.AnswerHash != "" || b.Clamped != "answer hash" {
+			t.Errorf("answer hash %q clamped to %q (%q)", bad, b.AnswerHash, b.Clamped)
+		}
+	}
+}

@@ -152,7 +152,13 @@ type Record struct {
 	Status       int    `json:"status,omitempty"`
 	ResponseID   string `json:"response_id,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
-	Error        *Error `json:"error,omitempty"`
+	// Correct is the verdict on a graded request's answer (a question of
+	// an accuracy set); nil where none was graded. AnswerHash is the
+	// answer's fingerprint (Graded), by which steps that asked the same
+	// questions compare their answers (batch invariance).
+	Correct    *bool  `json:"correct,omitempty"`
+	AnswerHash string `json:"answer_hash,omitempty"`
+	Error      *Error `json:"error,omitempty"`
 	// Retries counts the times the request went out again on a fresh
 	// connection because a kept-alive one was closed before any byte of
 	// an answer came back (llama.cpp's server closes every connection

@@ -215,7 +215,22 @@ func columns(extra ...string) []column {
 			return s.Goodput.TPS, true
 		}},
 		textCol("targets", "counts", func(s *metrics.Summary) string { return targetCell(s.Targets) }),
+		accuracyCol("accuracy", false, func(a *metrics.Accuracy) (float64, bool) { return a.Share, true }),
+		accuracyCol("answers_graded", true, func(a *metrics.Accuracy) (float64, bool) { return float64(a.Graded), true }),
+		accuracyCol("answers_same_as_first", true, func(a *metrics.Accuracy) (float64, bool) { return float64(a.SameAsFirst), a.Compared > 0 }),
+		accuracyCol("answers_compared", true, func(a *metrics.Accuracy) (float64, bool) { return float64(a.Compared), a.Compared > 0 }),
 	)
+}
+
+// accuracyCol is a figure of a step's graded answers, absent from a step
+// that graded none.
+func accuracyCol(name string, count bool, get func(a *metrics.Accuracy) (float64, bool)) column {
+	return column{name: name, group: "counts", count: count, num: func(s *metrics.Summary) (float64, bool) {
+		if s.Accuracy == nil {
+			return 0, false
+		}
+		return get(s.Accuracy)
+	}}
 }
 
 // percentileKeys are the extra percentiles the steps' distributions

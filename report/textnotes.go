@@ -56,6 +56,9 @@ func notes(ew *errWriter, s *metrics.Summary, named bool) {
 	if v := s.Sessions; v != nil {
 		sessionsLine(ew, prefix, v)
 	}
+	if a := s.Accuracy; a != nil {
+		accuracyLine(ew, prefix, a)
+	}
 	for _, part := range []struct {
 		what  string
 		parts []metrics.PartFigures
@@ -332,4 +335,14 @@ func phasesTables(ew *errWriter, steps []metrics.Summary) {
 	if !shown {
 		ew.printf("\nNo HTTP phases: no completed request went over HTTP (the engine in process is called directly).\n")
 	}
+}
+
+// accuracyLine gives a step's graded answers, and beside the first
+// graded step's how many of its answers were the same (batch invariance).
+func accuracyLine(ew *errWriter, prefix string, a *metrics.Accuracy) {
+	ew.printf("%sAccuracy: %d of %d answers right (%.1f%%), asked under this load", prefix, a.Correct, a.Graded, 100*a.Share)
+	if a.Compared > 0 {
+		ew.printf("; %d of %d answers to the requests %s also answered were its answers to the letter (batch invariance)", a.SameAsFirst, a.Compared, a.Base)
+	}
+	ew.printf("\n")
 }

@@ -115,16 +115,7 @@ func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int, media *m
 		stats.Kept++
 		items = append(items, it)
 	}
-	var err error
-	switch {
-	case isCSV:
-		err = csvRows(data, add)
-	case isParquet(data):
-		err = parquetRows(data, add)
-	default:
-		err = jsonRows(data, add)
-	}
-	if err != nil {
+	if err := eachRow(data, isCSV, add); err != nil {
 		return nil, stats, err
 	}
 	if len(items) == 0 {
@@ -134,6 +125,18 @@ func parseDataset(data []byte, isCSV bool, cols Columns, maxTokens int, media *m
 		return nil, stats, fmt.Errorf("no prompts (%s; the prompt column is %q)", stats, cols.Prompt)
 	}
 	return items, stats, nil
+}
+
+// eachRow gives each row of a dataset file: CSV (with a header) when
+// isCSV, Parquet when it is one, else a JSON array or JSON lines.
+func eachRow(data []byte, isCSV bool, add func(map[string]json.RawMessage)) error {
+	switch {
+	case isCSV:
+		return csvRows(data, add)
+	case isParquet(data):
+		return parquetRows(data, add)
+	}
+	return jsonRows(data, add)
 }
 
 // jsonRows gives each object of a JSON array or of JSON lines.

@@ -30,6 +30,10 @@ type Item struct {
 	Trace *record.TraceRef
 	// Inputs, when set, are the texts of a batch request (Batched).
 	Inputs []string
+	// Grade, when set, says whether an answer to the item is right (a
+	// question of an accuracy set, Questions): its record keeps the
+	// verdict and the answer's fingerprint.
+	Grade func(answer string) bool
 }
 
 // MaxPromptTokens bounds the prompts made of words (--input-tokens, a

@@ -27,6 +27,9 @@ func (f *runFlags) startEngine(cmd *cobra.Command, ef engineFlags, asked int) (u
 	if !f.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "engine: %s %s at %s, in a process of its own\n", p.Name, p.Info, p.URL)
 	}
+	if p.Synthetic && f.accuracyFile != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "accuracy: the engine's weights are synthetic, so its answers are noise: --accuracy-file's figures test the wiring here, not the model\n")
+	}
 	return p.URL, p.Name, p.Stop, nil
 }
 

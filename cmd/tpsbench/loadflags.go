@@ -148,6 +148,18 @@ func (f *runFlags) calibrate(ctx context.Context, src workload.Source, tgts []ta
 // checked them).
 func (f *runFlags) workload(cfg *runConfig, stderr io.Writer) (workload.Source, error) {
 	switch {
+	case f.accuracyFile != "":
+		if f.prompts != "" || f.inputTokens > 0 || len(cfg.modes) > 0 {
+			return nil, usagef("--accuracy-file asks its questions as the prompts: drop --prompts, --input-tokens and --seq-dist")
+		}
+		qs, err := workload.LoadQuestions(f.accuracyFile)
+		if err != nil {
+			return nil, err
+		}
+		if !f.quiet {
+			fmt.Fprintf(stderr, "questions: %d of %s, each request the next, graded on its answer\n", len(qs), f.accuracyFile)
+		}
+		return workload.Questions{List: qs, MaxTokens: f.maxTokens}, nil
 	case f.prompts != "" && f.columns.Prompt != "":
 		items, stats, err := workload.LoadDataset(f.prompts, f.columns, f.maxTokens)
 		if err != nil {

@@ -97,6 +97,7 @@ type runFlags struct {
 	serverMet     string
 	metricsAt     string
 	otelURL       string // an OpenTelemetry collector the run is exported to
+	accuracyFile  string // a question set asked as the prompts, graded
 	metricsLinger time.Duration
 	gpuMetrics    string         // DCGM exporter's URL
 	cpuEnergy     bool           // read RAPL
@@ -191,6 +192,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
 	fl.StringVar(&f.tokenizer, "tokenizer", "", "client-side tokenizer (cl100k or o200k, built in, or the path of a model's Hugging Face tokenizer.json): counts output when the server reports no usage, and sizes synthetic prompts when it has no /tokenize")
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
+	fl.StringVar(&f.accuracyFile, "accuracy-file", "", "ask a question set as the prompts, under the run's load, and grade each answer (lm-eval's forms: JSON lines, CSV or Parquet of question, choices and answer as MMLU's, or question and answer for exact match): each step's accuracy beside its TPS, and with several steps how many answers match the first step's (batch invariance; ask at --temperature 0)")
 	fl.StringVar(&f.otelURL, "otel-url", "", "export the run to an OpenTelemetry collector over OTLP/HTTP (JSON), e.g. http://127.0.0.1:4318 (AIPerf's --otel-url; host or host:port takes port 4318): a span per request with its timings and HTTP phases, and the GenAI conventions' client metrics per model and step, every 10 s and at the end; a collector that fails costs a warning, not the run")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
 	fl.DurationVar(&f.metricsLinger, "metrics-linger", 30*time.Second, "with --metrics-addr, when something scraped during the run: how long to wait after it for the scrape that sees its final counts (0: stop at once)")
