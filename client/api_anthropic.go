@@ -24,7 +24,7 @@ var anthropicAPI = protocol{
 	path:      "/v1/messages",
 	endpoints: []string{"/messages"},
 	body:      anthropicBody,
-	scanner:   anthropicScanner,
+	scanner:   func(*streamState) scanFunc { return scanAnthropic }, // message_start's prompt count stays the record's: message_delta's usage has none
 	chat:      true,
 	authorize: func(h http.Header, key string) {
 		h.Set("anthropic-version", anthropicVersion)
@@ -65,23 +65,6 @@ func anthropicBody(cfg *HTTPConfig, req *Request) map[string]any {
 	putSampling(b, cfg.Sampling, map[string]string{"stop": "stop_sequences",
 		"min_p": "", "frequency_penalty": "", "presence_penalty": "", "repetition_penalty": ""})
 	return b
-}
-
-// anthropicScanner reads the Messages API's events. The prompt's count
-// (and its cache reads) come in message_start and the output's in
-// message_delta, so the first are kept until the second.
-func anthropicScanner(*streamState) scanFunc {
-	prompt, cached := 0, 0
-	return func(data []byte, ci *chunkInfo) error {
-		err := scanAnthropic(data, ci)
-		if ci.prompt > 0 {
-			prompt, cached = ci.prompt, ci.cached
-		}
-		if ci.hasUsage && ci.prompt == 0 {
-			ci.prompt, ci.cached = prompt, cached
-		}
-		return err
-	}
 }
 
 // scanAnthropic reads one event of the Messages API, or a whole message.
@@ -127,6 +110,9 @@ func scanAnthropic(data []byte, ci *chunkInfo) error {
 		case "stop_reason":
 			return s.strInto(&stop)
 		case "error":
+			if s.peek() == 'n' {
+				return s.skip() // an error of null is none, as in every API
+			}
 			ci.hasError = true
 			return s.errorValue(ci)
 		}

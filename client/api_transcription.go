@@ -186,8 +186,13 @@ func (s *scanner) transcriptionUsage(ci *chunkInfo) error {
 		}
 		return s.skip()
 	})
-	if err == nil && !seconds && completion >= 0 {
-		ci.hasUsage, ci.completion, ci.prompt = true, completion, max(prompt, 0)
+	if err == nil && !seconds {
+		// a count of the input alone says nothing of the output, and the
+		// prompt's count stands (as a chat usage without completion_tokens)
+		ci.prompt = max(prompt, 0)
+		if completion >= 0 {
+			ci.hasUsage, ci.completion = true, completion
+		}
 	}
 	return err
 }
