@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sort"
+
 	"github.com/tpsbench/tpsbench/record"
 )
 
@@ -17,7 +19,19 @@ type Sessions struct {
 	// here), in ms.
 	FirstTTFT Dist `json:"first_turn_ttft_ms"`
 	LaterTTFT Dist `json:"later_turn_ttft_ms"`
+	// Lanes are the first sessions' turns, each from its send to its end
+	// in seconds after the earliest of them: a swim-lane chart's rows.
+	Lanes []SessionLane `json:"lanes,omitempty"`
 }
+
+// SessionLane is one session's turns, in the order they were measured.
+type SessionLane struct {
+	Session int          `json:"session"`
+	Turns   [][2]float64 `json:"turns"`
+}
+
+// maxLanes bounds the sessions whose turns a step keeps for its lanes.
+const maxLanes = 48
 
 // sessionAcc gathers a step's sessions.
 type sessionAcc struct {
@@ -34,6 +48,7 @@ type sessionID struct {
 type sessionSpan struct {
 	start, end int64 // absolute ns
 	turns      int
+	lane       [][2]int64 // each turn's send and end (absolute ns), for the first maxLanes sessions
 }
 
 func newSessionAcc() sessionAcc {
@@ -50,7 +65,13 @@ func (a *sessionAcc) add(r *record.Record) {
 	sp, ok := a.spans[id]
 	if !ok {
 		sp = &sessionSpan{start: sent, end: done}
+		if len(a.spans) < maxLanes {
+			sp.lane = [][2]int64{}
+		}
 		a.spans[id] = sp
+	}
+	if sp.lane != nil {
+		sp.lane = append(sp.lane, [2]int64{sent, done})
 	}
 	sp.start, sp.end = min(sp.start, sent), max(sp.end, done)
 	sp.turns = max(sp.turns, r.Turn)
@@ -78,5 +99,37 @@ func (a *sessionAcc) summary() *Sessions {
 	s.Duration = durations.summary(1e9)
 	s.FirstTTFT = a.firstTTFT.summary(1e6)
 	s.LaterTTFT = a.laterTTFT.summary(1e6)
+	s.Lanes = a.lanes()
 	return s
+}
+
+// lanes are the kept sessions' turns, in session order, in seconds after
+// the earliest send among them.
+func (a *sessionAcc) lanes() []SessionLane {
+	var ids []sessionID
+	var origin int64
+	for id, sp := range a.spans {
+		if sp.lane == nil {
+			continue
+		}
+		if len(ids) == 0 || sp.start < origin {
+			origin = sp.start
+		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].run != ids[j].run {
+			return ids[i].run < ids[j].run
+		}
+		return ids[i].session < ids[j].session
+	})
+	out := make([]SessionLane, 0, len(ids))
+	for _, id := range ids {
+		ln := SessionLane{Session: id.session}
+		for _, t := range a.spans[id].lane {
+			ln.Turns = append(ln.Turns, [2]float64{float64(t[0]-origin) / 1e9, float64(t[1]-origin) / 1e9})
+		}
+		out = append(out, ln)
+	}
+	return out
 }

@@ -43,3 +43,22 @@ func TestSessionFigures(t *testing.T) {
 		t.Error("a step without sessions reports sessions")
 	}
 }
+
+// TestSessionLanes: each session's turns, from send to end, in seconds
+// after the earliest send among them, sessions in order.
+func TestSessionLanes(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	turn := func(session, n int, sentMS int64, at ...int64) *record.Record {
+		r := away(sentMS, at...)
+		r.Session, r.Turn = session, n
+		return r
+	}
+	for _, r := range []*record.Record{turn(2, 1, 5500, 100), turn(1, 1, 5000, 200), turn(1, 2, 6000, 300)} {
+		s.Add(r)
+	}
+	lanes := s.Summary().Sessions.Lanes
+	if len(lanes) != 2 || lanes[0].Session != 1 || len(lanes[0].Turns) != 2 || lanes[0].Turns[0] != [2]float64{0, 0.2} ||
+		lanes[0].Turns[1] != [2]float64{1, 1.3} || lanes[1].Turns[0] != [2]float64{0.5, 0.6} {
+		t.Errorf("lanes %+v", lanes)
+	}
+}

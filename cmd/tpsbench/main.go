@@ -84,7 +84,7 @@ func newRoot() *cobra.Command {
 		}
 	}
 	root.AddCommand(newRunCmd(), newReportCmd(), newServeCmd(), newModelCmd(), newEstimateCmd(), newCompareCmd(), newMergeCmd(), newProxyCmd(), newWatchCmd(), newSweepCmd())
-	root.AddCommand(newReferenceCmd(root), newVersionCmd(), newTraceCmd(), newChatCmd())
+	root.AddCommand(newReferenceCmd(root), newVersionCmd(), newTraceCmd(), newChatCmd(), newPlotCmd())
 	return root
 }
 

@@ -98,6 +98,7 @@ type runFlags struct {
 	metricsAt     string
 	otelURL       string // an OpenTelemetry collector the run is exported to
 	accuracyFile  string // a question set asked as the prompts, graded
+	plotDir       string // where the run's charts go as PNG files
 	metricsLinger time.Duration
 	gpuMetrics    string         // DCGM exporter's URL
 	cpuEnergy     bool           // read RAPL
@@ -192,6 +193,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output on stderr")
 	fl.StringVar(&f.tokenizer, "tokenizer", "", "client-side tokenizer (cl100k or o200k, built in, or the path of a model's Hugging Face tokenizer.json): counts output when the server reports no usage, and sizes synthetic prompts when it has no /tokenize")
 	fl.BoolVar(&f.live, "live", false, "a full-screen live view on stderr while running (rolling TPS, latency percentiles, in flight, failures)")
+	fl.StringVar(&f.plotDir, "plot", "", "after the report, draw the run's charts as PNG files into this folder (as tpsbench plot does from the records; AIPerf's auto-plot): TTFT and ITL against load, throughput against interactivity, rolling TPS, sessions")
 	fl.StringVar(&f.accuracyFile, "accuracy-file", "", "ask a question set as the prompts, under the run's load, and grade each answer (lm-eval's forms: JSON lines, CSV or Parquet of question, choices and answer as MMLU's, or question and answer for exact match): each step's accuracy beside its TPS, and with several steps how many answers match the first step's (batch invariance; ask at --temperature 0)")
 	fl.StringVar(&f.otelURL, "otel-url", "", "export the run to an OpenTelemetry collector over OTLP/HTTP (JSON), e.g. http://127.0.0.1:4318 (AIPerf's --otel-url; host or host:port takes port 4318): a span per request with its timings and HTTP phases, and the GenAI conventions' client metrics per model and step, every 10 s and at the end; a collector that fails costs a warning, not the run")
 	fl.StringVar(&f.metricsAt, "metrics-addr", "", "serve the run's live metrics for Prometheus at this address, e.g. 127.0.0.1:9464 (/metrics)")
@@ -304,6 +306,11 @@ func (f *runFlags) finish(cmd *cobra.Command, res *tpsbench.Result, note string,
 	rep.Interrupted = res.Interrupted
 	rep.Note = note
 	renderErr := f.output.render(cmd.OutOrStdout(), rep)
+	if f.plotDir != "" {
+		if err := writePlots(f.plotDir, f.output.force, []report.PlotRun{{Name: "run", Steps: res.Steps}}, stderr); err != nil && renderErr == nil {
+			renderErr = err // the report is out; the plots' failure is the run's exit
+		}
+	}
 	warnBusyClient(stderr, res.Steps)
 	noteOpenedConnections(stderr, res.Steps)
 	noteClientMemory(stderr, res.Steps)
