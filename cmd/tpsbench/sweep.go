@@ -30,6 +30,9 @@ type sweepFlags struct {
 	force                                                        bool
 	zip, resume, dryRun                                          bool
 	readyTimeout, stopGrace                                      time.Duration
+	search                                                       bool // measure the points a search chooses, not every one
+	searchRuns                                                   int
+	searchTime                                                   time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -56,6 +59,9 @@ func newSweepCmd() *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "write the table, JSON or page to this file (whole or not at all) instead of stdout")
 	fl.BoolVar(&f.force, "force", false, "replace what exists: --out's file, and the points an earlier sweep measured in --dir (without it or --resume, such a --dir is refused)")
 	fl.StringVar(&f.rankBy, "rank-by", "", "order the points by system_tps (the highest first) or cost (the fewest dollars a million output tokens first; give --cost-per-hour after --); default: the grid's order")
+	fl.BoolVar(&f.search, "search", false, "search the highest values meeting every target (the run's --slo) instead of measuring every point: each key's values in the order given, bisected from the first (several keys: each in turn, the others held at their values found); AIPerf's adaptive search over server flags")
+	fl.IntVar(&f.searchRuns, "search-max-iterations", 0, "with --search: measure at most this many points (0: no bound)")
+	fl.DurationVar(&f.searchTime, "search-max-time", 0, "with --search: begin no point once this long has passed (0: no bound)")
 	fl.StringVar(&f.format, "format", "text", "text (a table of the points), json (every point's outcome) or html (a page: the points' table, the Pareto front drawn, their distributions)")
 	return cmd
 }
@@ -92,7 +98,20 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	// measured are kept for --resume
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	results, err := servergrid.Run(ctx, o, measureWithRun(runArgs))
+	var results []servergrid.Result
+	var found *servergrid.SearchOutcome
+	switch {
+	case f.search && f.dryRun:
+		return usagef("--search measures the points it chooses: it has no --dry-run")
+	case f.search:
+		var out servergrid.SearchOutcome
+		results, out, err = servergrid.Search(ctx, o, servergrid.SearchBudget{Runs: f.searchRuns, Time: f.searchTime}, measureWithRun(runArgs))
+		found = &out
+	case f.searchRuns != 0 || f.searchTime != 0:
+		return usagef("--search-max-iterations and --search-max-time bound a --search")
+	default:
+		results, err = servergrid.Run(ctx, o, measureWithRun(runArgs))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "tpsbench: sweep interrupted after %d points; --resume carries on\n", len(results))
@@ -106,8 +125,11 @@ func (f *sweepFlags) run(cmd *cobra.Command, runArgs []string) error {
 	if err := servergrid.Rank(results, f.rankBy); err != nil {
 		return usagef("--rank-by: %v", err)
 	}
-	if err := f.write(cmd.OutOrStdout(), results); err != nil {
+	if err := f.write(cmd.OutOrStdout(), results, found); err != nil {
 		return err
+	}
+	if found != nil && !found.Found {
+		return exitCode(exitTargetsFail)
 	}
 	for _, r := range results {
 		if r.Err == "" {
@@ -147,8 +169,14 @@ func measureWithRun(runArgs []string) servergrid.Measure {
 
 // writeSweep writes the points' table (text), every outcome (json), or a
 // page of them (html).
-func writeSweep(w io.Writer, format string, results []servergrid.Result) error {
+func writeSweep(w io.Writer, format string, results []servergrid.Result, search *servergrid.SearchOutcome) error {
 	best, bestErr := servergrid.Best(results)
+	if search != nil { // the search's answer, not the fastest point it passed on its way
+		best, bestErr = search.Best, nil
+		if !search.Found {
+			bestErr = servergrid.ErrNoPoint
+		}
+	}
 	if format == "html" {
 		return sweepPage(w, results, best, bestErr)
 	}
@@ -156,7 +184,11 @@ func writeSweep(w io.Writer, format string, results []servergrid.Result) error {
 		out := struct {
 			Points []servergrid.Result `json:"points"`
 			Best   string              `json:"best,omitempty"`
+			Search string              `json:"search,omitempty"` // how a --search ended
 		}{Points: results, Best: best.Dir}
+		if search != nil {
+			out.Search = search.Why
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -220,12 +252,19 @@ func writeSweep(w io.Writer, format string, results []servergrid.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if search != nil {
+		fmt.Fprintf(w, "\nSearched %d of the grid's points: %s.", len(results), search.Why)
+	}
 	if bestErr != nil {
 		_, err := fmt.Fprintf(w, "\nNo point met every target.\n")
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nBest point meeting every target: %s; * marks the Pareto front of system TPS against per-request TPS (means across runs when repeated).\n",
-		best.Point)
+	what := "Best point meeting every target"
+	if search != nil {
+		what = "Highest values meeting every target"
+	}
+	_, err := fmt.Fprintf(w, "\n%s: %s; * marks the Pareto front of system TPS against per-request TPS (means across runs when repeated).\n",
+		what, best.Point)
 	return err
 }
 
@@ -274,16 +313,16 @@ func sweepPage(w io.Writer, results []servergrid.Result, best servergrid.Result,
 }
 
 // write writes the sweep's outcome to stdout, or whole to --out.
-func (f *sweepFlags) write(stdout io.Writer, results []servergrid.Result) error {
+func (f *sweepFlags) write(stdout io.Writer, results []servergrid.Result, search *servergrid.SearchOutcome) error {
 	if f.out == "" {
-		return writeSweep(stdout, f.format, results)
+		return writeSweep(stdout, f.format, results, search)
 	}
 	file, err := outfile.Create(f.out, f.force)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", f.out, err)
 	}
 	defer file.Abort()
-	if err := writeSweep(file, f.format, results); err != nil {
+	if err := writeSweep(file, f.format, results, search); err != nil {
 		return fmt.Errorf("writing %s: %w", f.out, err)
 	}
 	return file.Commit()

@@ -230,3 +230,30 @@ func TestSweepFindMax(t *testing.T) {
 		t.Errorf("the point's row %q, want its answer 4 last", row)
 	}
 }
+
+// TestSweepSearch: --search measures the points a bisection chooses over
+// a server flag's values in their order: with first tokens held back 1,
+// 10, 50, 400 and 1600 ms and a target of 200 ms, it measures 1, 10 and
+// 400 ms to bracket, then 50, and answers 50 ms, the highest meeting it
+// (400 ms cannot, whatever the machine); a budget of two runs ends it
+// after two.
+func TestSweepSearch(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "scripted-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../bench/cmd/scripted-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the scripted server: %v\n%s", err, out)
+	}
+	args := []string{"sweep", "--serve-cmd", bin + " -addr 127.0.0.1:{port} -ttft {ttft} -gap 1ms", "--grid", "ttft=1ms,10ms,50ms,400ms,1600ms", "--search"}
+	run := []string{"--", "--model", "m", "--api", "chat", "--max-tokens", "2", "--requests", "4", "--slo", "ttft=200ms"}
+	code, table, errs := cli(t, append(append(args, "--dir", t.TempDir()), run...)...)
+	if code != 0 || !strings.Contains(table, "Searched 4 of the grid's points") || !strings.Contains(table, "Highest values meeting every target: ttft=50ms") ||
+		strings.Contains(table, "ttft=1600ms") {
+		t.Fatalf("exit %d\n%s%s", code, table, errs)
+	}
+	code, table, errs = cli(t, append(append(args, "--dir", t.TempDir(), "--search-max-iterations", "2"), run...)...)
+	if code != 0 || !strings.Contains(table, "the budget of 2 runs was spent") {
+		t.Errorf("a budget of two: exit %d\n%s%s", code, table, errs)
+	}
+	if code, _, errs := cli(t, append(append(args, "--dir", t.TempDir(), "--dry-run"), run...)...); code != exitUsage || !strings.Contains(errs, "--dry-run") {
+		t.Errorf("a search's dry run: exit %d %s", code, errs)
+	}
+}
