@@ -235,3 +235,100 @@ func bracket(ctx context.Context, dim Dimension, run func(float64) (SearchProbe,
 	}
 	return nil
 }
+
+// CoordinateProbe measures the load at one value of each of a search's
+// dimensions.
+type CoordinateProbe func(ctx context.Context, values []float64) (metrics.Summary, error)
+
+// CoordinateResult is a search of several dimensions: every probe in the
+// order measured, the values found (each dimension's Search answer, the
+// others held), and the probe at them when it met every target.
+type CoordinateResult struct {
+	Dimensions []Dimension
+	Probes     []CoordinateProbeResult
+	Values     []float64 // the values found, a dimension each
+	Best       CoordinateProbeResult
+	Found      bool
+	Why        string
+}
+
+// CoordinateProbeResult is one tuple of values measured.
+type CoordinateProbeResult struct {
+	Values  []float64
+	Summary metrics.Summary
+	Pass    bool
+}
+
+// SearchCoordinates searches several dimensions one after another (a
+// coordinate search): each in order is searched as Search does, the
+// others held at the values found for them (at first, their lowest), and
+// keeps its best value. The budget is the whole search's; a tuple is
+// measured once. Dimensions must differ.
+func SearchCoordinates(ctx context.Context, dims []Dimension, budget Budget, probe CoordinateProbe) (*CoordinateResult, error) {
+	seen := map[string]bool{}
+	for _, d := range dims {
+		if seen[d.Name] {
+			return nil, fmt.Errorf("search dimension %s given twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	if len(dims) == 0 {
+		return nil, errors.New("a search needs a dimension")
+	}
+	res := &CoordinateResult{Dimensions: dims, Values: make([]float64, len(dims))}
+	for i, d := range dims {
+		res.Values[i] = d.Lo
+	}
+	measured := map[string]int{} // the tuple -> its probe
+	began := time.Now()
+	var whys []string
+	for i, d := range dims {
+		left := budget
+		if budget.Runs > 0 {
+			if left.Runs = budget.Runs - len(res.Probes); left.Runs <= 0 {
+				res.Why = fmt.Sprintf("the budget of %d runs was spent", budget.Runs)
+				break
+			}
+		}
+		if budget.Time > 0 {
+			if left.Time = budget.Time - time.Since(began); left.Time <= 0 {
+				res.Why = fmt.Sprintf("the budget of %v was spent", budget.Time)
+				break
+			}
+		}
+		one, err := Search(ctx, d, left, func(ctx context.Context, v float64) (metrics.Summary, error) {
+			values := append([]float64(nil), res.Values...)
+			values[i] = v
+			key := fmt.Sprint(values)
+			if j, ok := measured[key]; ok {
+				return res.Probes[j].Summary, nil
+			}
+			s, err := probe(ctx, values)
+			if err != nil {
+				return s, err
+			}
+			measured[key] = len(res.Probes)
+			res.Probes = append(res.Probes, CoordinateProbeResult{Values: values, Summary: s, Pass: metrics.Pass([]metrics.Summary{s})})
+			return s, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if one.Found {
+			res.Values[i] = one.Best.Value
+		}
+		whys = append(whys, d.Name+": "+one.Why)
+		if strings.Contains(one.Why, "budget") {
+			break
+		}
+	}
+	if res.Why == "" {
+		res.Why = strings.Join(whys, "; ")
+	} else if len(whys) > 0 {
+		res.Why = strings.Join(whys, "; ") + "; " + res.Why
+	}
+	if j, ok := measured[fmt.Sprint(res.Values)]; ok && res.Probes[j].Pass {
+		res.Best, res.Found = res.Probes[j], true
+	}
+	return res, nil
+}

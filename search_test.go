@@ -2,6 +2,7 @@ package tpsbench_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +106,47 @@ func FuzzParseDimension(f *testing.F) {
 			t.Fatalf("%q taken as %+v (%v)", s, d, err)
 		}
 	})
+}
+
+// TestSearchCoordinates: concurrency then rate, the targets holding up to
+// 8 users and 12 requests a second: concurrency is searched at the
+// lowest rate, then the rate at the concurrency found; each tuple is
+// measured once, the answer is the last tuple found; a budget is the
+// whole search's.
+func TestSearchCoordinates(t *testing.T) {
+	var probed [][]float64
+	probe := func(_ context.Context, v []float64) (metrics.Summary, error) {
+		probed = append(probed, v)
+		return metrics.Summary{SystemTPS: v[0] * v[1], Targets: []metrics.Verdict{{Pass: v[0] <= 8 && v[1] <= 12}}}, nil
+	}
+	dims := []tpsbench.Dimension{{Name: tpsbench.DimConcurrency, Lo: 1, Hi: 64}, {Name: tpsbench.DimRate, Lo: 1, Hi: 64}}
+	res, err := tpsbench.SearchCoordinates(context.Background(), dims, tpsbench.Budget{}, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Values[0] != 8 || res.Values[1] < 12/1.1 || res.Values[1] > 12 || res.Best.Values[0] != 8 {
+		t.Fatalf("values %v, found %v (%s); probed %v", res.Values, res.Found, res.Why, probed)
+	}
+	seen := map[string]bool{}
+	for _, v := range probed {
+		if k := fmt.Sprint(v); seen[k] {
+			t.Errorf("%v measured twice", v)
+		} else {
+			seen[k] = true
+		}
+		if v[1] != 1 && v[0] != 8 {
+			t.Errorf("%v measured: the rate is searched at the concurrency found", v)
+		}
+	}
+	if len(res.Probes) != len(probed) || !strings.Contains(res.Why, "concurrency: ") || !strings.Contains(res.Why, "rate: ") {
+		t.Errorf("%d probes of %d; why %q", len(res.Probes), len(probed), res.Why)
+	}
+	probed = nil
+	res, err = tpsbench.SearchCoordinates(context.Background(), dims, tpsbench.Budget{Runs: 3}, probe)
+	if err != nil || len(probed) != 3 || !strings.Contains(res.Why, "budget of 3 runs") {
+		t.Errorf("%v: probed %v, why %q", err, probed, res.Why)
+	}
+	if _, err := tpsbench.SearchCoordinates(context.Background(), []tpsbench.Dimension{dims[0], dims[0]}, tpsbench.Budget{}, probe); err == nil {
+		t.Error("a dimension twice taken")
+	}
 }

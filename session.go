@@ -108,6 +108,15 @@ func (s *Session) Search(ctx context.Context, dim Dimension, budget Budget, buil
 	})
 }
 
+// SearchCoordinates runs a search of several dimensions (the function
+// SearchCoordinates), measuring each tuple of values as one step that
+// build makes for it.
+func (s *Session) SearchCoordinates(ctx context.Context, dims []Dimension, budget Budget, build func(values []float64) (Step, error)) (*CoordinateResult, error) {
+	return SearchCoordinates(ctx, dims, budget, func(ctx context.Context, v []float64) (metrics.Summary, error) {
+		return s.probe(ctx, func() (Step, error) { return build(v) })
+	})
+}
+
 // probe measures the one step build makes.
 func (s *Session) probe(ctx context.Context, build func() (Step, error)) (metrics.Summary, error) {
 	st, err := build()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,11 +21,20 @@ import (
 func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught func() os.Signal, sess *tpsbench.Session, cfg *runConfig, tgts []target,
 	buildStep func(target, phase) (tpsbench.Step, error)) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	dim := cfg.search
-	probe := func(v float64) (tpsbench.Step, error) {
-		ph := phase{concurrency: int(v), label: fmt.Sprintf("c=%d", int(v))}
-		if dim.Name == tpsbench.DimRate {
-			ph = phase{concurrency: cfg.levels[0], rate: v} // --concurrency caps the requests in flight, if given
+	dims := cfg.search
+	probe := func(values []float64) (tpsbench.Step, error) {
+		ph := phase{concurrency: cfg.levels[0]} // with a rate alone, --concurrency caps the requests in flight, if given
+		var said []string
+		for i, d := range dims {
+			said = append(said, fmt.Sprintf("%s %g", d.Name, values[i]))
+			if d.Name == tpsbench.DimConcurrency {
+				ph.concurrency = int(values[i])
+			} else {
+				ph.rate = values[i]
+			}
+		}
+		if ph.rate == 0 {
+			ph.label = fmt.Sprintf("c=%d", ph.concurrency)
 		}
 		st, err := buildStep(tgts[0], ph)
 		if err != nil {
@@ -33,20 +43,47 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		if f.requests == 0 && f.duration == 0 {
 			// enough for percentiles at each value: three waves of users,
 			// or ten seconds of arrivals
-			st.Profile.Requests = 3 * int(v)
-			if dim.Name == tpsbench.DimRate {
-				st.Profile.Requests = max(20, int(10*v))
+			st.Profile.Requests = 3 * ph.concurrency
+			if ph.rate > 0 {
+				st.Profile.Requests = max(20, int(10*ph.rate))
 			}
 		}
-		if f.warmup < 0 && dim.Name == tpsbench.DimConcurrency {
-			st.Profile.Warmup = int(v) // each level after its own warm-up
+		if f.warmup < 0 && ph.rate == 0 {
+			st.Profile.Warmup = ph.concurrency // each level after its own warm-up
 		}
 		if !f.quiet {
-			fmt.Fprintf(stderr, "probing %s %g\n", dim.Name, v)
+			fmt.Fprintf(stderr, "probing %s\n", strings.Join(said, ", "))
 		}
 		return st, nil
 	}
-	search, err := sess.Search(ctx, dim, tpsbench.Budget{Runs: f.searchRuns, Time: f.searchTime}, probe)
+	budget := tpsbench.Budget{Runs: f.searchRuns, Time: f.searchTime}
+	var steps []metrics.Summary
+	var note string
+	var found bool
+	var err error
+	var best map[string]float64
+	if len(dims) == 1 {
+		var search *tpsbench.SearchResult
+		search, err = sess.Search(ctx, dims[0], budget, func(v float64) (tpsbench.Step, error) { return probe([]float64{v}) })
+		if err == nil {
+			for _, p := range search.Probes {
+				steps = append(steps, p.Summary)
+			}
+			note, found, best = searchNote(search), search.Found, map[string]float64{dims[0].Name: search.Best.Value}
+		}
+	} else {
+		var search *tpsbench.CoordinateResult
+		search, err = sess.SearchCoordinates(ctx, dims, budget, probe)
+		if err == nil {
+			for _, p := range search.Probes {
+				steps = append(steps, p.Summary)
+			}
+			note, found, best = coordinateNote(search), search.Found, map[string]float64{}
+			for i, d := range dims {
+				best[d.Name] = search.Values[i]
+			}
+		}
+	}
 	sess.Finish() // the progress line ends before the report prints
 	if err != nil {
 		if ctx.Err() != nil {
@@ -58,30 +95,41 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		}
 		return err
 	}
-	var steps []metrics.Summary
-	for _, p := range search.Probes {
-		steps = append(steps, p.Summary)
-	}
 	warnBusyClient(stderr, steps)
 	warnStoppedEarly(stderr, steps)
 	rep := report.New(tpsbench.Version, steps)
-	rep.Note = searchNote(search)
-	if search.Found && dim.Name == tpsbench.DimConcurrency {
-		rep.BestConcurrency = int(search.Best.Value)
+	rep.Note = note
+	if found {
+		rep.BestConcurrency, rep.BestRate = int(best[tpsbench.DimConcurrency]), best[tpsbench.DimRate]
 	}
-	if search.Found && dim.Name == tpsbench.DimRate {
-		rep.BestRate = search.Best.Value
-	}
-	rep.Pass = search.Found
+	rep.Pass = found
 	// the values past the answer fail by design: the search's answer, not
 	// their error rates, decides the exit code
 	if err := f.output.write(stdout, rep); err != nil {
 		return err
 	}
-	if !search.Found {
+	if !found {
 		return exitCode(exitTargetsFail)
 	}
 	return nil
+}
+
+// coordinateNote is a search of several dimensions' answer in a sentence.
+func coordinateNote(s *tpsbench.CoordinateResult) string {
+	var values []string
+	for i, d := range s.Dimensions {
+		unit := ""
+		if d.Name == tpsbench.DimRate {
+			unit = " requests/s"
+		}
+		values = append(values, fmt.Sprintf("%s %g%s", d.Name, s.Values[i], unit))
+	}
+	if !s.Found {
+		return fmt.Sprintf("No %s met every target together; %s.", strings.Join(values, " and "), s.Why)
+	}
+	b := s.Best.Summary
+	return fmt.Sprintf("Highest values meeting every target: %s (system TPS %.2f, per-request TPS %.2f), each searched in turn; %s.",
+		strings.Join(values, " and "), b.SystemTPS, b.RequestTPS.Mean, s.Why)
 }
 
 // searchNote is a search's answer in a sentence.

@@ -29,7 +29,7 @@ import (
 // flag means the same whatever was read before it.
 type runConfig struct {
 	targets metrics.Targets
-	search  tpsbench.Dimension // what --find-max or --search-space varies
+	search  []tpsbench.Dimension // what --find-max or --search-space varies
 	headers http.Header
 	tls     *tls.Config           // --insecure, --ca-cert, --client-cert and --client-key
 	modes   []workload.LengthMode // --seq-dist
@@ -382,20 +382,28 @@ func resolveLevels(f *runFlags, changed func(string) bool) ([]int, bool, error) 
 // search by and varies one target's load, nothing else; --search-space
 // makes one as --find-max does, over the dimension it names.
 func checkFindMax(f *runFlags, c *runConfig) error {
-	if f.searchSpace != "" {
+	if len(f.searchSpace) > 0 {
 		if f.findMax {
 			return usagef("--find-max is --search-space concurrency:1,%d: give one", f.maxConc)
 		}
-		dim, err := tpsbench.ParseDimension(f.searchSpace)
-		if err != nil {
-			return usagef("--search-space: %v", err)
+		for _, s := range f.searchSpace {
+			dim, err := tpsbench.ParseDimension(s)
+			if err != nil {
+				return usagef("--search-space: %v", err)
+			}
+			for _, other := range c.search {
+				if other.Name == dim.Name {
+					return usagef("--search-space: %s given twice", dim.Name)
+				}
+			}
+			c.search = append(c.search, dim)
+			if dim.Name == tpsbench.DimConcurrency {
+				f.maxConc = int(dim.Hi) // the engine's slots are sized by it
+			}
 		}
-		f.findMax, c.search = true, dim
-		if dim.Name == tpsbench.DimConcurrency {
-			f.maxConc = int(dim.Hi) // the engine's slots are sized by it
-		}
+		f.findMax = true
 	} else if f.findMax {
-		c.search = tpsbench.Dimension{Name: tpsbench.DimConcurrency, Lo: 1, Hi: float64(f.maxConc)}
+		c.search = []tpsbench.Dimension{{Name: tpsbench.DimConcurrency, Lo: 1, Hi: float64(f.maxConc)}}
 	}
 	if !f.findMax {
 		if f.searchRuns != 0 || f.searchTime != 0 {

@@ -89,7 +89,7 @@ type runFlags struct {
 	startAt       string
 	findMax       bool // a search: --find-max, or --search-space
 	maxConc       int
-	searchSpace   string
+	searchSpace   []string
 	searchRuns    int
 	searchTime    time.Duration
 	maxInFlight   int // --max-concurrency: --concurrency under vLLM's name
@@ -203,7 +203,7 @@ func newRunCmdWith(f *runFlags) *cobra.Command {
 	fl.StringVar(&f.serverMet, "server-metrics", "", "the server's Prometheus endpoint (vLLM, SGLang, TGI, tpsbench serve), scraped around each step to report its own view; 'engine' for the embedded one")
 	fl.BoolVar(&f.findMax, "find-max", false, "search the highest concurrency at which every target (--slo, --target-use) holds: doubling, then bisecting")
 	fl.IntVar(&f.maxConc, "find-max-limit", 256, "with --find-max: the highest concurrency to try")
-	fl.StringVar(&f.searchSpace, "search-space", "", "search the highest value of one load setting at which every target (--slo, --target-use) holds, e.g. concurrency:1,512 or rate:0.5,64 (AIPerf's form; :int and :real may follow): doubling from the lowest, then bisecting to within 10%; every probe is a step of the report")
+	fl.StringArrayVar(&f.searchSpace, "search-space", nil, "search the highest value of a load setting at which every target (--slo, --target-use) holds, e.g. concurrency:1,512 or rate:0.5,64 (AIPerf's form; :int and :real may follow): doubling from the lowest, then bisecting to within 10%; given twice (concurrency and rate), each in turn, the other held at its value found; every probe is a step of the report")
 	fl.IntVar(&f.searchRuns, "search-max-iterations", 0, "with --search-space or --find-max: measure at most this many values (AIPerf's flag; 0: no bound)")
 	fl.DurationVar(&f.searchTime, "search-max-time", 0, "with --search-space or --find-max: begin no probe once this long has passed since the search began (the first always runs; 0: no bound)")
 	fl.IntVar(&f.maxInFlight, "max-concurrency", 0, "the cap on requests in flight, as vLLM's benchmark names it: the same as --concurrency (with --rate, the cap)")

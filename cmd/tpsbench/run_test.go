@@ -278,7 +278,30 @@ func TestSearchSpace(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Highest concurrency meeting every target: 2") || !strings.Contains(out, "the budget of 2 runs was spent") {
 		t.Errorf("a budget of two runs: exit %d\n%s%s", code, out, errs)
 	}
+	// two dimensions: the concurrency searched at the lowest rate (where
+	// 20 requests a second saturate one user: more add no throughput),
+	// then the rate at the concurrency found
+	code, out, errs = cli(t, append(base, "--search-space", "concurrency:1,4", "--search-space", "rate:20,40", "--format", "json")...)
+	var two struct {
+		BestConcurrency int     `json:"best_concurrency"`
+		BestRate        float64 `json:"best_rate"`
+		Note            string  `json:"note"`
+		Steps           []struct {
+			Concurrency int     `json:"concurrency"`
+			Rate        float64 `json:"rate"`
+		} `json:"steps"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &two) != nil || two.BestConcurrency < 1 || two.BestRate != 40 ||
+		!strings.Contains(two.Note, fmt.Sprintf("concurrency %d and rate 40 requests/s", two.BestConcurrency)) || !strings.Contains(two.Note, "rate: targets held up to the highest rate") {
+		t.Errorf("two dimensions: exit %d\n%s%s", code, out, errs)
+	}
+	for _, st := range two.Steps {
+		if st.Rate != 20 && st.Concurrency != two.BestConcurrency {
+			t.Errorf("a probe at concurrency %d and rate %v: the rate is searched at the concurrency found", st.Concurrency, st.Rate)
+		}
+	}
 	for _, bad := range [][]string{{"--search-space", "rate:0,8"}, {"--search-space", "temperature:0,1"}, {"--search-space", "rate:1,8", "--find-max"},
+		{"--search-space", "rate:1,8", "--search-space", "rate:2,4"},
 		{"--search-max-iterations", "3"}, {"--search-space", "rate:1,8", "--search-max-iterations", "-1"}} {
 		if code, _, errs := cli(t, append(base, bad...)...); code != exitUsage || !strings.Contains(errs, "search") {
 			t.Errorf("%v: exit %d %s", bad, code, errs)
