@@ -24,7 +24,21 @@ type Session struct {
 
 	started          []Observer // those Start started, to stop
 	flushed, stopped bool
+	probeRuns        ProbeRuns // how a search measures each probe
 }
+
+// ProbeRuns is how a search on a session measures each probe: N runs of
+// its step (Repeat), a target held where it held in every run, the
+// probe's figures its first run's; Seen, when set, gets each probe's runs
+// and their figures across them (the intervals a report gives).
+type ProbeRuns struct {
+	N    int
+	Seen func(runs []metrics.Summary, across metrics.Repeat)
+}
+
+// SetProbeRuns makes the session's searches measure each probe as p says
+// (N below 2: once).
+func (s *Session) SetProbeRuns(p ProbeRuns) { s.probeRuns = p }
 
 // NewSession starts a session on base; base.Steps is ignored, each
 // strategy brings its own.
@@ -117,11 +131,35 @@ func (s *Session) SearchCoordinates(ctx context.Context, dims []Dimension, budge
 	})
 }
 
-// probe measures the one step build makes.
+// probe measures the one step build makes, as the session's ProbeRuns
+// say.
 func (s *Session) probe(ctx context.Context, build func() (Step, error)) (metrics.Summary, error) {
 	st, err := build()
 	if err != nil {
 		return metrics.Summary{}, err
+	}
+	if n := s.probeRuns.N; n > 1 {
+		res, across, err := s.Repeat(ctx, []Step{st}, n)
+		if err != nil {
+			return metrics.Summary{}, err
+		}
+		if res.Interrupted || len(res.Steps) < n || len(across) == 0 {
+			return metrics.Summary{}, context.Canceled
+		}
+		first := res.Steps[0]
+		// a target holds where it held in every run, not the first alone
+		first.Targets = append([]metrics.Verdict(nil), first.Targets...)
+		for _, run := range res.Steps[1:] {
+			for i := range first.Targets {
+				if i < len(run.Targets) && !run.Targets[i].Pass {
+					first.Targets[i].Pass = false
+				}
+			}
+		}
+		if s.probeRuns.Seen != nil {
+			s.probeRuns.Seen(res.Steps, across[0])
+		}
+		return first, nil
 	}
 	res, err := s.Run(ctx, []Step{st})
 	if err != nil {

@@ -57,6 +57,14 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		return st, nil
 	}
 	budget := tpsbench.Budget{Runs: f.searchRuns, Time: f.searchTime}
+	// with --repeat, each probe is its runs, and its figures across them
+	var runs []metrics.Summary
+	var repeats []metrics.Repeat
+	if f.repeat > 1 {
+		sess.SetProbeRuns(tpsbench.ProbeRuns{N: f.repeat, Seen: func(each []metrics.Summary, across metrics.Repeat) {
+			runs, repeats = append(runs, each...), append(repeats, across)
+		}})
+	}
 	var steps []metrics.Summary
 	var note string
 	var found bool
@@ -97,8 +105,11 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 	}
 	warnBusyClient(stderr, steps)
 	warnStoppedEarly(stderr, steps)
+	if f.repeat > 1 {
+		steps = runs // every run of every probe, in the order measured
+	}
 	rep := report.New(tpsbench.Version, steps)
-	rep.Note = note
+	rep.Note, rep.Repeats = note, repeats
 	if found {
 		rep.BestConcurrency, rep.BestRate = int(best[tpsbench.DimConcurrency]), best[tpsbench.DimRate]
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tpsbench/tpsbench/internal/scripted"
+	"github.com/tpsbench/tpsbench/metrics"
 )
 
 // TestRepeat: --repeat 3 runs the plan three times: the report has each
@@ -64,8 +65,21 @@ func TestRepeat(t *testing.T) {
 	if !strings.Contains(text, "Across 2 runs (mean [95% confidence interval]):") || !strings.Contains(text, "system TPS") {
 		t.Errorf("text report:\n%s", text)
 	}
-	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--repeat", "2", "--find-max", "--slo", "ttft=1s"); code != exitUsage || !strings.Contains(errs, "--repeat") {
-		t.Errorf("--repeat with --find-max: exit %d %s", code, errs)
+	// a search repeats each probe: every run a step, each probe's figures
+	// across its runs, a target held only where every run held it
+	code, out, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--max-tokens", "3", "--requests", "2", "--repeat", "2",
+		"--search-space", "concurrency:1,2", "--slo", "ttft=1s", "--format", "json", "-q")
+	var searched struct {
+		Steps   []struct{ Label string } `json:"steps"`
+		Repeats []metrics.Repeat         `json:"repeats"`
+		Best    int                      `json:"best_concurrency"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &searched) != nil || len(searched.Steps) != 4 || len(searched.Repeats) != 2 ||
+		searched.Repeats[0].Runs != 2 || searched.Best != 2 || searched.Steps[1].Label != "c=1 (run 2)" {
+		t.Errorf("--repeat with a search: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--repeat", "2", "--sweep-rates", "auto", "--concurrency", "2"); code != exitUsage || !strings.Contains(errs, "--repeat") {
+		t.Errorf("--repeat with --sweep-rates auto: exit %d %s", code, errs)
 	}
 }
 

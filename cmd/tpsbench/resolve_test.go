@@ -175,8 +175,8 @@ var resolveRules = []resolveRule{
 		}
 	}, ""},
 	{"show-tokens with a sweep", []string{"--show-tokens", "--sweep", "1,2"}, nil, "--show-tokens"},
-	{"find-max needs targets", []string{"--find-max"}, nil, "--find-max needs targets"},
-	{"find-max and a rate", []string{"--find-max", "--slo", "ttft=1s", "--rate", "3"}, nil, "--find-max searches"},
+	{"find-max needs targets", []string{"--find-max"}, nil, "a search (--find-max, --search-space) needs targets"},
+	{"find-max and a rate", []string{"--find-max", "--slo", "ttft=1s", "--rate", "3"}, nil, "varies one target's load"},
 	{"no server: the embedded engine, ignore_eos sent", nil, func(t *testing.T, c *runConfig) {
 		if !c.embedded || !c.ignoreEOS {
 			t.Errorf("embedded %v ignore_eos %v", c.embedded, c.ignoreEOS)

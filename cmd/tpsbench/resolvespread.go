@@ -15,8 +15,8 @@ func resolveSpread(f *runFlags, c *runConfig) error {
 	switch {
 	case f.repeat < 1 || f.repeat > 1000:
 		return usagef("--repeat %d: want 1 to 1000 runs", f.repeat)
-	case f.repeat > 1 && (f.findMax || f.trace != "" || strings.HasPrefix(f.sweepRates, "auto")):
-		return usagef("--repeat runs a fixed plan again: not with --find-max, --trace or --sweep-rates auto, whose steps depend on what they measure")
+	case f.repeat > 1 && (f.trace != "" || strings.HasPrefix(f.sweepRates, "auto")):
+		return usagef("--repeat runs a fixed plan again: not with --trace or --sweep-rates auto, whose steps depend on what they measure (a search, --find-max or --search-space, repeats each probe)")
 	case len(f.replicas) > 0 && (f.url == "" || len(f.targets) > 0):
 		return usagef("--replica adds servers beside --url: give --url (and no --target)")
 	case f.balance != client.BalanceRoundRobin && f.balance != client.BalanceLeastInFlight:
