@@ -160,13 +160,13 @@ func weightedDist(values []weighted, count int64) Dist {
 	}
 	at := func(p float64) float64 {
 		cum := 0.0
-		for _, x := range kept {
+		for _, x := range kept[:len(kept)-1] {
 			cum += x.w / total
 			if cum >= p {
 				return x.v
 			}
 		}
-		return kept[len(kept)-1].v
+		return kept[len(kept)-1].v // the shares' sum, rounded, may fall short of p
 	}
 	return Dist{Mean: mean, Stddev: math.Sqrt(variance), Min: kept[0].v, Max: kept[len(kept)-1].v,
 		P50: at(0.5), P90: at(0.9), P95: at(0.95), P99: at(0.99), P999: at(0.999), Count: count}

@@ -383,3 +383,33 @@ func TestAudioSecondsBound(t *testing.T) {
 		t.Errorf("a day of audio: %v; more: %v", day.validate(), over.validate())
 	}
 }
+
+// TestBoundsAsDefined: the bounds a records file is held to, as their
+// definitions give them: 128 Ki chunks (an answer of 128k tokens, one a
+// chunk), 64 Ki events without a token, a line skipped past 1 GiB is no
+// records file. A file written under one bound is read under the same.
+func TestBoundsAsDefined(t *testing.T) {
+	if MaxChunks != 128<<10 || MaxOtherEvents != 64<<10 || maxSkipped != 1<<30 {
+		t.Errorf("chunks %d, other events %d, skipped line %d", MaxChunks, MaxOtherEvents, maxSkipped)
+	}
+}
+
+// TestRecordEdges: the figures of a record at the edges of their
+// definitions.
+func TestRecordEdges(t *testing.T) {
+	r := Record{Sent: 0, First: 5, Last: 9, Done: 10}
+	if !r.AppendChunk(Chunk{At: 5, Tokens: 1}) || len(r.Chunks) != 1 {
+		t.Error("a first chunk not appended as such")
+	}
+	r.AppendChunk(Chunk{At: 5, Tokens: 2})
+	r.AppendChunk(Chunk{At: 9, Tokens: 1})
+	var got [][3]int64
+	r.Arrivals(func(at int64, tokens, chunks int) { got = append(got, [3]int64{at, int64(tokens), int64(chunks)}) })
+	if len(got) != 2 || got[0] != [3]int64{5, 3, 2} || got[1] != [3]int64{9, 1, 1} {
+		t.Errorf("arrivals %v: want 3 tokens in 2 chunks at 5, then 1 in 1 at 9", got)
+	}
+	none := Record{Sent: 0, First: 5, Last: 9, Done: 10}
+	if v, ok := none.RequestTPS(); ok {
+		t.Errorf("an answer of no token has a TPS of %v", v)
+	}
+}

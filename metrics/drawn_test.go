@@ -1,0 +1,81 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tpsbench/tpsbench/record"
+)
+
+// TestWeightedDist: GuideLLM's distribution of weighted values, worked
+// by hand: 1, 2 and 3 weighted 1, 1 and 2 have the mean 9/4, the
+// population variance 11/16 under the weights, the median 2 (the first
+// value whose cumulative share, 1/4 then 1/2, reaches it) and 3 past it.
+func TestWeightedDist(t *testing.T) {
+	d := weightedDist([]weighted{{3, 2}, {1, 1}, {2, 1}}, 4)
+	if d.Mean != 2.25 || math.Abs(d.Stddev-math.Sqrt(11.0/16)) > 1e-12 || d.P50 != 2 || d.P90 != 3 || d.P999 != 3 || d.Min != 1 || d.Max != 3 {
+		t.Errorf("%+v", d)
+	}
+	// ten tenths add up to less than one in floating point: the highest
+	// percentile is still the last value
+	var tenths []weighted
+	for i := range 10 {
+		tenths = append(tenths, weighted{float64(i + 1), 0.1})
+	}
+	if d := weightedDist(tenths, 10); d.P999 != 10 || d.P50 != 5 {
+		t.Errorf("tenths: %+v", d)
+	}
+}
+
+// TestGuideLLMMoments: an event exactly the merge window (0.1 ms) after
+// the window's start is one moment with it, as GuideLLM merges them; a
+// request of folded chunks has their iterations too.
+func TestGuideLLMMoments(t *testing.T) {
+	start, end := int64(1_000_000_000_000), int64(1_000_000_000_000+1e9)
+	near := guidellmRates([]guidellmEvent{{start + 1e5, 5}, {start + 6e8, 3}}, start, end)
+	at := guidellmRates([]guidellmEvent{{start, 5}, {start + 6e8, 3}}, start, end)
+	if near.Mean != at.Mean || near.Stddev != at.Stddev || near.Count != at.Count || near.P50 != at.P50 {
+		t.Errorf("an event 0.1 ms in: %+v; at the start: %+v", near, at)
+	}
+	r := &record.Record{T0: 0, Sent: 0, First: 10, Last: 50, Chunks: []record.Chunk{{At: 10, Tokens: 1}, {At: 50, Tokens: 4}}, ChunksFolded: 3, OutputTokens: 5}
+	if got := guidellmTimings(r, 5); len(got) != 5 {
+		t.Errorf("%d events of 2 chunks and 3 folded ones, want 5", len(got))
+	}
+}
+
+// TestCountsOfAStep: every completed request counts once under its
+// token source; audio of half a second counts; the upload's distribution
+// is of requests with media that took time to write: neither one with
+// media written at once nor one without media.
+func TestCountsOfAStep(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	a, b, plain := away(5000, 10), away(5100, 10), away(5200, 10)
+	a.Audios, a.AudioSeconds, a.Done = 1, 0.5, a.Sent+int64(2e9)
+	b.Images, b.Upload = 1, 0
+	plain.Upload = 5 * ms // no media: its upload is no media's
+	s.Add(a)
+	s.Add(b)
+	s.Add(plain)
+	sum := s.Summary()
+	if sum.TokenSources[record.SourceUsage] != 3 {
+		t.Errorf("token sources %v", sum.TokenSources)
+	}
+	if sum.AudioSeconds != 0.5 || sum.RealTimeFactor != 0.25 {
+		t.Errorf("audio %v s, real-time factor %v", sum.AudioSeconds, sum.RealTimeFactor)
+	}
+	if sum.Upload != nil {
+		t.Errorf("an upload of 0 ns counted: %+v", sum.Upload)
+	}
+}
+
+// TestBinsWidenToTheirSpan: widened bins span exactly the first arrival's
+// bin to the last's, none past them.
+func TestBinsWidenToTheirSpan(t *testing.T) {
+	var b tokenBins
+	b.add(0, 1)
+	far := int64(maxBins) * int64(binWidth) * 3
+	b.add(far, 1)
+	if want := floorDiv(far, b.width) - floorDiv(0, b.width) + 1; int64(len(b.counts)) != want || b.base != 0 {
+		t.Errorf("%d bins from %d of %v, want %d from 0", len(b.counts), b.base, b.resolution(), want)
+	}
+}
