@@ -347,3 +347,33 @@ func TestDrawnEdges(t *testing.T) {
 		}
 	})
 }
+
+// TestSecondDrawEdges: a block a token (as many hash ids as input
+// tokens) is a Mooncake line; a line of 1 MiB, its bound, is read, one
+// byte more is refused by the bound named; a trace whose entries all
+// arrive at once has no rate, not an infinite one.
+func TestSecondDrawEdges(t *testing.T) {
+	if got, err := readAll(t, `{"timestamp": 0, "input_length": 2, "output_length": 1, "hash_ids": [1, 2]}`+"\n", Options{}); err != nil || len(got) != 1 || len(got[0].Blocks) != 2 {
+		t.Errorf("as many hash ids as tokens: %+v, %v", got, err)
+	}
+	line := func(n int) string {
+		head := `{"timestamp": 0, "input_length": 5, "output_length": 1, "pad": "`
+		return head + strings.Repeat("x", n-len(head)-2) + `"}`
+	}
+	if got, err := readAll(t, line(1<<20)+"\n", Options{Format: FormatMooncake}); err != nil || len(got) != 1 {
+		t.Errorf("a line of 1 MiB: %d entries, %v", len(got), err)
+	}
+	for _, end := range []string{"\n", ""} {
+		if _, err := readAll(t, line(1<<20+1)+end, Options{Format: FormatMooncake}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("a line over %d bytes", 1<<20)) {
+			t.Errorf("a line past 1 MiB, ending %q: %v", end, err)
+		}
+	}
+	rd, err := NewReader(strings.NewReader(`{"timestamp": 7, "input_length": 5, "output_length": 1}`+"\n"+`{"timestamp": 7, "input_length": 6, "output_length": 1}`+"\n"), "t.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(rd)
+	if err != nil || a.Requests != 2 || a.Rate != 0 {
+		t.Errorf("two at once: %+v, %v", a, err)
+	}
+}

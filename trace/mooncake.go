@@ -30,7 +30,7 @@ type mooncake struct {
 
 func newMooncake(r io.Reader, name string) *mooncake {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxMooncakeLine)
+	sc.Buffer(make([]byte, 64<<10), maxMooncakeLine+1) // a line of the bound, with its newline
 	return &mooncake{sc: sc, name: name}
 }
 
@@ -44,6 +44,9 @@ type mooncakeLine struct {
 func (m *mooncake) next(e *Entry) (int64, error) {
 	for m.sc.Scan() {
 		m.line++
+		if len(m.sc.Bytes()) > maxMooncakeLine { // a last line, without a newline, one byte past
+			return 0, fmt.Errorf("%s:%d: a line over %d bytes is not a Mooncake trace line", m.name, m.line, maxMooncakeLine)
+		}
 		b := bytes.TrimSpace(m.sc.Bytes())
 		if m.line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\uFEFF"))
