@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -77,5 +78,72 @@ func TestBinsWidenToTheirSpan(t *testing.T) {
 	b.add(far, 1)
 	if want := floorDiv(far, b.width) - floorDiv(0, b.width) + 1; int64(len(b.counts)) != want || b.base != 0 {
 		t.Errorf("%d bins from %d of %v, want %d from 0", len(b.counts), b.base, b.resolution(), want)
+	}
+}
+
+// TestCornersUnreached: the branches no other test of the package took,
+// each pinned from its definition.
+func TestCornersUnreached(t *testing.T) {
+	if d := weightedDist([]weighted{{5, 0}, {7, 0}}, 0); d.Count != 0 {
+		t.Errorf("values of no weight: %+v", d)
+	}
+	if (&HTTPPhases{}).ReusedShare() != 0 {
+		t.Error("a share of no requests")
+	}
+	// one token over several chunks: its first iteration's event alone
+	one := &record.Record{First: 10, Last: 30, Chunks: []record.Chunk{{At: 10, Tokens: 1}, {At: 30, Tokens: 0}}, OutputTokens: 1}
+	if got := guidellmTimings(one, 1); len(got) != 1 || got[0].tokens != 1 {
+		t.Errorf("one token's events %+v", got)
+	}
+	// vLLM's convention times nothing of an answer without an event;
+	// GuideLLM's nothing of one whose first token came before its send
+	v := NewSteps(Targets{}).WithConvention(ConventionVLLM)
+	bare := away(5000, 10)
+	bare.Chunks, bare.OtherEvents = nil, nil
+	v.Add(bare)
+	if s := v.Summaries()[0]; s.TTFT.Count != 0 || s.E2E.Count != 0 {
+		t.Errorf("vLLM timed an answer of no event: TTFT %+v", s.TTFT)
+	}
+	g := NewSteps(Targets{}).WithConvention(ConventionGuideLLM)
+	early := away(5000, 10)
+	early.First = early.Sent - 1
+	g.Add(early)
+	if s := g.Summaries()[0]; s.TTFT.Count != 0 {
+		t.Errorf("GuideLLM timed a token before its send: %+v", s.TTFT)
+	}
+	// past the models a step keeps apart, the rest count together
+	m := NewAccumulator(Targets{})
+	for i := range maxPartsApart + 2 {
+		r := away(5000+int64(i), 10)
+		r.Model = fmt.Sprintf("model-%03d", i)
+		m.Add(r)
+	}
+	parts := m.Summary().Models
+	others := 0
+	for _, p := range parts {
+		if p.Name == otherPartsKey {
+			others = p.Completed
+		}
+	}
+	if len(parts) != maxPartsApart+1 || others != 2 {
+		t.Errorf("%d parts, %d requests of others", len(parts), others)
+	}
+}
+
+// TestLanesBounded: a step keeps the turns of its first maxLanes
+// sessions, in order of run then session.
+func TestLanesBounded(t *testing.T) {
+	s := NewAccumulator(Targets{})
+	for i := range maxLanes + 5 {
+		r := away(5000+int64(i), 10)
+		r.Session, r.Turn, r.Run = maxLanes+5-i, 1, "b"
+		if i == 0 {
+			r.Run = "a"
+		}
+		s.Add(r)
+	}
+	lanes := s.Summary().Sessions.Lanes
+	if len(lanes) != maxLanes || lanes[0].Session != maxLanes+5 || lanes[1].Session >= lanes[2].Session {
+		t.Errorf("%d lanes, the first of session %d", len(lanes), lanes[0].Session)
 	}
 }
