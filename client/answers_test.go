@@ -179,3 +179,67 @@ func TestWhitespaceEverywhere(t *testing.T) {
 			b.Error, b.OutputTokens, b.PromptTokens, b.ResponseID, b.TokenSource)
 	}
 }
+
+// TestSecondDrawAnswers: what a second fresh draw found unpinned.
+func TestSecondDrawAnswers(t *testing.T) {
+	// Ollama's thinking is reasoning, its content the answer
+	rec := measured(APIOllama, true, `{"message":{"role":"assistant","content":"","thinking":"hmm"},"done":false}`+"\n"+
+		`{"message":{"role":"assistant","content":"a"},"done":false}`+"\n"+`{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":2}`+"\n")
+	if !rec.OK() || len(rec.Chunks) != 2 || rec.Chunks[0].Kind != record.ChunkReasoning || rec.Chunks[1].Kind != record.ChunkAnswer {
+		t.Errorf("%+v: chunks %+v", rec.Error, rec.Chunks)
+	}
+	// a transcription's usage of 0 output tokens is a claim, and one its
+	// streamed text belies
+	rec = measured(APITranscription, true, `data: {"type":"transcript.text.delta","delta":"Hi"}`+"\n\n"+
+		`data: {"type":"transcript.text.done","text":"Hi","usage":{"type":"tokens","input_tokens":14,"output_tokens":0}}`+"\n\n")
+	if rec.UsageSuspect == "" || rec.OutputTokens != 1 {
+		t.Errorf("a usage of 0 output tokens for a streamed word: %d tokens, suspect %q", rec.OutputTokens, rec.UsageSuspect)
+	}
+	// Ollama's /api/chat takes messages, as the chat APIs do; the prompt
+	// APIs a prompt (what a /tokenize count asks for the same)
+	for api, chat := range map[string]bool{APIChat: true, APIOllama: true, APICompletions: false, APILlamaCpp: false, APITGI: false} {
+		if protocolOf(api).chat != chat {
+			t.Errorf("%s: takes messages %v, want %v", api, protocolOf(api).chat, chat)
+		}
+	}
+}
+
+// TestApportionOneReasoningToken: one reasoning token known over a
+// reasoning chunk and two answer chunks: the reasoning chunk takes it,
+// the answer chunks the rest.
+func TestApportionOneReasoningToken(t *testing.T) {
+	chunks := []record.Chunk{{Tokens: 1, Kind: record.ChunkReasoning}, {Tokens: 1}, {Tokens: 1}}
+	apportionKinds(chunks, []int{1, 1, 1}, 4, 1)
+	if chunks[0].Tokens != 1 || chunks[1].Tokens+chunks[2].Tokens != 3 {
+		t.Errorf("chunks %+v", chunks)
+	}
+}
+
+// TestTokenizerAndChunks: a client tokenizer counts an answer of chunks
+// (its count the source when it is not fewer than the chunks); an answer
+// of no chunks is counted by nothing, and names no tokenizer.
+func TestTokenizerAndChunks(t *testing.T) {
+	words := TextCounter{Name: "words", Count: func(s string) int { return len(strings.Fields(s)) }}
+	one := &record.Record{}
+	Measure(strings.NewReader(chunk("one two three")+"data: [DONE]\n\n"), nil, one, record.NewClock(), APIChat, true, MeasureOptions{Tokenizer: words})
+	if !one.OK() || one.OutputTokens != 3 || one.TokenSource != record.SourceTokenizer || one.Tokenizer != "words" {
+		t.Errorf("one chunk of three words: %+v, %d tokens from %s (%q)", one.Error, one.OutputTokens, one.TokenSource, one.Tokenizer)
+	}
+	none := &record.Record{}
+	Measure(strings.NewReader(`data: {"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`+"\n\ndata: [DONE]\n\n"), nil, none,
+		record.NewClock(), APIChat, true, MeasureOptions{Tokenizer: words})
+	if none.Tokenizer != "" || none.TokenizerTokens != 0 || none.TokenSource != record.SourceUsage {
+		t.Errorf("no chunks: tokenizer %q counted %d, source %s", none.Tokenizer, none.TokenizerTokens, none.TokenSource)
+	}
+}
+
+// TestEmptyAnswerWithATokenizer: an answer of no chunk and no usage is
+// empty whatever tokenizer is set: its count is no tokenizer's.
+func TestEmptyAnswerWithATokenizer(t *testing.T) {
+	words := TextCounter{Name: "words", Count: func(s string) int { return len(strings.Fields(s)) }}
+	rec := &record.Record{}
+	Measure(strings.NewReader(`data: {"choices":[{"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n"), nil, rec, record.NewClock(), APIChat, true, MeasureOptions{Tokenizer: words})
+	if rec.OK() || rec.Error.Kind != record.KindEmpty || rec.TokenSource == record.SourceTokenizer {
+		t.Errorf("%+v, source %s", rec.Error, rec.TokenSource)
+	}
+}

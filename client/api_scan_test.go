@@ -42,6 +42,8 @@ func TestProtocolScanners(t *testing.T) {
 		{api: APIResponses, name: "function call of a one-byte argument", in: `{"object":"response","status":"completed","output":[{"type":"function_call","arguments":"1"}]}`, tool: true, finish: "stop"},
 		{api: APIResponses, name: "incomplete for another reason", in: `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[]}}`, finish: "incomplete"},
 		{api: APITGI, name: "final event with usage and no reason", in: `{"token":{"id":1,"text":"a","special":false},"generated_text":"a","details":{"generated_tokens":1}}`, text: "a", usage: true, completion: 1, finish: "stop"},
+		{api: APITGI, name: "whole /generate answer", in: `{"generated_text":"hi there"}`, text: "hi there"},
+		{api: APIOllama, name: "no tool calls", in: `{"message":{"role":"assistant","content":"a","tool_calls":[]},"done":false}`, text: "a"},
 		{api: APIResponses, name: "arguments delta", in: `{"type":"response.function_call_arguments.delta","delta":"{\"a"}`, tool: true},
 		{api: APIResponses, name: "empty arguments delta", in: `{"type":"response.function_call_arguments.delta","delta":""}`},
 		{api: APISGLang, name: "text so far", in: `{"text":"Hello","meta_info":{"completion_tokens":2}}`, text: "Hello", usage: true, completion: 2},
