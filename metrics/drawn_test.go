@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/tpsbench/tpsbench/record"
 )
@@ -145,5 +146,44 @@ func TestLanesBounded(t *testing.T) {
 	lanes := s.Summary().Sessions.Lanes
 	if len(lanes) != maxLanes || lanes[0].Session != maxLanes+5 || lanes[1].Session >= lanes[2].Session {
 		t.Errorf("%d lanes, the first of session %d", len(lanes), lanes[0].Session)
+	}
+}
+
+// TestThirdDrawEdges: figures at the edges a third fresh draw found
+// unpinned, each from its definition.
+func TestThirdDrawEdges(t *testing.T) {
+	// a slice of one request that took no time has no TPS to give
+	ss := NewSteps(Targets{}).WithSlices(time.Second)
+	instant := away(5000, 0)
+	ss.Add(instant)
+	if sl := ss.Summaries()[0].Slices; len(sl) != 1 || sl[0].TPS != 0 {
+		t.Errorf("an instant's slice: %+v", sl)
+	}
+	// a session turn that completed without a token has no TTFT
+	s := NewAccumulator(Targets{})
+	empty := away(5000, 10)
+	empty.Session, empty.Turn, empty.OutputTokens = 1, 1, 0
+	s.Add(empty)
+	if v := s.Summary().Sessions; v == nil || v.FirstTTFT.Count != 0 {
+		t.Errorf("sessions %+v", v)
+	}
+	// a byte of peak memory over one stream is a byte a stream
+	if got := (&ClientLoad{PeakBytes: 1, Streams: 1}).BytesPerStream(); got != 1 {
+		t.Errorf("1 byte over 1 stream: %d", got)
+	}
+	// one input token over an hour at a dollar an hour costs a million dollars a million
+	if c := CostAt(&Summary{InputTokens: 1, DurationS: 3600}, 1); c == nil || c.PerMillionInput != 1e6 {
+		t.Errorf("cost %+v", c)
+	}
+	// the live view's seconds: at most 63 before now; the cumulative rate
+	// over 1.5 ms is over 1.5 ms, only a shorter time counting as 1 ms
+	var b SecondBins
+	now := time.Unix(1_000_000, 0)
+	b.Add(now.UnixNano()-int64(1500*time.Microsecond), 3)
+	if got := len(b.Last(100, now)); got != 63 {
+		t.Errorf("%d seconds of a window of 100, want 63", got)
+	}
+	if got := b.Cumulative(now); math.Abs(got-3/0.0015) > 1e-6 {
+		t.Errorf("3 tokens over 1.5 ms: %v a second", got)
 	}
 }
