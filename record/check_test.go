@@ -426,3 +426,23 @@ func TestGradedRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPPhasesHeld: every HTTP phase a file holds is held to 0 and up:
+// a negative one is refused when read and zeroed when clamped.
+func TestHTTPPhasesHeld(t *testing.T) {
+	for _, name := range []string{"blocked", "dns", "connecting", "tls_handshaking", "waiting", "receiving"} {
+		r := Record{V: SchemaVersion, Sent: 1, Done: 5, HTTP: &HTTPPhases{}}
+		r.HTTP.each(func(n string, ns *int64) {
+			if n == name {
+				*ns = -1
+			}
+		})
+		if r.validate() == nil {
+			t.Errorf("a negative %s taken", name)
+		}
+		r.Clamp()
+		if times, _ := r.HTTPPhaseTimes(); times != [len(HTTPPhaseNames)]int64{} || r.Clamped != "http phases" {
+			t.Errorf("%s clamped to %v (%q)", name, times, r.Clamped)
+		}
+	}
+}
