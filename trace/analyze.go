@@ -68,7 +68,7 @@ func Analyze(rd Entries) (Analysis, error) {
 	cache := newPrefixCache()
 	var first, last time.Duration
 	var gaps, gapMean, gapM2 float64 // Welford's, over seconds
-	for n := 0; ; n++ {
+	for {
 		var e Entry
 		err := rd.Next(&e)
 		if errors.Is(err, io.EOF) {
@@ -78,7 +78,7 @@ func Analyze(rd Entries) (Analysis, error) {
 			a.setStats(rd.Stats())
 			return a, err
 		}
-		if n == 0 {
+		if entries == 0 {
 			first = e.Offset
 		} else {
 			gap := (e.Offset - last).Seconds()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -375,5 +376,44 @@ func TestSecondDrawEdges(t *testing.T) {
 	a, err := Analyze(rd)
 	if err != nil || a.Requests != 2 || a.Rate != 0 {
 		t.Errorf("two at once: %+v, %v", a, err)
+	}
+}
+
+// TestThirdDrawEdges: a replay that is asked for a request it holds none
+// for answers it and goes on; a request of audio is replayed with audio
+// of its length; a window that ends before it begins, by a nanosecond,
+// is refused; one gap has its mean; entries a nanosecond apart have
+// their rate; a trace of nothing has no share of reuse.
+func TestThirdDrawEdges(t *testing.T) {
+	in := `{"v":3,"scheduled":0,"sent":0,"done":9,"prompt_tokens":4,"output_tokens":2,"audios":1,"audio_seconds":1.5}` + "\n" +
+		`{"v":3,"scheduled":1,"sent":1,"first":2,"last":3,"done":9,"prompt_tokens":4,"output_tokens":2}` + "\n"
+	rd, err := NewReader(strings.NewReader(in), "r.jsonl", Options{Format: FormatRecords})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReplay(rd, workload.Synthetic{})
+	seq := 0
+	var items []workload.Item
+	for range r.Arrivals(1) {
+		if seq == 0 {
+			r.Item(99, false) // none held for it
+		}
+		items = append(items, r.Item(seq, false))
+		seq++
+	}
+	if len(items) != 2 || len(items[0].Media) != 1 || len(items[1].Media) != 0 {
+		t.Fatalf("%d items, stats %+v", len(items), r.Stats())
+	}
+	if err := (Options{From: 5, To: 1}).Check(); err == nil {
+		t.Error("a window from 5 ns to 1 ns taken")
+	}
+	rd, _ = NewReader(strings.NewReader(in), "r.jsonl", Options{Format: FormatRecords})
+	a, err := Analyze(rd)
+	if err != nil || a.GapMean != time.Nanosecond || math.Abs(a.Rate-1e9) > 1 {
+		t.Errorf("two entries a nanosecond apart: gap %v, rate %v, %v", a.GapMean, a.Rate, err)
+	}
+	empty, _ := NewReader(strings.NewReader(""), "e.jsonl", Options{Format: FormatMooncake})
+	if a, err := Analyze(empty); err != nil || a.ReusedShare != 0 || math.IsNaN(a.ReusedShare) {
+		t.Errorf("an empty trace: share %v, %v", a.ReusedShare, err)
 	}
 }
