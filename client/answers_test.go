@@ -243,3 +243,53 @@ func TestEmptyAnswerWithATokenizer(t *testing.T) {
 		t.Errorf("%+v, source %s", rec.Error, rec.TokenSource)
 	}
 }
+
+// TestThirdDrawAnswers: what a third fresh draw found unpinned.
+func TestThirdDrawAnswers(t *testing.T) {
+	// a whole answer ends when its last bytes arrived, by the stamps
+	clock := record.NewClock()
+	rec := &record.Record{}
+	Measure(strings.NewReader(`{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`),
+		steppedStamps(clock.Time(0)), rec, clock, APIChat, false, MeasureOptions{})
+	if !rec.OK() || rec.Done != int64(time.Millisecond) {
+		t.Errorf("%+v: done %d, want at the read's stamp, 1 ms", rec.Error, rec.Done)
+	}
+	// TGI's token text is the answer, not reasoning
+	rec = measured(APITGI, true, `data: {"token":{"id":1,"text":"a","special":false}}`+"\n\n"+
+		`data: {"token":{"id":2,"text":"b","special":false},"generated_text":"ab","details":{"finish_reason":"length","generated_tokens":2}}`+"\n\n")
+	if !rec.OK() || len(rec.Chunks) != 2 || rec.Chunks[0].Kind != record.ChunkAnswer || rec.ReasoningTokens != 0 {
+		t.Errorf("%+v: chunks %+v", rec.Error, rec.Chunks)
+	}
+	// an id of one character is the answer's id
+	if rec := measured(APIChat, true, `data: {"id":"x","choices":[{"delta":{"content":"a"}}]}`+"\n\ndata: [DONE]\n\n"); rec.ResponseID != "x" {
+		t.Errorf("response id %q", rec.ResponseID)
+	}
+	// llama.cpp's timings of up to 10^12 ms are durations
+	rec = measured(APILlamaCpp, true, `data: {"content":"a","stop":false}`+"\n\n"+
+		`data: {"content":"","stop":true,"stop_type":"limit","tokens_predicted":1,"timings":{"prompt_ms":1e12,"predicted_ms":2}}`+"\n\n")
+	if rec.Server == nil || rec.Server.PromptEvalNS != 1e18 {
+		t.Errorf("server timing %+v", rec.Server)
+	}
+	// two audio files are two, for a transcription that takes one
+	wav := Media{MIME: "audio/wav", Data: []byte{1}}
+	if err := oneAudio([]Media{wav, wav}); err == nil || !strings.Contains(err.Error(), "2 media of which 2 audio") {
+		t.Errorf("two audio files: %v", err)
+	}
+	// a form whose boundary is past the 70 characters a boundary may have
+	// is no form: nothing is read of it
+	long := strings.Repeat("b", 80)
+	form := "--" + long + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper\r\n--" + long + "--\r\n"
+	if got := readProxiedForm([]byte(form), Proxied{}); got.Model != "" {
+		t.Errorf("a boundary of 80 characters read as a form: model %q", got.Model)
+	}
+	// a whole answer's bound is 256 MiB (see maxWholeAnswer)
+	if maxWholeAnswer != 256<<20 {
+		t.Errorf("the whole answer's bound is %d bytes", maxWholeAnswer)
+	}
+	// Ollama asks for no budget of 0 tokens: without one it generates as usual
+	if body := ollamaBody(&HTTPConfig{}, &Request{Model: "m", Prompt: "p"}); body["options"] != nil {
+		if opts, _ := body["options"].(map[string]any); opts["num_predict"] != nil {
+			t.Errorf("options %v", opts)
+		}
+	}
+}
