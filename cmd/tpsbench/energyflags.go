@@ -5,6 +5,7 @@ import (
 
 	"github.com/tpsbench/tpsbench/client"
 	"github.com/tpsbench/tpsbench/energy"
+	"github.com/tpsbench/tpsbench/otlp"
 	"github.com/tpsbench/tpsbench/servermetrics"
 )
 
@@ -27,8 +28,14 @@ func (f *runFlags) energyMeter(headers http.Header) energy.Meter {
 }
 
 // checkMeters: the server's metrics and the energy meters the flags name
-// are ones the run can read.
+// are ones the run can read, and the collector it exports to one it can
+// send to.
 func checkMeters(f *runFlags, c *runConfig) error {
+	if f.otelURL != "" {
+		if _, _, err := otlp.Endpoints(f.otelURL); err != nil {
+			return usagef("--otel-url: %v", err)
+		}
+	}
 	if f.serverMet == "engine" && !c.embedded {
 		return usagef("--server-metrics engine: no embedded engine runs (drop --url)")
 	}

@@ -65,33 +65,7 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 			runs, repeats = append(runs, each...), append(repeats, across)
 		}})
 	}
-	var steps []metrics.Summary
-	var note string
-	var found bool
-	var err error
-	var best map[string]float64
-	if len(dims) == 1 {
-		var search *tpsbench.SearchResult
-		search, err = sess.Search(ctx, dims[0], budget, func(v float64) (tpsbench.Step, error) { return probe([]float64{v}) })
-		if err == nil {
-			for _, p := range search.Probes {
-				steps = append(steps, p.Summary)
-			}
-			note, found, best = searchNote(search), search.Found, map[string]float64{dims[0].Name: search.Best.Value}
-		}
-	} else {
-		var search *tpsbench.CoordinateResult
-		search, err = sess.SearchCoordinates(ctx, dims, budget, probe)
-		if err == nil {
-			for _, p := range search.Probes {
-				steps = append(steps, p.Summary)
-			}
-			note, found, best = coordinateNote(search), search.Found, map[string]float64{}
-			for i, d := range dims {
-				best[d.Name] = search.Values[i]
-			}
-		}
-	}
+	steps, note, found, best, err := searchOn(ctx, sess, dims, budget, probe)
 	sess.Finish() // the progress line ends before the report prints
 	if err != nil {
 		if ctx.Err() != nil {
@@ -123,6 +97,35 @@ func (f *runFlags) runFindMax(ctx context.Context, cmd *cobra.Command, caught fu
 		return exitCode(exitTargetsFail)
 	}
 	return nil
+}
+
+// searchOn runs the search of one dimension, or the coordinate search of
+// several, and gives its probes' steps, its answer in a sentence, whether
+// it found one, and the values found by dimension.
+func searchOn(ctx context.Context, sess *tpsbench.Session, dims []tpsbench.Dimension, budget tpsbench.Budget,
+	probe func(values []float64) (tpsbench.Step, error)) (steps []metrics.Summary, note string, found bool, best map[string]float64, err error) {
+	if len(dims) == 1 {
+		search, err := sess.Search(ctx, dims[0], budget, func(v float64) (tpsbench.Step, error) { return probe([]float64{v}) })
+		if err != nil {
+			return nil, "", false, nil, err
+		}
+		for _, p := range search.Probes {
+			steps = append(steps, p.Summary)
+		}
+		return steps, searchNote(search), search.Found, map[string]float64{dims[0].Name: search.Best.Value}, nil
+	}
+	search, err := sess.SearchCoordinates(ctx, dims, budget, probe)
+	if err != nil {
+		return nil, "", false, nil, err
+	}
+	best = map[string]float64{}
+	for i, d := range dims {
+		best[d.Name] = search.Values[i]
+	}
+	for _, p := range search.Probes {
+		steps = append(steps, p.Summary)
+	}
+	return steps, coordinateNote(search), search.Found, best, nil
 }
 
 // coordinateNote is a search of several dimensions' answer in a sentence.

@@ -21,6 +21,56 @@ import (
 // is a usage error.
 func TestOTelExport(t *testing.T) {
 	srv := server(t)
+	collector, ttfts, metricNames := otlpCollector(t)
+	defer collector.Close()
+
+	records := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "6", "--concurrency", "2", "--max-tokens", "4",
+		"--records", records, "--otel-url", collector.URL, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := os.Open(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := record.NewReader(f, records)
+	n := 0
+	for {
+		var r record.Record
+		if rd.Next(&r) != nil {
+			break
+		}
+		if r.Warmup {
+			continue
+		}
+		n++
+		if got, ok := ttfts[r.ResponseID]; !ok || got != int64(r.TTFT()) {
+			t.Errorf("request %s: span TTFT %d (exported %v), record's %d", r.ResponseID, got, ok, int64(r.TTFT()))
+		}
+	}
+	if n != 6 || len(ttfts) != 6 {
+		t.Errorf("%d records, %d spans", n, len(ttfts))
+	}
+	for _, name := range []string{"gen_ai.client.operation.duration", "gen_ai.client.token.usage", "gen_ai.client.operation.time_to_first_chunk"} {
+		if !metricNames[name] {
+			t.Errorf("no %s among %v", name, metricNames)
+		}
+	}
+
+	code, _, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "2", "--max-tokens", "2", "--otel-url", "127.0.0.1:1", "-q")
+	if code != 0 || !strings.Contains(errs, "warning: 2 of 2 spans") {
+		t.Errorf("an absent collector: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--otel-url", "ftp://x"); code != exitUsage || !strings.Contains(errs, "--otel-url") {
+		t.Errorf("a bad collector address: exit %d %s", code, errs)
+	}
+}
+
+// otlpCollector is an OTLP/HTTP collector that keeps, of what it is sent,
+// each span's TTFT by its response id and the metrics' names.
+func otlpCollector(t *testing.T) (*httptest.Server, map[string]int64, map[string]bool) {
 	var mu sync.Mutex
 	ttfts := map[string]int64{} // response id -> TTFT, from the spans
 	metricNames := map[string]bool{}
@@ -79,48 +129,5 @@ func TestOTelExport(t *testing.T) {
 		}
 		io.WriteString(w, "{}")
 	}))
-	defer collector.Close()
-
-	records := filepath.Join(t.TempDir(), "r.jsonl")
-	code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "6", "--concurrency", "2", "--max-tokens", "4",
-		"--records", records, "--otel-url", collector.URL, "-q")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	f, err := os.Open(records)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd := record.NewReader(f, records)
-	n := 0
-	for {
-		var r record.Record
-		if rd.Next(&r) != nil {
-			break
-		}
-		if r.Warmup {
-			continue
-		}
-		n++
-		if got, ok := ttfts[r.ResponseID]; !ok || got != int64(r.TTFT()) {
-			t.Errorf("request %s: span TTFT %d (exported %v), record's %d", r.ResponseID, got, ok, int64(r.TTFT()))
-		}
-	}
-	if n != 6 || len(ttfts) != 6 {
-		t.Errorf("%d records, %d spans", n, len(ttfts))
-	}
-	for _, name := range []string{"gen_ai.client.operation.duration", "gen_ai.client.token.usage", "gen_ai.client.operation.time_to_first_chunk"} {
-		if !metricNames[name] {
-			t.Errorf("no %s among %v", name, metricNames)
-		}
-	}
-
-	code, _, errs = cli(t, "run", "--url", srv.URL, "--model", "m", "--requests", "2", "--max-tokens", "2", "--otel-url", "127.0.0.1:1", "-q")
-	if code != 0 || !strings.Contains(errs, "warning: 2 of 2 spans") {
-		t.Errorf("an absent collector: exit %d\n%s", code, errs)
-	}
-	if code, _, errs := cli(t, "run", "--url", srv.URL, "--model", "m", "--otel-url", "ftp://x"); code != exitUsage || !strings.Contains(errs, "--otel-url") {
-		t.Errorf("a bad collector address: exit %d %s", code, errs)
-	}
+	return collector, ttfts, metricNames
 }

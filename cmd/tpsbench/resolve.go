@@ -19,7 +19,6 @@ import (
 	"github.com/tpsbench/tpsbench/engine"
 	"github.com/tpsbench/tpsbench/load"
 	"github.com/tpsbench/tpsbench/metrics"
-	"github.com/tpsbench/tpsbench/otlp"
 	"github.com/tpsbench/tpsbench/record"
 	"github.com/tpsbench/tpsbench/workload"
 )
@@ -118,11 +117,6 @@ func resolve(f *runFlags, changed func(string) bool) (*runConfig, error) {
 	}
 	if c.headers, err = parseHeaders(f.headers); err != nil {
 		return nil, err
-	}
-	if f.otelURL != "" {
-		if _, _, err := otlp.Endpoints(f.otelURL); err != nil {
-			return nil, usagef("--otel-url: %v", err)
-		}
 	}
 	if c.levels, c.levelSweep, err = resolveLevels(f, changed); err != nil {
 		return nil, err
