@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestBodiesOfEveryAPI(t *testing.T) {
 		kind      string // failure kind, "" for none
 		inMessage string
 		prompt    int
-		kinds     []record.ChunkKind // of the chunks, when checked
+		kinds     []record.ChunkKind // of the chunks; nil: every chunk the answer
 	}{
 		{name: "anthropic end_turn", api: APIAnthropic, stream: true, body: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n" +
 			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
@@ -62,6 +63,10 @@ func TestBodiesOfEveryAPI(t *testing.T) {
 		{name: "chat bad number", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"}}],"x":-}`), kind: record.KindMalformed, inMessage: "bad number"},
 		{name: "chat null count", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":null}}`, "[DONE]"), tokens: 1, finish: "stop", prompt: 4},
 		{name: "chat usage without an output count", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"},"finish_reason":"stop"}]}`, `{"choices":[],"usage":{"prompt_tokens":4}}`, "[DONE]"), tokens: 2, finish: "stop", prompt: 4},
+		{name: "transcription streamed", api: APITranscription, stream: true, body: sse(`{"type":"transcript.text.delta","delta":"Hi"}`, `{"type":"transcript.text.delta","delta":" there"}`,
+			`{"type":"transcript.text.done","text":"Hi there","usage":{"type":"tokens","input_tokens":4,"output_tokens":2}}`), tokens: 2, prompt: 4},
+		{name: "transcription whole", api: APITranscription, stream: false, body: `{"text":"Hello","usage":{"type":"tokens","input_tokens":5,"output_tokens":1}}`, tokens: 1, prompt: 5},
+		{name: "ollama chat", api: APIOllama, stream: false, body: `{"message":{"role":"assistant","content":"ab"},"done":true,"done_reason":"stop","eval_count":2,"prompt_eval_count":3}`, tokens: 2, finish: "stop", prompt: 3},
 		{name: "chat empty answer", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"stop"}]}`, "[DONE]"), kind: record.KindEmpty},
 	}
 	for _, c := range cases {
@@ -83,14 +88,16 @@ func TestBodiesOfEveryAPI(t *testing.T) {
 			if rec.PromptTokens != c.prompt {
 				t.Errorf("%d prompt tokens, want %d", rec.PromptTokens, c.prompt)
 			}
+			var got, want []record.ChunkKind
+			for _, ch := range rec.Chunks {
+				got = append(got, ch.Kind)
+				want = append(want, record.ChunkAnswer)
+			}
 			if c.kinds != nil {
-				var got []record.ChunkKind
-				for _, ch := range rec.Chunks {
-					got = append(got, ch.Kind)
-				}
-				if len(got) != len(c.kinds) || (len(got) > 0 && got[0] != c.kinds[0]) || got[len(got)-1] != c.kinds[len(c.kinds)-1] {
-					t.Errorf("chunk kinds %v, want %v", got, c.kinds)
-				}
+				want = c.kinds
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("chunk kinds %v, want %v", got, want)
 			}
 		})
 	}

@@ -47,7 +47,7 @@ func (c *HTTP) readAnswer(ctx context.Context, tr *sendTrace, resp *http.Respons
 		rec.Fail(classify(ctx, st.err, st.kind), failureMessage(ctx, st.err))
 	}
 	if rec.ResponseID == "" { // llama.cpp's and TGI's bodies name none
-		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), 128)
+		rec.ResponseID = httpserve.Shorten(resp.Header.Get("X-Request-Id"), maxResponseID)
 	}
 	st.finish()
 }
@@ -248,15 +248,19 @@ func (st *streamState) readWhole(body io.Reader, contentType string) {
 		st.fail(record.KindServerError, errors.New("server error: "+msg))
 		return
 	}
-	st.doneSeen = true
 	st.take(&ci, now)
 }
+
+// maxResponseID bounds the answer's id a record keeps, from its body or
+// its X-Request-Id: ids are tens of bytes, and a server's megabyte of id
+// would be held in every record.
+const maxResponseID = 128
 
 // take records one decoded chunk that arrived at offset at.
 func (st *streamState) take(ci *chunkInfo, at int64) {
 	rec := st.rec
 	if len(ci.id) > 0 && rec.ResponseID == "" {
-		rec.ResponseID = string(ci.id)
+		rec.ResponseID = httpserve.Shorten(string(ci.id), maxResponseID)
 	}
 	if len(ci.finish) > 0 {
 		rec.FinishReason = string(ci.finish)

@@ -130,7 +130,8 @@ type Summary struct {
 	// mix of LoRA adapters or of served models).
 	Models []PartFigures `json:"models,omitempty"`
 	// URLs are each server's figures, when the step sent to several
-	// (replicas behind one run).
+	// (replicas behind one run). Models and URLs each keep their first 64
+	// apart, the rest together under "(others)".
 	URLs []PartFigures `json:"urls,omitempty"`
 	// Slices are the step's figures slice by slice, when asked for
 	// (Steps.WithSlices).

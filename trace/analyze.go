@@ -100,7 +100,7 @@ func Analyze(rd Entries) (Analysis, error) {
 	a.setStats(rd.Stats())
 	a.Input, a.Output = inputs.lengths(), outputs.lengths()
 	a.Span = last - first
-	if entries > 1 && a.Span > 0 {
+	if a.Span > 0 { // two entries at least
 		a.Rate = float64(entries-1) / a.Span.Seconds()
 	}
 	if gaps > 0 {

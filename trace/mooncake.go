@@ -89,14 +89,12 @@ func parseMooncake(b []byte, e *Entry) (int64, error) {
 		return 0, fmt.Errorf("%d hash_ids for %d input tokens: a block holds at least one", len(l.HashIDs), *l.InputLength)
 	}
 	*e = Entry{InputTokens: int(*l.InputLength), OutputTokens: int(*l.OutputLength), BlockTokens: MooncakeBlockTokens}
-	if len(l.HashIDs) > 0 {
-		e.Blocks = make([]uint64, len(l.HashIDs))
-		for i, id := range l.HashIDs {
-			if id < 0 {
-				return 0, fmt.Errorf("hash_ids[%d] = %d: want ids from 0", i, id)
-			}
-			e.Blocks[i] = uint64(id)
+	e.Blocks = make([]uint64, len(l.HashIDs))
+	for i, id := range l.HashIDs {
+		if id < 0 {
+			return 0, fmt.Errorf("hash_ids[%d] = %d: want ids from 0", i, id)
 		}
+		e.Blocks[i] = uint64(id)
 	}
 	return int64(math.Round(*l.Timestamp * 1e6)), nil
 }
