@@ -414,6 +414,12 @@ func TestMetricsEndpoint(t *testing.T) {
 		`vllm:time_to_first_token_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="2560"} 2`,
 		`vllm:inter_token_latency_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="80"} 6`,
 		`vllm:e2e_request_latency_seconds_bucket{model_name="tpsbench-tiny-q8_0",le="7680"} 2`,
+		// where each first token waited: one of each request
+		`vllm:request_queue_time_seconds_count{model_name="tpsbench-tiny-q8_0"} 2`,
+		`vllm:request_prefill_time_seconds_count{model_name="tpsbench-tiny-q8_0"} 2`,
+		`tpsbench_request_prefill_steps_seconds_count{model_name="tpsbench-tiny-q8_0"} 2`,
+		// one after the other, each prompt's step held no other token
+		`tpsbench_request_prefill_shared_tokens_total{model_name="tpsbench-tiny-q8_0"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
@@ -438,6 +444,12 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	if sum, prompts := smp["vllm:iteration_tokens_total_sum"], smp["vllm:prompt_tokens_total"]; prompts == 0 || sum != prompts+4+2 {
 		t.Errorf("tokens through the steps %g, want the prompts' %g + 6", sum, prompts)
+	}
+	// the prefill's steps are part of the time from joining the batch to
+	// the first token, which is part of the TTFT
+	steps, prefill, ttft := smp["tpsbench_request_prefill_steps_seconds_sum"], smp["vllm:request_prefill_time_seconds_sum"], smp["vllm:time_to_first_token_seconds_sum"]
+	if !(steps > 0 && steps <= prefill && prefill+smp["vllm:request_queue_time_seconds_sum"] <= ttft) {
+		t.Errorf("prefill steps %g s, prefill %g s, queued %g s, TTFT %g s", steps, prefill, smp["vllm:request_queue_time_seconds_sum"], ttft)
 	}
 }
 

@@ -188,6 +188,9 @@ func serverViewLine(ew *errWriter, prefix string, s *metrics.Summary, v *serverm
 		if v.TTFTMeanMS > 0 {
 			ew.printf(", TTFT mean %s (client: %s; the difference is the network and the time before the server's clock starts)", ms(v.TTFTMeanMS), ms(s.TTFT.Mean))
 		}
+		if v.QueueMeanMS > 0 || v.PrefillMeanMS > 0 {
+			ew.printf(", of a first token's wait %s queued and %s from joining a batch to the token (means)", ms(v.QueueMeanMS), ms(v.PrefillMeanMS))
+		}
 		if v.ITLMeanMS > 0 {
 			ew.printf(", ITL mean %s (client: %s)", ms(v.ITLMeanMS), ms(s.ITL.Mean))
 		}

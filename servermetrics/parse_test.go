@@ -226,3 +226,33 @@ func TestWatchSGLangAcceptance(t *testing.T) {
 		t.Errorf("mean %v %v, want 3", m, ok)
 	}
 }
+
+// TestWatchFirstTokenWaits: vLLM's queue and prefill times over a step,
+// as means from their histograms' growth: 12 requests that queued 0.6 s
+// and took 2.4 s from joining a batch to their first token together are
+// 50 ms and 200 ms each; a server without them gives neither.
+func TestWatchFirstTokenWaits(t *testing.T) {
+	var after atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, queued, prefill := 100, 3.0, 9.0
+		if after.Load() {
+			n, queued, prefill = 112, 3.6, 11.4
+		}
+		fmt.Fprintf(w, "vllm:generation_tokens_total 5\nvllm:request_queue_time_seconds_sum %g\nvllm:request_queue_time_seconds_count %d\n"+
+			"vllm:request_prefill_time_seconds_sum %g\nvllm:request_prefill_time_seconds_count %d\n", queued, n, prefill, n)
+	}))
+	defer srv.Close()
+	stop := (&Scraper{URL: srv.URL}).Watch(context.Background(), time.Hour)
+	after.Store(true)
+	v := stop()
+	if math.Abs(v.QueueMeanMS-50) > 1e-6 || math.Abs(v.PrefillMeanMS-200) > 1e-6 {
+		t.Errorf("queued %v ms, prefill %v ms; want 50 and 200", v.QueueMeanMS, v.PrefillMeanMS)
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "vllm:generation_tokens_total 7\n")
+	}))
+	defer plain.Close()
+	if v := (&Scraper{URL: plain.URL}).Watch(context.Background(), time.Hour)(); v.QueueMeanMS != 0 || v.PrefillMeanMS != 0 {
+		t.Errorf("waits from a server without the histograms: %+v", v)
+	}
+}

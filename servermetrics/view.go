@@ -24,6 +24,10 @@ var (
 	kvUsage      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
 	prefixHits   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits"}
 	prefixQuery  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"}
+	queueSum     = []string{"vllm:request_queue_time_seconds_sum"}
+	queueCount   = []string{"vllm:request_queue_time_seconds_count"}
+	prefillSum   = []string{"vllm:request_prefill_time_seconds_sum"}
+	prefillCount = []string{"vllm:request_prefill_time_seconds_count"}
 	stepsCount   = []string{"vllm:iteration_tokens_total_count"}
 	stepsSum     = []string{"vllm:iteration_tokens_total_sum"}
 	// speculative decoding (vLLM): drafts proposed, their tokens, and the
@@ -40,10 +44,16 @@ type View struct {
 	PromptTokens     float64 `json:"prompt_tokens"`
 	TTFTMeanMS       float64 `json:"ttft_mean_ms,omitempty"`
 	ITLMeanMS        float64 `json:"itl_mean_ms,omitempty"`
-	MaxRunning       float64 `json:"max_running"`
-	MaxWaiting       float64 `json:"max_waiting"`
-	MaxKVCacheUsage  float64 `json:"max_kv_cache_usage"`
-	PrefixHitRate    float64 `json:"prefix_cache_hit_rate,omitempty"`
+	// QueueMeanMS and PrefillMeanMS are where the server says its first
+	// tokens waited, on average: queued before joining a batch, and from
+	// joining it to the first token (vLLM and the engine:
+	// vllm:request_queue_time_seconds, vllm:request_prefill_time_seconds).
+	QueueMeanMS     float64 `json:"queue_mean_ms,omitempty"`
+	PrefillMeanMS   float64 `json:"prefill_mean_ms,omitempty"`
+	MaxRunning      float64 `json:"max_running"`
+	MaxWaiting      float64 `json:"max_waiting"`
+	MaxKVCacheUsage float64 `json:"max_kv_cache_usage"`
+	PrefixHitRate   float64 `json:"prefix_cache_hit_rate,omitempty"`
 	// EngineSteps is how many steps (iterations) the server's engine ran
 	// over the step, StepTokensMean the tokens a step put through the
 	// model on average (prompt tokens included), and GeneratedPerStep the
@@ -221,6 +231,7 @@ func (v *View) counters(before, after Sample) {
 			v.TTFTMeanMS = sum / n * 1e3
 		}
 	}
+	v.QueueMeanMS, v.PrefillMeanMS = meanMS(delta, queueSum, queueCount), meanMS(delta, prefillSum, prefillCount)
 	if sum, ok := delta(itlSum); ok {
 		if n, _ := delta(itlCount); n > 0 {
 			v.ITLMeanMS = sum / n * 1e3
@@ -255,6 +266,16 @@ func (v *View) counters(before, after Sample) {
 	if v.SpecAcceptance == 0 && v.sglangRate.n > 0 {
 		v.SpecAcceptance = v.sglangRate.mean()
 	}
+}
+
+// meanMS is a histogram's mean over the step in ms, from the growth of
+// its sum and count (0 when it did not grow).
+func meanMS(delta func([]string) (float64, bool), sum, count []string) float64 {
+	s, ok := delta(sum)
+	if n, _ := delta(count); ok && n > 0 {
+		return s / n * 1e3
+	}
+	return 0
 }
 
 // firstName is the name, of names, that the sample holds first.

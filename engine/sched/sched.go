@@ -51,6 +51,9 @@ type Event struct {
 	// Embedding, when Done, is an embedding request's pooled hidden state
 	// (not normalized).
 	Embedding []float32
+	// Wait, on a request's first token, is where the time from its Submit
+	// to that token went.
+	Wait *FirstTokenWait
 }
 
 // Logprob is a made token's log-probability and the most likely tokens.
@@ -128,6 +131,13 @@ type job struct {
 	last   int // the last token made, to feed next
 	made   int
 	pooled []float32 // an embedding's hidden states pooled so far
+
+	// where the first token waits (FirstTokenWait)
+	submitted, admitted time.Time
+	feeding             int // prompt tokens the step being run feeds
+	prefill             time.Duration
+	prefillSteps        int
+	shared              int
 }
 
 // New starts a scheduler on m.
@@ -205,7 +215,7 @@ func (s *Scheduler) Submit(ctx context.Context, req Request) (<-chan Event, erro
 		req.Sampler = llama.NewSampler(0, 1, 0, 0)
 	}
 	events := make(chan Event, req.MaxTokens+1)
-	j := &job{ctx: ctx, req: req, events: events}
+	j := &job{ctx: ctx, req: req, events: events, submitted: time.Now()}
 	select {
 	case s.queue <- j: // from here on j belongs to the loop
 		return events, nil
@@ -277,6 +287,7 @@ func (s *Scheduler) admit(b *batch) bool {
 			j.finish("error", j.ctx.Err())
 			continue
 		}
+		j.admitted = time.Now()
 		j.seq = s.model.NewSequence(len(j.req.Prompt) + j.req.MaxTokens)
 		if s.prefix != nil && j.req.Pooling == "" { // an embedding needs every token's state
 			j.fed = s.prefix.restore(j.seq, j.req.Prompt)
@@ -326,6 +337,7 @@ func (s *Scheduler) assemble(b *batch) {
 				}
 			}
 			j.fed += n
+			j.feeding = n
 		} else {
 			if j.seq.Pos() >= s.model.Context {
 				j.finish("length", nil)
@@ -346,7 +358,9 @@ func (s *Scheduler) assemble(b *batch) {
 func (s *Scheduler) step(b *batch) {
 	began := time.Now()
 	rows, err := s.model.Step(b.entries)
-	s.learn(time.Since(began).Seconds(), len(b.entries)-len(b.owners)+countPrefillOwners(b.owners), len(b.entries))
+	took := time.Since(began)
+	s.learn(took.Seconds(), len(b.entries)-len(b.owners)+countPrefillOwners(b.owners), len(b.entries))
+	b.timePrefill(took, len(b.entries))
 	if err != nil { // cannot happen with checked prompts; end them all rather than guess
 		for _, j := range b.running {
 			j.finish("error", err)
@@ -408,7 +422,11 @@ func (j *job) emit(tok int, lp *Logprob) error {
 		return errDone
 	}
 	j.made++
-	j.events <- Event{Token: tok, Logprob: lp}
+	ev := Event{Token: tok, Logprob: lp}
+	if j.made == 1 {
+		ev.Wait = j.firstTokenWait(time.Now())
+	}
+	j.events <- ev
 	if j.made >= j.req.MaxTokens {
 		j.finish("length", nil)
 		return errDone

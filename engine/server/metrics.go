@@ -64,6 +64,9 @@ type metrics struct {
 	e2e        *histogram
 	promptHist *histogram
 	genHist    *histogram
+	// where first tokens waited (sched.FirstTokenWait)
+	queued, prefill, prefillCompute *histogram
+	prefillShared                   uint64
 }
 
 func newMetrics() *metrics {
@@ -74,7 +77,19 @@ func newMetrics() *metrics {
 		e2e:        newHistogram(latbuckets.Request()...),
 		promptHist: newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
 		genHist:    newHistogram(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000),
+		queued:     newHistogram(latbuckets.TTFT()...), prefill: newHistogram(latbuckets.TTFT()...),
+		prefillCompute: newHistogram(latbuckets.TTFT()...),
 	}
+}
+
+// firstToken records where a request's first token waited.
+func (m *metrics) firstToken(w *sched.FirstTokenWait) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.queued.observe(w.Queued.Seconds())
+	m.prefill.observe((w.Stalled + w.Prefill).Seconds())
+	m.prefillCompute.observe(w.Prefill.Seconds())
+	m.prefillShared += uint64(w.SharedTokens)
 }
 
 // requestDone records a finished request.
@@ -138,6 +153,12 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	hist("vllm:time_to_first_token_seconds", "Time to first token, from the request's arrival.", m.ttft)
 	hist("vllm:inter_token_latency_seconds", "Time between tokens of a request.", m.itl)
 	hist("vllm:e2e_request_latency_seconds", "Request latency, arrival to end.", m.e2e)
+	// vLLM's queue and prefill times (waiting; scheduled to first token),
+	// and the prefill's own steps apart
+	hist("vllm:request_queue_time_seconds", "Time a request waited to join the batch: behind the running step, or for a free sequence.", m.queued)
+	hist("vllm:request_prefill_time_seconds", "Time from joining the batch to the first token.", m.prefill)
+	hist("tpsbench_request_prefill_steps_seconds", "Time of the steps that fed a request's prompt (shared with the other sequences' tokens in them).", m.prefillCompute)
+	counter("tpsbench_request_prefill_shared_tokens_total", "Tokens not a request's own in the steps that fed its prompt: other prompts, and a token of each decoding sequence.", m.prefillShared)
 	hist("vllm:request_prompt_tokens", "Prompt tokens a request.", m.promptHist)
 	hist("vllm:request_generation_tokens", "Generated tokens a request.", m.genHist)
 	hist("vllm:iteration_tokens_total", "Tokens an engine step put through the model: prompt tokens, and a token of each decoding sequence.", stepSizes(st))

@@ -225,6 +225,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool) {
 			return
 		}
 		now := time.Now()
+		if ev.Wait != nil {
+			s.metrics.firstToken(ev.Wait)
+		}
 		if first.IsZero() {
 			first = now
 		} else {
