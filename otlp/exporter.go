@@ -63,6 +63,14 @@ func Endpoints(raw string) (traces, metrics string, err error) {
 // export goes out at once.
 const maxPending = 512
 
+// maxHeld bounds the spans held while an export is under way (a slow
+// collector has 10 s to answer): past it a span is counted as lost, so
+// that a run's memory does not grow with the collector's delay.
+const maxHeld = 16 * maxPending
+
+// errBehind says spans were dropped while the collector was slow.
+var errBehind = errors.New("the collector took spans more slowly than the run made them")
+
 // Exporter is a tpsbench.Observer that exports what it sees: Start it,
 // Flush it when the run ends (a Session does both).
 type Exporter struct {
@@ -116,7 +124,14 @@ func (e *Exporter) Done(r *record.Record) {
 	}
 	s := spanOf(r)
 	e.mu.Lock()
-	e.pending = append(e.pending, s)
+	if len(e.pending) < maxHeld {
+		e.pending = append(e.pending, s)
+	} else {
+		e.lost++
+		if e.failed == nil {
+			e.failed = errBehind
+		}
+	}
 	k := seriesKey{model: r.Model, step: r.Step, op: operation(r.API)}
 	ser := e.series[k]
 	if ser == nil {

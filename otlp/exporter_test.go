@@ -4,13 +4,16 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -313,5 +316,45 @@ func TestCollectorFailures(t *testing.T) {
 		if got, _, err := Endpoints(in); err != nil || got != want {
 			t.Errorf("Endpoints(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+// TestSlowCollectorBoundsMemory: while an export waits on a collector,
+// at most maxHeld spans are held; the rest are counted as lost and said,
+// and what was held is sent once the collector answers.
+func TestSlowCollectorBoundsMemory(t *testing.T) {
+	arrived, release := make(chan struct{}, 64), make(chan struct{})
+	var spans atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		spans.Add(int64(strings.Count(string(body), `"traceId"`)))
+		arrived <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	e, _ := New(Options{URL: srv.URL, Interval: time.Hour})
+	e.Start()
+	ok, _ := twoRequests()
+	for range maxPending {
+		e.Done(ok)
+	}
+	<-arrived // the first export is under way, and held
+	for range maxHeld + 10 {
+		e.Done(ok)
+	}
+	e.mu.Lock()
+	held := len(e.pending)
+	e.mu.Unlock()
+	close(release)
+	e.Flush()
+	if held != maxHeld {
+		t.Errorf("%d spans held during a slow export, want %d", held, maxHeld)
+	}
+	err := e.Err()
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("10 of %d spans", maxPending+maxHeld+10)) || !errors.Is(err, errBehind) {
+		t.Errorf("error %v", err)
+	}
+	if got := spans.Load(); got != int64(maxPending+maxHeld) {
+		t.Errorf("%d spans reached the collector, want %d", got, maxPending+maxHeld)
 	}
 }
