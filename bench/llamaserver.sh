@@ -15,7 +15,9 @@
 # TPS, and the median request's TTFT and TPOT, with the ratio of the two
 # servers' system TPS. A server that crashes or fails requests is shown as
 # such (and the script goes on); failed requests are counted beside it.
-# Prints Markdown and keeps it in bench/results/llamaserver.md.
+# MODELS ("shape FORMAT" lines) and LEVELS (streams, e.g. "8") choose a
+# part of it. Prints Markdown and keeps it in bench/results/llamaserver.md
+# when the whole of it ran.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 reps=${REPS:-2}
@@ -50,10 +52,11 @@ stop_server() {
   server=""
 }
 
-models="15m F32
+models=${MODELS:-"15m F32
 110m F32
 110m Q8_0
-110m Q4_0"
+110m Q4_0"}
+levels=${LEVELS:-"1 4 8"}
 for r in $(seq "$reps"); do
   order="tpsbench llama.cpp"
   [ $((r % 2)) -eq 0 ] && order="llama.cpp tpsbench"
@@ -67,7 +70,7 @@ for r in $(seq "$reps"); do
         echo "{\"model\":\"$shape $format\",\"server\":\"$name\",\"crashed\":\"did not start\"}" >> "$results"
         continue
       fi
-      for c in 1 4 8; do
+      for c in $levels; do
         if ! kill -0 "$server" 2>/dev/null; then
           echo "{\"model\":\"$shape $format\",\"server\":\"$name\",\"concurrency\":$c,\"crashed\":\"exited\"}" >> "$results"
           continue
@@ -83,7 +86,7 @@ import json, os, sys
 r = {"model": os.environ["M"], "server": os.environ["S"], "concurrency": int(os.environ["C"])}
 try:
     s = json.load(sys.stdin)["steps"][0]
-    r.update(system_tps=s["system_tps"], ttft=s["ttft_ms"].get("p50"), tpot=s["tpot_ms"].get("p50"),
+    r.update(system_tps=s["system_tps"], ttft=s["ttft_ms"].get("p50"), ttft99=s["ttft_ms"].get("p99"), tpot=s["tpot_ms"].get("p50"),
              failed=s["requests"]["failed"], failures=s["requests"].get("failures") or {}, retried=s.get("retried", 0))
 except Exception as e:
     r["crashed"] = "no report"
@@ -99,7 +102,7 @@ print(json.dumps(r))' >> "$results"
   done <<< "$models"
 done
 
-python3 - "$results" "$reps" > "$out/llamaserver.md" <<'PY'
+python3 - "$results" "$reps" "$levels" > "$out/llamaserver.md" <<'PY'
 import json, sys, statistics
 rows, models = {}, []
 for line in open(sys.argv[1]):
@@ -125,11 +128,12 @@ def note(m, s, c):
     return "; ".join(out)
 def f(v, fmt):
     return "-" if v is None else fmt.format(v)
-print(f"System TPS, and the median request's TTFT and TPOT, at 1, 4 and 8 streams (2 threads each, medians of {sys.argv[2]} reps):\n")
+levels = [int(c) for c in sys.argv[3].split()]
+print(f"System TPS, and the median request's TTFT and TPOT, at {', '.join(map(str, levels))} streams (2 threads each, medians of {sys.argv[2]} reps):\n")
 print("| model | streams | tpsbench serve tok/s | llama-server tok/s | ratio | TTFT ms (ours / llama) | TPOT ms (ours / llama) | notes |")
 print("|---|---|---|---|---|---|---|---|")
 for m in models:
-    for c in (1, 4, 8):
+    for c in levels:
         a, b = med(m, "tpsbench", c, "system_tps"), med(m, "llama.cpp", c, "system_tps")
         ratio = f"{a / b:.2f}x" if a and b else "-"
         notes = "; ".join(x for x in (("ours: " + note(m, "tpsbench", c)) if note(m, "tpsbench", c) else "",
@@ -137,7 +141,15 @@ for m in models:
         print(f"| {m} | {c} | {f(a, '{:,.0f}')} | {f(b, '{:,.0f}')} | {ratio} | "
               f"{f(med(m, 'tpsbench', c, 'ttft'), '{:.1f}')} / {f(med(m, 'llama.cpp', c, 'ttft'), '{:.1f}')} | "
               f"{f(med(m, 'tpsbench', c, 'tpot'), '{:.2f}')} / {f(med(m, 'llama.cpp', c, 'tpot'), '{:.2f}')} | {notes} |")
+print(f"\nThe TTFT's p99 (medians of {sys.argv[2]} reps):\n")
+print("| model | streams | TTFT p99 ms (ours / llama) |")
+print("|---|---|---|")
+for m in models:
+    for c in levels:
+        print(f"| {m} | {c} | {f(med(m, 'tpsbench', c, 'ttft99'), '{:.1f}')} / {f(med(m, 'llama.cpp', c, 'ttft99'), '{:.1f}')} |")
 PY
-mkdir -p bench/results
-cp "$out/llamaserver.md" bench/results/llamaserver.md
+if [ -z "${MODELS:-}" ] && [ -z "${LEVELS:-}" ]; then
+  mkdir -p bench/results
+  cp "$out/llamaserver.md" bench/results/llamaserver.md
+fi
 cat "$out/llamaserver.md"
