@@ -282,6 +282,12 @@ func TestThirdDrawAnswers(t *testing.T) {
 	if got := readProxiedForm([]byte(form), Proxied{}); got.Model != "" {
 		t.Errorf("a boundary of 80 characters read as a form: model %q", got.Model)
 	}
+	// one of 70, the most it may have, is read
+	long = strings.Repeat("b", 70)
+	form = "--" + long + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper\r\n--" + long + "--\r\n"
+	if got := readProxiedForm([]byte(form), Proxied{}); got.Model != "whisper" {
+		t.Errorf("a boundary of 70 characters: model %q", got.Model)
+	}
 	// a whole answer's bound is 256 MiB (see maxWholeAnswer)
 	if maxWholeAnswer != 256<<20 {
 		t.Errorf("the whole answer's bound is %d bytes", maxWholeAnswer)

@@ -15,7 +15,6 @@ func (st *streamState) readNDJSON(body io.Reader) {
 	defer sse.release()
 	sse.tr.stamp = st.stamp
 	var ci chunkInfo
-	st.chunkUsage = false
 	for lines := 1; ; lines++ {
 		line, err := sse.readLine()
 		if err != nil {
