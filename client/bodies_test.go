@@ -17,17 +17,19 @@ func measured(api string, stream bool, body string) *record.Record {
 	return rec
 }
 
+// sseOf is a body of the events given, each a data line.
+func sseOf(events ...string) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString("data: " + e + "\n\n")
+	}
+	return b.String()
+}
+
 // TestBodiesOfEveryAPI: what each API's answers say, read as the server
 // wrote them: tokens, finish reasons in OpenAI's names, errors by kind
 // and message, chunk kinds.
 func TestBodiesOfEveryAPI(t *testing.T) {
-	sse := func(events ...string) string {
-		var b strings.Builder
-		for _, e := range events {
-			b.WriteString("data: " + e + "\n\n")
-		}
-		return b.String()
-	}
 	cases := []struct {
 		name, api string
 		stream    bool
@@ -50,24 +52,24 @@ func TestBodiesOfEveryAPI(t *testing.T) {
 			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", tokens: 4, finish: "tool_calls", kinds: []record.ChunkKind{record.ChunkToolCall}},
 		{name: "ollama generate", api: APIOllama, stream: true, body: `{"response":"a","done":false}` + "\n" + `{"response":"b","done":false}` + "\n" + `{"response":"","done":true,"done_reason":"stop","eval_count":2}` + "\n", tokens: 2, finish: "stop"},
 		{name: "ollama error mid-stream", api: APIOllama, stream: true, body: `{"response":"a","done":false}` + "\n" + `{"error":"model unloaded"}` + "\n", tokens: 1, kind: record.KindServerError, inMessage: "model unloaded"},
-		{name: "llama.cpp slot fields", api: APILlamaCpp, stream: true, body: sse(`{"content":"a","id_slot":0,"index":0,"stop":false}`, `{"content":"b","stop":true,"stop_type":"limit","tokens_predicted":2}`), tokens: 2},
-		{name: "responses reasoning", api: APIResponses, stream: true, body: sse(`{"type":"response.reasoning_text.delta","delta":"think"}`, `{"type":"response.output_text.delta","delta":"hi"}`,
+		{name: "llama.cpp slot fields", api: APILlamaCpp, stream: true, body: sseOf(`{"content":"a","id_slot":0,"index":0,"stop":false}`, `{"content":"b","stop":true,"stop_type":"limit","tokens_predicted":2}`), tokens: 2},
+		{name: "responses reasoning", api: APIResponses, stream: true, body: sseOf(`{"type":"response.reasoning_text.delta","delta":"think"}`, `{"type":"response.output_text.delta","delta":"hi"}`,
 			`{"type":"response.completed","response":{"status":"completed","usage":{"output_tokens":2}}}`), tokens: 2, finish: "stop", kinds: []record.ChunkKind{record.ChunkReasoning, record.ChunkAnswer}},
-		{name: "responses failed", api: APIResponses, stream: true, body: sse(`{"type":"response.output_text.delta","delta":"hi"}`, `{"type":"response.failed","response":{"status":"failed","error":{"message":"overloaded"}}}`), tokens: 1, kind: record.KindServerError, inMessage: "overloaded"},
-		{name: "responses error event", api: APIResponses, stream: true, body: sse(`{"type":"error","message":"bad request"}`), kind: record.KindServerError, inMessage: "bad request"},
+		{name: "responses failed", api: APIResponses, stream: true, body: sseOf(`{"type":"response.output_text.delta","delta":"hi"}`, `{"type":"response.failed","response":{"status":"failed","error":{"message":"overloaded"}}}`), tokens: 1, kind: record.KindServerError, inMessage: "overloaded"},
+		{name: "responses error event", api: APIResponses, stream: true, body: sseOf(`{"type":"error","message":"bad request"}`), kind: record.KindServerError, inMessage: "bad request"},
 		{name: "sglang error", api: APISGLang, stream: false, body: `{"error":{"message":"no such model"}}`, kind: record.KindServerError, inMessage: "no such model"},
 		{name: "sglang id and text", api: APISGLang, stream: false, body: `{"text":"abc","meta_info":{"id":"r1","finish_reason":{"type":"stop"},"prompt_tokens":3,"completion_tokens":3}}`, tokens: 3, finish: "stop", prompt: 3},
 		{name: "tgi generate", api: APITGI, stream: false, body: `{"generated_text":"abc","details":{"finish_reason":"length","generated_tokens":3}}`, tokens: 3, finish: "length"},
-		{name: "tgi error", api: APITGI, stream: true, body: sse(`{"error":"Input validation error","error_type":"validation"}`), kind: record.KindServerError, inMessage: "Input validation error"},
-		{name: "chat control character", api: APIChat, stream: true, body: sse("{\"choices\":[{\"delta\":{\"content\":\"a\x01\"}}]}"), kind: record.KindMalformed, inMessage: "control character"},
-		{name: "chat bad number", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"}}],"x":-}`), kind: record.KindMalformed, inMessage: "bad number"},
-		{name: "chat null count", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":null}}`, "[DONE]"), tokens: 1, finish: "stop", prompt: 4},
-		{name: "chat usage without an output count", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"},"finish_reason":"stop"}]}`, `{"choices":[],"usage":{"prompt_tokens":4}}`, "[DONE]"), tokens: 2, finish: "stop", prompt: 4},
-		{name: "transcription streamed", api: APITranscription, stream: true, body: sse(`{"type":"transcript.text.delta","delta":"Hi"}`, `{"type":"transcript.text.delta","delta":" there"}`,
+		{name: "tgi error", api: APITGI, stream: true, body: sseOf(`{"error":"Input validation error","error_type":"validation"}`), kind: record.KindServerError, inMessage: "Input validation error"},
+		{name: "chat control character", api: APIChat, stream: true, body: sseOf("{\"choices\":[{\"delta\":{\"content\":\"a\x01\"}}]}"), kind: record.KindMalformed, inMessage: "control character"},
+		{name: "chat bad number", api: APIChat, stream: true, body: sseOf(`{"choices":[{"delta":{"content":"a"}}],"x":-}`), kind: record.KindMalformed, inMessage: "bad number"},
+		{name: "chat null count", api: APIChat, stream: true, body: sseOf(`{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":null}}`, "[DONE]"), tokens: 1, finish: "stop", prompt: 4},
+		{name: "chat usage without an output count", api: APIChat, stream: true, body: sseOf(`{"choices":[{"delta":{"content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"},"finish_reason":"stop"}]}`, `{"choices":[],"usage":{"prompt_tokens":4}}`, "[DONE]"), tokens: 2, finish: "stop", prompt: 4},
+		{name: "transcription streamed", api: APITranscription, stream: true, body: sseOf(`{"type":"transcript.text.delta","delta":"Hi"}`, `{"type":"transcript.text.delta","delta":" there"}`,
 			`{"type":"transcript.text.done","text":"Hi there","usage":{"type":"tokens","input_tokens":4,"output_tokens":2}}`), tokens: 2, prompt: 4},
 		{name: "transcription whole", api: APITranscription, stream: false, body: `{"text":"Hello","usage":{"type":"tokens","input_tokens":5,"output_tokens":1}}`, tokens: 1, prompt: 5},
 		{name: "ollama chat", api: APIOllama, stream: false, body: `{"message":{"role":"assistant","content":"ab"},"done":true,"done_reason":"stop","eval_count":2,"prompt_eval_count":3}`, tokens: 2, finish: "stop", prompt: 3},
-		{name: "chat empty answer", api: APIChat, stream: true, body: sse(`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"stop"}]}`, "[DONE]"), kind: record.KindEmpty},
+		{name: "chat empty answer", api: APIChat, stream: true, body: sseOf(`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"stop"}]}`, "[DONE]"), kind: record.KindEmpty},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

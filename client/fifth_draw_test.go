@@ -16,20 +16,13 @@ import (
 // reasoning delta of one byte makes a reasoning chunk, and a function
 // call's arguments of one byte a tool-call chunk.
 func TestOneByteKinds(t *testing.T) {
-	sse := func(events ...string) string {
-		var b strings.Builder
-		for _, e := range events {
-			b.WriteString("data: " + e + "\n\n")
-		}
-		return b.String()
-	}
 	for _, c := range []struct {
 		name, api, body string
 		kinds           []record.ChunkKind
 	}{
-		{"chat reasoning", APIChat, sse(`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"}}]}`, "[DONE]"),
+		{"chat reasoning", APIChat, sseOf(`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"}}]}`, "[DONE]"),
 			[]record.ChunkKind{record.ChunkReasoning, record.ChunkAnswer}},
-		{"responses tool call", APIResponses, sse(`{"type":"response.function_call_arguments.delta","delta":"{"}`, `{"type":"response.completed","response":{"status":"completed"}}`),
+		{"responses tool call", APIResponses, sseOf(`{"type":"response.function_call_arguments.delta","delta":"{"}`, `{"type":"response.completed","response":{"status":"completed"}}`),
 			[]record.ChunkKind{record.ChunkToolCall}},
 	} {
 		rec := measured(c.api, true, c.body)
