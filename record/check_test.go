@@ -197,6 +197,8 @@ func TestRecordsAtTheBounds(t *testing.T) {
 		{"a first turn", Record{Sent: 1, Done: 5, Session: 1, Turn: 1}},
 		{"no tokens, first and last unset", Record{Sent: 5, Done: 6}},
 		{"the most other events", Record{Sent: 1, Done: 5, OtherEvents: make([]int64, MaxOtherEvents)}},
+		{"every HTTP phase at its top", Record{Sent: 1, Done: 5, HTTP: &HTTPPhases{Blocked: maxStamp, DNS: maxStamp,
+			Connecting: maxStamp, TLS: maxStamp, Waiting: maxStamp, Receiving: maxStamp}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -103,11 +103,9 @@ func Analyze(rd Entries) (Analysis, error) {
 	if a.Span > 0 { // two entries at least
 		a.Rate = float64(entries-1) / a.Span.Seconds()
 	}
-	if gaps > 0 {
-		a.GapMean = time.Duration(gapMean * 1e9)
-		if gaps > 1 && gapMean > 0 {
-			a.GapCV = math.Sqrt(gapM2/(gaps-1)) / gapMean
-		}
+	a.GapMean = time.Duration(gapMean * 1e9) // 0 without gaps
+	if gaps > 1 && gapMean > 0 {
+		a.GapCV = math.Sqrt(gapM2/(gaps-1)) / gapMean
 	}
 	if a.PromptTokens > 0 {
 		a.ReusedShare = float64(a.ReusedTokens) / float64(a.PromptTokens)
