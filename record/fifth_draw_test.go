@@ -1,6 +1,7 @@
 package record
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -35,5 +36,14 @@ func TestTextsCutToFourKiB(t *testing.T) {
 	}
 	if len(r.Model) != 4096 || len(r.Error.Message) != 4096 {
 		t.Errorf("model cut to %d bytes, error message to %d, want 4096", len(r.Model), len(r.Error.Message))
+	}
+}
+
+// TestRequestTPSOfOneNanosecond: a request whose token came 1 ns after
+// its send has a TPS (a billion tokens a second), not none.
+func TestRequestTPSOfOneNanosecond(t *testing.T) {
+	r := &Record{Sent: 5e9, First: 5e9 + 1, Last: 5e9 + 1, OutputTokens: 1}
+	if v, ok := r.RequestTPS(); !ok || math.Abs(v-1e9) > 1 {
+		t.Errorf("request TPS %v %v, want 1e9", v, ok)
 	}
 }

@@ -46,3 +46,30 @@ func TestAnalysisOfATraceThatFails(t *testing.T) {
 		t.Errorf("requests %d, skipped %d, error %v", a.Requests, a.Skipped, err)
 	}
 }
+
+// TestPrefixCacheBound: past its bound the cache remembers no new block,
+// so reuse of those blocks goes uncounted: with room for two, a prompt of
+// blocks 1, 2, 3 seen again reuses the first two blocks' tokens only.
+func TestPrefixCacheBound(t *testing.T) {
+	c := newPrefixCache()
+	c.max = 2
+	e := Entry{InputTokens: 30, BlockTokens: 10, Blocks: []uint64{1, 2, 3}}
+	if got := c.reuse(&e); got != 0 {
+		t.Errorf("first prompt reused %d tokens", got)
+	}
+	if got := c.reuse(&e); got != 20 {
+		t.Errorf("the prompt again reused %d tokens, want the 20 of the two blocks remembered", got)
+	}
+}
+
+// TestInputScaleKeepsNoBlocks: scaling the prompts of a trace without
+// prefix blocks (BurstGPT's) gives them no block size.
+func TestInputScaleKeepsNoBlocks(t *testing.T) {
+	got, err := readAll(t, "Timestamp,Model,Request tokens,Response tokens\n0,m,5,2\n", Options{Format: FormatBurstGPT, InputScale: 2})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if got[0].InputTokens != 10 || got[0].BlockTokens != 0 || len(got[0].Blocks) != 0 {
+		t.Errorf("%+v, want 10 input tokens and no blocks", got[0])
+	}
+}

@@ -4,13 +4,16 @@ package trace
 // trace's prompts: the blocks earlier entries had.
 type prefixCache struct {
 	seen map[uint64]struct{}
+	max  int // maxSeenBlocks, smaller in tests
 }
 
 // maxSeenBlocks bounds the blocks remembered to count prefix reuse; past
 // it, reuse of blocks not yet seen goes uncounted.
 const maxSeenBlocks = 1 << 22
 
-func newPrefixCache() prefixCache { return prefixCache{seen: map[uint64]struct{}{}} }
+func newPrefixCache() prefixCache {
+	return prefixCache{seen: map[uint64]struct{}{}, max: maxSeenBlocks}
+}
 
 // reuse counts the prompt tokens of e's leading blocks that an earlier
 // entry had (a prefix cache reuses only a prefix: counting stops at the
@@ -24,7 +27,7 @@ func (c prefixCache) reuse(e *Entry) int {
 		} else {
 			prefix = false
 		}
-		if !seen && len(c.seen) < maxSeenBlocks {
+		if !seen && len(c.seen) < c.max {
 			c.seen[id] = struct{}{}
 		}
 	}
