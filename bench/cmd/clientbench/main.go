@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strings"
 	"sync"
@@ -106,6 +107,7 @@ func main() {
 	requests := flag.Int("requests", 0, "requests in all (default: one a stream)")
 	rate := flag.Float64("rate", 0, "start requests at this Poisson rate a second, up to -streams at once (default: all at once)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the client here")
+	traceTo := flag.String("trace", "", "write the Go runtime's execution trace of the client here (go tool trace)")
 	liveCount := flag.Bool("live", false, "count every chunk live, as run's progress line and --metrics-addr exporter do")
 	shard := flag.String("shard", "", "run share I of N of the load (I/N, as tpsbench run --shard), its streams and requests")
 	startAt := flag.Int64("start-at", 0, "wait until this Unix time in ms before starting, so that shards start together")
@@ -123,6 +125,13 @@ func main() {
 		f, err := os.Create(*profile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
+		}
+	}
+
+	if *traceTo != "" {
+		f, err := os.Create(*traceTo)
+		if err == nil && trace.Start(f) == nil {
+			defer trace.Stop()
 		}
 	}
 
