@@ -121,18 +121,29 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	// a profile or trace asked for and not written would leave a run
+	// that looks measured and is not: refuse it at once
 	if *profile != "" {
 		f, err := os.Create(*profile)
-		if err == nil && pprof.StartCPUProfile(f) == nil {
-			defer pprof.StopCPUProfile()
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
 		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
 	}
-
 	if *traceTo != "" {
 		f, err := os.Create(*traceTo)
-		if err == nil && trace.Start(f) == nil {
-			defer trace.Stop()
+		if err == nil {
+			err = trace.Start(f)
 		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clientbench: -trace:", err)
+			os.Exit(2)
+		}
+		defer trace.Stop()
 	}
 
 	if *mode == "sendfloor" {
